@@ -3,5 +3,13 @@
 //! # Layout
 //!
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
+//! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
+//! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.
+//! - [`secrets`]: room ids, seat tokens and their hashes, from the OS generator.
+//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite implementation.
 pub mod commands;
 pub mod engine;
+pub mod fairness;
+pub mod protocol;
+pub mod secrets;
+pub mod store;
