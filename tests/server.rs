@@ -138,3 +138,413 @@ async fn local_rooms_start_at_once_and_one_token_plays_both_sides() {
     both.refused("draw-offer", Value::Null, "draw_not_allowed")
         .await;
 }
+
+/// The state fields an invalid action must not change.
+fn game_part(state: &Value) -> Value {
+    json!({
+        "position": state["position"], "turn": state["turn"], "phase": state["phase"],
+        "throw": state["throw"], "legal": state["legal"], "draw_offer": state["draw_offer"],
+        "result": state["result"], "v": state["v"],
+    })
+}
+
+#[tokio::test]
+async fn every_bad_input_gets_its_error_and_changes_nothing() {
+    let server = TestServer::start().await;
+    let mut table = online_table(&server).await;
+    let mut spectator = Client::join(server.addr, &table.room, None).await;
+    let before = game_part(&spectator.sync().await);
+
+    // Frames that cannot be understood, and acting before hello.
+    let mut stranger = Client::connect(server.addr, &table.room).await;
+    stranger.send_text("{not json".into()).await;
+    assert_eq!(stranger.next_reply().await["d"]["code"], "bad_json");
+    stranger.send(json!({"t": "fly", "d": {"id": 5}})).await;
+    let unknown = stranger.next_reply().await;
+    assert_eq!(
+        (unknown["d"]["code"].clone(), unknown["d"]["id"].clone()),
+        (json!("unknown_type"), json!(5))
+    );
+    stranger
+        .refused("roll", Value::Null, "hello_required")
+        .await;
+    stranger
+        .refused("sync", Value::Null, "hello_required")
+        .await;
+    stranger
+        .refused("hello", json!({"token": "not a seat"}), "bad_token")
+        .await;
+    let pong = stranger.act("ping", Value::Null).await;
+    assert_eq!(pong["t"], "pong");
+
+    // Acting without a seat, out of turn, in the wrong phase.
+    spectator.refused("roll", Value::Null, "not_seated").await;
+    spectator.refused("resign", Value::Null, "not_seated").await;
+    table
+        .white
+        .refused("roll", Value::Null, "not_your_turn")
+        .await;
+    table
+        .black
+        .refused("move", json!({"from": 10}), "must_roll")
+        .await;
+    table
+        .black
+        .refused("move", json!({"from": "ten"}), "bad_request")
+        .await;
+    table
+        .black
+        .refused("draw-accept", Value::Null, "no_draw_offer")
+        .await;
+    table
+        .black
+        .refused("draw-decline", Value::Null, "no_draw_offer")
+        .await;
+    table
+        .black
+        .refused("claim-victory", Value::Null, "cannot_claim")
+        .await;
+    table
+        .black
+        .refused("rematch", Value::Null, "rematch_not_available")
+        .await;
+    table.black.refused("hello", json!({}), "bad_request").await;
+    assert_eq!(game_part(&spectator.sync().await), before);
+
+    // After a throw: a second throw, and moves the rules refuse, with reasons.
+    let events = table.black.ok("roll", Value::Null).await;
+    let rolled = events.iter().rfind(|e| e["t"] == "rolled").unwrap().clone();
+    if events.iter().any(|e| e["t"] == "passed") {
+        panic!("the opening throw always has a legal move: {rolled}");
+    }
+    let thrown = game_part(&spectator.sync().await);
+    table
+        .black
+        .refused("roll", Value::Null, "already_rolled")
+        .await;
+    table
+        .white
+        .refused("move", json!({"from": 1}), "not_your_turn")
+        .await;
+    let wrong = table
+        .black
+        .refused("move", json!({"from": 1}), "illegal_move")
+        .await;
+    assert_eq!(wrong["d"]["reason"], "no_own_piece");
+    let value = rolled["d"]["value"].as_u64().unwrap();
+    let legal: Vec<u64> = rolled["d"]["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["from"].as_u64().unwrap())
+        .collect();
+    for from in [2u64, 4, 6, 8, 10]
+        .into_iter()
+        .filter(|f| !legal.contains(f))
+    {
+        let refused = table
+            .black
+            .refused("move", json!({"from": from}), "illegal_move")
+            .await;
+        let reason = refused["d"]["reason"].as_str().unwrap();
+        // From the start only these can stop a black piece.
+        assert!(
+            ["occupied_by_own", "blocked"].contains(&reason),
+            "{from}+{value}: {refused}"
+        );
+        assert!(!refused["d"]["message"].as_str().unwrap().is_empty());
+    }
+    assert_eq!(game_part(&spectator.sync().await), thrown);
+
+    // Anything after the game is over.
+    table.white.ok("resign", Value::Null).await;
+    let over = game_part(&spectator.sync().await);
+    table.black.refused("roll", Value::Null, "game_over").await;
+    table
+        .white
+        .refused("resign", Value::Null, "game_over")
+        .await;
+    table
+        .black
+        .refused("draw-offer", Value::Null, "game_over")
+        .await;
+    assert_eq!(game_part(&spectator.sync().await), over);
+}
+
+#[tokio::test]
+async fn http_errors_are_clear() {
+    let server = TestServer::start().await;
+    let addr = server.addr;
+    let post =
+        |path: &'static str, body: Value| async move { http(addr, "POST", path, Some(body)).await };
+    let (status, body) = post("/api/rooms", json!({"mode": "ai", "side": "black"})).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")));
+    assert!(body["message"].as_str().unwrap().contains("ai"));
+    let (status, _) = post("/api/rooms", json!({"mode": "chess"})).await;
+    assert_eq!(status, 400);
+    let (status, _) = post(
+        "/api/rooms",
+        json!({"mode": "online", "client_seed": "a:b"}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, _) = post(
+        "/api/rooms",
+        json!({"mode": "online", "client_seed": "x".repeat(65)}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, body) = http(addr, "POST", "/api/rooms", None).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")));
+
+    let unknown = "0123456789abcdef0123456789abcdef";
+    for path in [
+        format!("/api/rooms/{unknown}"),
+        format!("/api/rooms/{unknown}/record"),
+        "/api/rooms/nonsense".into(),
+    ] {
+        let (status, body) = http(addr, "GET", &path, None).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (404, Some("room_not_found")),
+            "{path}"
+        );
+    }
+    let (status, _) = http(
+        addr,
+        "POST",
+        &format!("/api/rooms/{unknown}/join"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, 404);
+    let ws = tokio_tungstenite::connect_async(format!("ws://{addr}/ws/rooms/{unknown}")).await;
+    match ws {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), 404)
+        }
+        other => panic!(
+            "expected 404 before the upgrade, got {:?}",
+            other.map(|_| ())
+        ),
+    }
+
+    let created = create_room(addr, "online", "white").await;
+    let room = created["room"].as_str().unwrap();
+    let (status, body) = http(
+        addr,
+        "POST",
+        &format!("/api/rooms/{room}/join"),
+        Some(json!({"side": "white"})),
+    )
+    .await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("room_full")));
+    let joined = join_room(addr, room).await;
+    assert_eq!(joined["seat"], "black");
+    let (status, body) = http(
+        addr,
+        "POST",
+        &format!("/api/rooms/{room}/join"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("room_full")));
+    let (status, summary) = http(addr, "GET", &format!("/api/rooms/{room}"), None).await;
+    assert_eq!((status, summary["status"].as_str()), (200, Some("playing")));
+    let (status, record) = http(addr, "GET", &format!("/api/rooms/{room}/record"), None).await;
+    assert_eq!(status, 200);
+    assert!(
+        record.get("seed").is_none(),
+        "no seed before the end: {record}"
+    );
+    let (status, _) = http(addr, "GET", "/healthz", None).await;
+    assert_eq!(status, 200);
+    for secret in [
+        created["token"].as_str().unwrap(),
+        joined["token"].as_str().unwrap(),
+    ] {
+        assert!(!summary.to_string().contains(secret) && !record.to_string().contains(secret));
+    }
+}
+
+#[tokio::test]
+async fn oversized_frames_and_floods_close_the_connection() {
+    let server = TestServer::start_with(|config| config.max_messages_per_second = 20).await;
+    let created = create_room(server.addr, "local", "black").await;
+    let room = created["room"].as_str().unwrap();
+
+    let mut big = Client::join(server.addr, room, None).await;
+    big.send_text(format!(
+        r#"{{"t":"ping","d":{{"id":"{}"}}}}"#,
+        "x".repeat(5000)
+    ))
+    .await;
+    assert_eq!(big.closed().await, Closed::Code(1009));
+
+    let mut flood = Client::join(server.addr, room, None).await;
+    for _ in 0..25 {
+        flood.send(json!({"t": "ping"})).await;
+    }
+    assert_eq!(flood.closed().await, Closed::Code(1008));
+
+    // A client within the limit is never closed, and the room carries on.
+    let mut calm = Client::join(server.addr, room, created["token"].as_str()).await;
+    for _ in 0..15 {
+        assert_eq!(calm.act("ping", Value::Null).await["t"], "pong");
+    }
+    calm.ok("roll", Value::Null).await;
+}
+
+#[tokio::test]
+async fn draw_offers_decline_withdraw_lapse_and_accept() {
+    let server = TestServer::start().await;
+    let mut table = online_table(&server).await;
+    let offered = table.black.ok("draw-offer", Value::Null).await;
+    assert_eq!(offered.last().unwrap()["t"], "draw-offered");
+    assert_eq!(table.white.sync().await["draw_offer"], "black");
+    table
+        .black
+        .refused("draw-offer", Value::Null, "bad_request")
+        .await;
+    table
+        .white
+        .refused("draw-offer", Value::Null, "bad_request")
+        .await;
+    table
+        .black
+        .refused("draw-accept", Value::Null, "no_draw_offer")
+        .await;
+
+    let declined = table.white.ok("draw-decline", Value::Null).await;
+    assert_eq!(
+        declined.last().unwrap()["d"],
+        json!({"side": "black", "why": "declined", "v": declined.last().unwrap()["d"]["v"]})
+    );
+
+    table.black.ok("draw-offer", Value::Null).await;
+    let withdrawn = table.black.ok("draw-decline", Value::Null).await;
+    assert_eq!(withdrawn.last().unwrap()["d"]["why"], "withdrawn");
+    assert_eq!(table.white.sync().await["draw_offer"], Value::Null);
+
+    // White offers; black (the other side) throws: the offer lapses.
+    table.white.ok("draw-offer", Value::Null).await;
+    let events = table.black.ok("roll", Value::Null).await;
+    let lapsed = events
+        .iter()
+        .find(|e| e["t"] == "draw-cancelled")
+        .expect("the offer lapses");
+    assert_eq!(
+        (lapsed["d"]["side"].as_str(), lapsed["d"]["why"].as_str()),
+        (Some("white"), Some("lapsed"))
+    );
+
+    table.white.ok("draw-offer", Value::Null).await;
+    let accepted = table.black.ok("draw-accept", Value::Null).await;
+    let over = accepted.last().unwrap();
+    assert_eq!(
+        (
+            over["t"].as_str(),
+            over["d"]["winner"].as_str(),
+            over["d"]["reason"].as_str()
+        ),
+        (Some("game-over"), Some("draw"), Some("agreement"))
+    );
+    let spectator_view = table.white.wait_for("game-over").await;
+    assert_eq!(spectator_view["d"]["reason"], "agreement");
+}
+
+#[tokio::test]
+async fn resign_ends_the_game_and_reveals_the_seed() {
+    let server = TestServer::start().await;
+    let mut table = online_table(&server).await;
+    let events = table.white.ok("resign", Value::Null).await;
+    let over = events.last().unwrap();
+    assert_eq!(
+        (over["d"]["winner"].as_str(), over["d"]["reason"].as_str()),
+        (Some("black"), Some("resign"))
+    );
+    let (_, record) = http(
+        server.addr,
+        "GET",
+        &format!("/api/rooms/{}/record", table.room),
+        None,
+    )
+    .await;
+    assert_eq!(record["seed"], over["d"]["seed"]);
+    let (_, summary) = http(
+        server.addr,
+        "GET",
+        &format!("/api/rooms/{}", table.room),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (
+            summary["status"].as_str(),
+            summary["result"]["winner"].as_str()
+        ),
+        (Some("finished"), Some("black"))
+    );
+}
+
+#[tokio::test]
+async fn an_absent_player_on_their_turn_can_be_claimed_against() {
+    let server = TestServer::start_with(|config| {
+        config.abandon_after = std::time::Duration::from_millis(600)
+    })
+    .await;
+    let Table {
+        room,
+        black,
+        mut white,
+    } = online_table(&server).await;
+
+    // Black is to move. While black is here, nothing can be claimed.
+    white
+        .refused("claim-victory", Value::Null, "cannot_claim")
+        .await;
+    black.close().await;
+    let presence = loop {
+        let event = white.wait_for("presence").await;
+        if event["d"]["black"]["connected"] == false {
+            break event;
+        }
+    };
+    let claim_at = presence["d"]["black"]["claim_at"]
+        .as_i64()
+        .expect("black is absent on its turn");
+    assert_eq!(presence["d"]["white"]["claim_at"], Value::Null);
+    white
+        .refused("claim-victory", Value::Null, "cannot_claim")
+        .await;
+    let now = senet::room::now_ms();
+    tokio::time::sleep(std::time::Duration::from_millis(
+        (claim_at - now).max(0) as u64 + 50,
+    ))
+    .await;
+    let events = white.ok("claim-victory", Value::Null).await;
+    let over = events.iter().find(|e| e["t"] == "game-over").unwrap();
+    assert_eq!(
+        (over["d"]["winner"].as_str(), over["d"]["reason"].as_str()),
+        (Some("white"), Some("abandon"))
+    );
+
+    // The countdown runs only on the absent side's turn: white leaving while
+    // black is to move gives black nothing to claim.
+    let mut table = online_table(&server).await;
+    assert_ne!(table.room, room);
+    table.white.close_and_wait(&mut table.black).await;
+    let state = table.black.sync().await;
+    assert_eq!(
+        (
+            state["players"]["white"]["connected"].as_bool(),
+            state["players"]["white"]["claim_at"].clone()
+        ),
+        (Some(false), Value::Null)
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    table
+        .black
+        .refused("claim-victory", Value::Null, "cannot_claim")
+        .await;
+}
