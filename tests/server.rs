@@ -548,3 +548,256 @@ async fn an_absent_player_on_their_turn_can_be_claimed_against() {
         .refused("claim-victory", Value::Null, "cannot_claim")
         .await;
 }
+
+#[tokio::test]
+async fn rematch_opens_a_room_with_colours_swapped() {
+    let server = TestServer::start().await;
+    let mut table = online_table(&server).await;
+    let mut spectator = Client::join(server.addr, &table.room, None).await;
+    table.black.ok("resign", Value::Null).await;
+    let offered = table.black.ok("rematch", Value::Null).await;
+    assert_eq!(offered.last().unwrap()["t"], "rematch-offered");
+    table
+        .black
+        .refused("rematch", Value::Null, "bad_request")
+        .await;
+    assert_eq!(table.white.sync().await["rematch_offers"], json!(["black"]));
+    spectator
+        .refused("rematch", Value::Null, "not_seated")
+        .await;
+
+    let events = table.white.ok("rematch", Value::Null).await;
+    let new_room = events.last().unwrap()["d"]["room"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(new_room, table.room);
+    // Each player is told privately where to sit now; the spectator is not.
+    let mut tokens = HashMap::new();
+    for client in [&mut table.black, &mut table.white] {
+        let seat = client.reply_of_type("seat").await;
+        assert_eq!(seat["d"]["room"], new_room.as_str());
+        assert_eq!(seat["d"]["url"], format!("/r/{new_room}"));
+        tokens.insert(
+            seat["d"]["seat"].as_str().unwrap().to_string(),
+            seat["d"]["token"].as_str().unwrap().to_string(),
+        );
+    }
+    assert_eq!(tokens["white"], table.black.token.clone().unwrap());
+    assert_eq!(tokens["black"], table.white.token.clone().unwrap());
+    spectator.wait_for("rematch").await;
+    assert!(spectator.replies.iter().all(|r| r["t"] != "seat"));
+    table
+        .white
+        .refused("rematch", Value::Null, "rematch_not_available")
+        .await;
+
+    let new_black = Client::join(server.addr, &new_room, Some(&tokens["black"])).await;
+    let new_white = Client::join(server.addr, &new_room, Some(&tokens["white"])).await;
+    assert_eq!(
+        (new_black.seat.as_str(), new_white.seat.as_str()),
+        ("black", "white")
+    );
+    assert_eq!(new_black.state["phase"], "roll");
+    assert_ne!(new_black.state["seed_hash"], table.black.state["seed_hash"]);
+
+    // A local room needs one rematch request.
+    let created = create_room(server.addr, "local", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let mut both = Client::join(server.addr, room, created["token"].as_str()).await;
+    both.ok("resign", Value::Null).await;
+    let events = both.ok("rematch", Value::Null).await;
+    assert_eq!(events.last().unwrap()["t"], "rematch");
+    let seat = both.reply_of_type("seat").await;
+    assert_eq!(
+        (seat["t"].as_str(), seat["d"]["seat"].as_str()),
+        (Some("seat"), Some("both"))
+    );
+}
+
+#[tokio::test]
+async fn a_player_reconnects_mid_game_with_the_token() {
+    let server = TestServer::start().await;
+    let mut table = online_table(&server).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    assert_eq!(play_random(&mut table, &mut rng, 12).await, None);
+    let token = table.black.token.clone().unwrap();
+    let before = game_part(&table.white.sync().await);
+    table.black.close_and_wait(&mut table.white).await;
+
+    let black = Client::join(server.addr, &table.room, Some(&token)).await;
+    assert_eq!(black.seat, "black");
+    let mut expected = before.clone();
+    expected["v"] = black.state["v"].clone(); // only presence events came since
+    assert_eq!(game_part(&black.state), expected);
+    assert_eq!(black.state["players"]["black"]["connected"], true);
+    table.black = black;
+    let winner = play_random(&mut table, &mut rng, 2_000).await;
+    assert!(winner.is_some(), "the game finishes after the reconnect");
+}
+
+#[tokio::test]
+async fn rooms_leave_memory_when_idle_and_come_back_from_the_log() {
+    let server = TestServer::start_with(|config| {
+        config.room_idle_after = std::time::Duration::from_millis(200)
+    })
+    .await;
+    let mut table = online_table(&server).await;
+    table.black.ok("roll", Value::Null).await;
+    let before = game_part(&table.black.sync().await);
+    assert_eq!(server.rooms.live_count(), 1);
+    table.black.close().await;
+    table.white.close().await;
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while server.rooms.live_count() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the idle room stays in memory"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let mut spectator = Client::join(server.addr, &table.room, None).await;
+    let mut after = game_part(&spectator.sync().await);
+    after["v"] = before["v"].clone(); // presence events were logged meanwhile
+    assert_eq!(after, before);
+}
+
+#[tokio::test]
+async fn graceful_shutdown_closes_sockets_with_1012() {
+    let server = TestServer::start().await;
+    let mut table = online_table(&server).await;
+    table.black.ok("roll", Value::Null).await;
+    server.stop().await;
+    assert_eq!(table.black.closed().await, Closed::Code(1012));
+    assert_eq!(table.white.closed().await, Closed::Code(1012));
+}
+
+/// Reads a record over HTTP, writes it to a file, runs `senet verify` on it.
+async fn verify(record: &Value, dir: &std::path::Path, name: &str) -> (i32, Value) {
+    let path = dir.join(name);
+    std::fs::write(&path, record.to_string()).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .await
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output.status.code().unwrap(), verdict)
+}
+
+#[tokio::test]
+async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("senet.db");
+    let server = ChildServer::start(&database, &[]).await;
+    let mut table = online_table_at(server.addr).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    play_random(&mut table, &mut rng, 10).await;
+    // Kill it between a throw and its move: the throw must survive.
+    let mut turn = table.black.sync().await["turn"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    loop {
+        let events = table.mover(&turn).ok("roll", Value::Null).await;
+        match events.iter().rfind(|e| e["t"] == "passed") {
+            Some(passed) => turn = passed["d"]["next"].as_str().unwrap().into(),
+            None => break,
+        }
+    }
+    let before = game_part(&table.black.sync().await);
+    assert_eq!(before["phase"], "move");
+    server.kill().await;
+    assert_eq!(table.black.closed().await, Closed::NoCloseFrame);
+
+    let server = ChildServer::start(&database, &[]).await;
+    let tokens = (
+        table.black.token.clone().unwrap(),
+        table.white.token.clone().unwrap(),
+    );
+    let black = Client::join(server.addr, &table.room, Some(&tokens.0)).await;
+    let white = Client::join(server.addr, &table.room, Some(&tokens.1)).await;
+    let mut after = game_part(&black.state);
+    after["v"] = before["v"].clone(); // presence events were logged since
+    assert_eq!(
+        after, before,
+        "the position, the throw and the turn survive"
+    );
+    table.black = black;
+    table.white = white;
+    table
+        .mover(&turn)
+        .refused("roll", Value::Null, "already_rolled")
+        .await;
+    let legal = before["legal"][0]["from"].clone();
+    table
+        .mover(&turn)
+        .ok("move", json!({ "from": legal }))
+        .await;
+    assert!(play_random(&mut table, &mut rng, 2_000).await.is_some());
+
+    // SIGTERM: clients get 1012 and the process exits cleanly.
+    let status = server.terminate().await;
+    assert!(status.success(), "{status}");
+    assert_eq!(table.black.closed().await, Closed::Code(1012));
+
+    // The record verifies; a changed throw or a changed move does not.
+    let server = ChildServer::start(&database, &[]).await;
+    let (_, record) = http(
+        server.addr,
+        "GET",
+        &format!("/api/rooms/{}/record", table.room),
+        None,
+    )
+    .await;
+    let (code, verdict) = verify(&record, dir.path(), "honest.json").await;
+    assert_eq!(
+        (code, verdict["consistent"].as_bool()),
+        (0, Some(true)),
+        "{verdict}"
+    );
+    assert!(verdict["throws"].as_u64().unwrap() > 10);
+
+    let mut changed_throw = record.clone();
+    let rolled = changed_throw["events"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["t"] == "rolled")
+        .unwrap();
+    let first = rolled["d"]["sticks"][0].as_bool().unwrap();
+    rolled["d"]["sticks"][0] = json!(!first);
+    let (code, verdict) = verify(&changed_throw, dir.path(), "throw.json").await;
+    assert_eq!(
+        (code, verdict["consistent"].as_bool()),
+        (1, Some(false)),
+        "{verdict}"
+    );
+
+    let mut changed_move = record.clone();
+    let events = changed_move["events"].as_array_mut().unwrap();
+    let moved = events.iter_mut().find(|e| e["t"] == "moved").unwrap();
+    let from = moved["d"]["from"].as_u64().unwrap();
+    moved["d"]["from"] = json!(if from == 10 { 8 } else { 10 });
+    let (code, verdict) = verify(&changed_move, dir.path(), "move.json").await;
+    assert_eq!(
+        (code, verdict["consistent"].as_bool()),
+        (1, Some(false)),
+        "{verdict}"
+    );
+}
+
+async fn online_table_at(addr: std::net::SocketAddr) -> Table {
+    let created = create_room(addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = join_room(addr, &room).await;
+    assert_eq!(joined["seat"], "white");
+    let black = Client::join(addr, &room, created["token"].as_str()).await;
+    let white = Client::join(addr, &room, joined["token"].as_str()).await;
+    assert_eq!(
+        (black.seat.as_str(), white.seat.as_str()),
+        ("black", "white")
+    );
+    Table { room, black, white }
+}

@@ -247,6 +247,19 @@ impl Client {
         }
     }
 
+    /// The first reply of type `t`, already received or still to come.
+    pub async fn reply_of_type(&mut self, t: &str) -> Value {
+        if let Some(reply) = self.replies.iter().find(|r| r["t"] == t) {
+            return reply.clone();
+        }
+        loop {
+            let reply = self.next_reply().await;
+            if reply["t"] == t {
+                return reply;
+            }
+        }
+    }
+
     /// Reads frames until an event of type `t` arrives; returns it.
     pub async fn wait_for(&mut self, t: &str) -> Value {
         loop {
