@@ -30,10 +30,11 @@ fn reference_play(text: &str, from: usize, value: usize) -> Option<String> {
         ('W', 'B', 'b')
     };
     let at = |cells: &[char], square: usize| {
-        (1..=30)
-            .contains(&square)
-            .then(|| cells[square - 1])
-            .unwrap_or('.')
+        if (1..=30).contains(&square) {
+            cells[square - 1]
+        } else {
+            '.'
+        }
     };
     let game_over = !cells.contains(&'B') || !cells.contains(&'W');
     if game_over || at(&cells, from) != me {
