@@ -10,6 +10,7 @@
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use senet::engine::perft::perft;
 use senet::engine::{
     HOUSE_OF_WATER, IllegalMove, PIECES_PER_SIDE, Position, Roll, SQUARES, Side, Sticks,
 };
@@ -163,6 +164,61 @@ fn random_game(start: Position, seed: u64) -> usize {
         };
     }
     panic!("random game from {start} (seed {seed}) did not end in {MAX_PLIES} throws")
+}
+
+/// perft computed from [`reference_play`] alone, without the engine's
+/// move generation or its bulk counting of the last ply.
+fn reference_perft(text: &str, depth: u32) -> u64 {
+    let (board, side) = text.split_at(31);
+    if depth == 0 || !board.contains('B') || !board.contains('W') {
+        return 1;
+    }
+    (1..=5)
+        .map(|value| {
+            let children: Vec<String> = (1..=30)
+                .filter_map(|from| reference_play(text, from, value))
+                .collect();
+            if children.is_empty() {
+                let passed = format!("{board}{}", if side == "b" { "w" } else { "b" });
+                reference_perft(&passed, depth - 1)
+            } else {
+                children.iter().map(|c| reference_perft(c, depth - 1)).sum()
+            }
+        })
+        .sum()
+}
+
+/// Every `every`-th position of seeded random play, restarting finished games.
+fn sample_positions(seed: u64, count: usize, every: usize) -> Vec<Position> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut position = Position::start();
+    let mut sampled = Vec::with_capacity(count);
+    for ply in 0..count * every {
+        if ply % every == 0 {
+            sampled.push(position);
+        }
+        let roll = Sticks::from_bits(rng.random()).roll();
+        let moves = position.legal_moves(roll);
+        position = match moves.iter().nth(rng.random_range(0..moves.len().max(1))) {
+            Some(mv) => position.after(mv),
+            None => position.pass(),
+        };
+        if position.is_over() {
+            position = Position::start();
+        }
+    }
+    sampled
+}
+
+#[test]
+fn perft_agrees_with_the_reference_reading_of_the_rules() {
+    let start = Position::start();
+    assert_eq!(reference_perft(&start.to_string(), 4), 56961);
+    // Positions from random play, with blocks, houses and bearing off.
+    for position in sample_positions(7, 25, 17) {
+        let text = position.to_string();
+        assert_eq!(perft(&position, 3), reference_perft(&text, 3), "{text}");
+    }
 }
 
 /// A position with up to five pieces a side anywhere but 27.

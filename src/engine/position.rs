@@ -211,7 +211,10 @@ const PAST_HAPPINESS: [u32; 6] = {
     let mut masks = [0; 6];
     let mut value = 1;
     while value <= 5 {
-        masks[value] = squares_between(27 - value as Square, HOUSE_OF_HAPPINESS - 1);
+        masks[value] = squares_between(
+            HOUSE_OF_HAPPINESS + 1 - value as Square,
+            HOUSE_OF_HAPPINESS - 1,
+        );
         value += 1;
     }
     masks
