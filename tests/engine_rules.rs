@@ -721,3 +721,23 @@ fn illegal_move_codes_are_stable() {
         assert!(!reason.to_string().is_empty());
     }
 }
+
+#[test]
+fn bitboards_round_trip_and_invalid_ones_are_refused() {
+    let start = Position::start();
+    let (black, white) = (start.bitboard(Side::Black), start.bitboard(Side::White));
+    assert_eq!(
+        Position::from_bitboards(black, white, Side::Black),
+        Some(start)
+    );
+    let refused = [
+        (1 << 2, 1 << 2),   // two pieces on one square
+        (1 << 27, 0),       // a piece in the water
+        (1 << 0, 0),        // no square 0
+        (0, 1 << 31),       // no square 31
+        (0b111111 << 1, 0), // six pieces
+    ];
+    for (black, white) in refused {
+        assert_eq!(Position::from_bitboards(black, white, Side::White), None);
+    }
+}
