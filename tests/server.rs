@@ -786,6 +786,14 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
         (1, Some(false)),
         "{verdict}"
     );
+
+    // Three servers' debug logs: the room is named, the secrets never are.
+    let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
+    assert!(log.contains(&table.room), "logs name the room");
+    let seed = record["seed"].as_str().unwrap();
+    for secret in [tokens.0.as_str(), tokens.1.as_str(), seed] {
+        assert!(!log.contains(secret), "a secret was logged");
+    }
 }
 
 async fn online_table_at(addr: std::net::SocketAddr) -> Table {

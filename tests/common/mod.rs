@@ -333,9 +333,17 @@ pub struct ChildServer {
 }
 
 impl ChildServer {
+    /// Starts `senet serve`; its debug log is appended to `<database>.log`.
     pub async fn start(database: &std::path::Path, extra: &[&str]) -> ChildServer {
         use tokio::io::AsyncBufReadExt;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(database.with_extension("log"))
+            .unwrap();
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+            // tungstenite logs whole messages at trace: the server must cap it.
+            .env("RUST_LOG", "debug,tungstenite=trace")
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
             .args([
@@ -345,7 +353,7 @@ impl ChildServer {
             .args(["--max-messages-per-second", "1000"])
             .args(extra)
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
+            .stderr(log)
             .kill_on_drop(true)
             .spawn()
             .unwrap();
