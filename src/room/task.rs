@@ -262,15 +262,7 @@ impl RoomTask {
     async fn attach(&mut self, token: Option<String>) -> Result<Attached, ActionError> {
         let seat = match token {
             None => Seat::Spectator,
-            Some(token) => match self.game.seat_of(&hash_token(&token)) {
-                Seat::Spectator => {
-                    return Err(ActionError::new(
-                        ErrorCode::BadToken,
-                        "this token holds no seat in this room; send hello without a token to watch",
-                    ));
-                }
-                seat => seat,
-            },
+            Some(token) => self.seat_of_token(&token).await?,
         };
         let frames = self.frames.subscribe();
         let conn = self.next_conn;
@@ -283,6 +275,22 @@ impl RoomTask {
             state: self.game.state(self.spectators()),
             frames,
         })
+    }
+
+    /// The seat a token holds. An unknown token may belong to a seat taken
+    /// through another instance, so the seats are re-read once before refusing.
+    async fn seat_of_token(&mut self, token: &str) -> Result<Seat, ActionError> {
+        let hash = hash_token(token);
+        if self.game.seat_of(&hash) == Seat::Spectator {
+            self.reload_seats().await.map_err(internal)?;
+        }
+        match self.game.seat_of(&hash) {
+            Seat::Spectator => Err(ActionError::new(
+                ErrorCode::BadToken,
+                "this token holds no seat in this room; send hello without a token to watch",
+            )),
+            seat => Ok(seat),
+        }
     }
 
     async fn detach(&mut self, conn: ConnId) {
