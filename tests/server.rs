@@ -848,3 +848,36 @@ async fn a_connection_that_falls_behind_gets_a_fresh_state() {
         game_part(&table.black.sync().await)
     );
 }
+
+#[tokio::test]
+async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
+    let server = TestServer::start_with(|config| {
+        config.ping_interval = std::time::Duration::from_millis(100);
+    })
+    .await;
+    // White's client is never read again, so it never answers a ping;
+    // black keeps reading (and so answering) and must stay connected.
+    let Table {
+        mut black,
+        mut white,
+        ..
+    } = online_table(&server).await;
+    loop {
+        let presence = black.wait_for("presence").await;
+        if presence["d"]["white"]["connected"] == false {
+            assert_eq!(presence["d"]["black"]["connected"], true);
+            break;
+        }
+    }
+    // Black, reading all along, outlives many heartbeats.
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(600);
+    while std::time::Instant::now() < until {
+        assert_eq!(black.sync().await["players"]["black"]["connected"], true);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        white.closed().await,
+        Closed::NoCloseFrame,
+        "white was dropped"
+    );
+}
