@@ -1,5 +1,5 @@
 //! One task per WebSocket: a single `select!` loop over the client's frames,
-//! the room's broadcast and the server's shutdown.
+//! the room's broadcast, the server's shutdown and a heartbeat.
 //!
 //! The connection enforces the per-socket limits (frame size → close 1009,
 //! message rate → close 1008), turns client frames into room commands, and
@@ -58,9 +58,10 @@ pub async fn upgrade(
     let tracker = state.tracker.clone();
     Ok(ws
         // tungstenite's own limits sit above ours so that an oversized
-        // frame still reaches us and gets a clean 1009 instead of an error.
-        .max_message_size(4 * MAX_FRAME_BYTES)
-        .max_frame_size(4 * MAX_FRAME_BYTES)
+        // frame still reaches us and gets a clean 1009; past these, the
+        // socket is simply dropped.
+        .max_message_size(16 * MAX_FRAME_BYTES)
+        .max_frame_size(16 * MAX_FRAME_BYTES)
         .read_buffer_size(8 * 1024)
         .write_buffer_size(0)
         .max_write_buffer_size(256 * 1024)
