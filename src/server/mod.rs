@@ -48,10 +48,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/healthz", get(http::healthz))
+        .with_state(state)
+        // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs:
+        // .merge(crate::web::router())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
-    // The web client's pages (`/`, `/r/{id}`) are merged here: .merge(crate::web::router())
 }
 
 /// A bound server, not yet running: tests read its address first.
