@@ -881,3 +881,33 @@ async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
         "white was dropped"
     );
 }
+
+#[tokio::test]
+async fn racing_joiners_get_one_seat() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let path = format!("/api/rooms/{room}/join");
+    let joins = (0..6).map(|_| http(server.addr, "POST", &path, Some(json!({}))));
+    let mut statuses: Vec<u16> = futures_util::future::join_all(joins)
+        .await
+        .into_iter()
+        .map(|(status, _)| status)
+        .collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 409, 409, 409, 409, 409]);
+    let (_, record) = http(
+        server.addr,
+        "GET",
+        &format!("/api/rooms/{room}/record"),
+        None,
+    )
+    .await;
+    let started = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["t"] == "started")
+        .count();
+    assert_eq!(started, 1);
+}
