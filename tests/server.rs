@@ -858,9 +858,9 @@ async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
     // White's client is never read again, so it never answers a ping;
     // black keeps reading (and so answering) and must stay connected.
     let Table {
+        room,
         mut black,
         mut white,
-        ..
     } = online_table(&server).await;
     loop {
         let presence = black.wait_for("presence").await;
@@ -880,6 +880,10 @@ async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
         Closed::NoCloseFrame,
         "white was dropped"
     );
+
+    // A socket that never says hello is closed, though it answers pings.
+    let mut mute = Client::connect(server.addr, &room).await;
+    assert_eq!(mute.closed().await, Closed::Code(1008));
 }
 
 #[tokio::test]
