@@ -3,5 +3,7 @@
 //! # Layout
 //!
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
+//! - [`ai`]: the computer opponent (evaluation, expectiminimax search, levels).
+pub mod ai;
 pub mod commands;
 pub mod engine;

@@ -1,8 +1,10 @@
 //! The command line: one file per subcommand. Each prints JSON on stdout;
 //! bad input gives a one-line message on stderr and exit status 2.
 
+mod bestmove;
 mod legal;
 mod perft;
+mod selfplay;
 
 use std::process::ExitCode;
 
@@ -25,6 +27,8 @@ pub struct Cli {
 enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
+    Bestmove(bestmove::Args),
+    Selfplay(selfplay::Args),
 }
 
 impl Cli {
@@ -32,6 +36,8 @@ impl Cli {
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
+            Command::Bestmove(args) => bestmove::run(args),
+            Command::Selfplay(args) => selfplay::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
