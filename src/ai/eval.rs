@@ -38,15 +38,17 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// The full evaluation used by `medium` and `hard`.
+    /// The full evaluation used by `medium` and `hard`. Tuning by self-play
+    /// set `borne_off` and `block` to zero: the race already counts a piece
+    /// borne off, and blocks pay through `stuck` (docs/AI.md).
     pub const TUNED: Weights = Weights {
         tempo: 2.5,
-        borne_off: 2.0,
+        borne_off: 0.0,
         on_26: 1.0,
-        near_exit: 0.5,
+        near_exit: 1.0,
         our_hits: 0.6,
         their_hits: 0.4,
-        block: 0.5,
+        block: 0.0,
         stuck: 2.0,
     };
 
