@@ -104,9 +104,12 @@ struct GameRecord {
     decisions: [Vec<Timed>; 2],
 }
 
-/// A decision and the wall-clock seconds it took.
+/// A decision and what it cost.
 struct Timed {
+    /// Wall-clock time, which on a shared machine includes waiting for a core.
     seconds: f64,
+    /// CPU time of the deciding thread: the cost on one core.
+    cpu_seconds: f64,
     depth: u8,
     nodes: u64,
 }
@@ -165,12 +168,15 @@ fn play_game(players: &[Player; 2], game: u64, seed: u64) -> GameRecord {
     while !position.is_over() {
         let index = usize::from((position.turn() == Side::Black) != first_was_black);
         let roll = Sticks::from_bits(throws_rng.random()).roll();
+        let cpu_started = thread_cpu_seconds();
         let started = Instant::now();
         let decision = players[index].choose(&position, roll, player_seed(index as u64));
         let seconds = started.elapsed().as_secs_f64();
+        let cpu_seconds = thread_cpu_seconds() - cpu_started;
         if position.count_legal_moves(roll) >= 2 {
             decisions[index].push(Timed {
                 seconds,
+                cpu_seconds,
                 depth: decision.depth,
                 nodes: decision.nodes,
             });
@@ -202,6 +208,7 @@ fn report(players: &[Player; 2], records: &[GameRecord], args: &Args) -> Value {
             let as_black = |r: &&GameRecord| r.first_was_black == (index == 0);
             let decisions: Vec<&Timed> = records.iter().flat_map(|r| &r.decisions[index]).collect();
             let mut seconds: Vec<f64> = decisions.iter().map(|d| d.seconds).collect();
+            let mut cpu_seconds: Vec<f64> = decisions.iter().map(|d| d.cpu_seconds).collect();
             let count = decisions.len().max(1) as f64;
             let mean_depth = decisions.iter().map(|d| f64::from(d.depth)).sum::<f64>() / count;
             let mean_nodes = decisions.iter().map(|d| d.nodes as f64).sum::<f64>() / count;
@@ -212,6 +219,7 @@ fn report(players: &[Player; 2], records: &[GameRecord], args: &Args) -> Value {
                 "wins_as_black": records.iter().filter(won).filter(as_black).count(),
                 "decisions": decisions.len(),
                 "decision_ms": timing_summary(&mut seconds),
+                "decision_cpu_ms": timing_summary(&mut cpu_seconds),
                 "mean_search_depth": mean_depth,
                 "mean_nodes": mean_nodes.round(),
             })
@@ -235,9 +243,22 @@ fn report(players: &[Player; 2], records: &[GameRecord], args: &Args) -> Value {
             "turns": mean(|r| r.turns),
         },
         "notes": "throws: every throw of either side, including ones that pass; \
-                  turns: runs of throws by one side; decision_ms: only decisions \
-                  with at least two legal moves, wall-clock per call",
+                  turns: runs of throws by one side; decision_ms (wall clock) and \
+                  decision_cpu_ms (CPU time of the deciding thread): only decisions \
+                  with at least two legal moves",
     })
+}
+
+/// CPU time used by the calling thread, in seconds.
+fn thread_cpu_seconds() -> f64 {
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes into the timespec it is given.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
+    assert_eq!(status, 0, "the thread CPU clock is unavailable");
+    time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9
 }
 
 /// Mean, 99th percentile and maximum in milliseconds (sorts `seconds`).
