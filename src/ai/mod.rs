@@ -20,13 +20,17 @@ pub mod search;
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::{Move, MoveList, Position, Roll};
 
 pub use eval::Weights;
 pub use search::{Limits, SearchResult};
 
-/// How strong the computer plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// How strong the computer plays. On the wire and the command line it is
+/// `"easy"`, `"medium"` or `"hard"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Looks one throw ahead with a race-only evaluation and random noise.
     Easy,
@@ -110,8 +114,9 @@ impl FromStr for Level {
 pub struct Config {
     pub weights: Weights,
     pub limits: Limits,
-    /// Each root move's score is shifted by a seeded amount in
-    /// `-noise..noise` squares before picking the best (0 = none).
+    /// Non-zero replaces the search: each move is scored by the evaluation
+    /// alone and shifted by a seeded amount in `-noise..noise` squares
+    /// before the best is picked (`easy`). Zero: search within `limits`.
     pub noise: f64,
 }
 
@@ -223,6 +228,16 @@ mod tests {
         }
         assert!("random".parse::<Level>().is_err());
         assert!("Hard".parse::<Level>().is_err());
+    }
+
+    #[test]
+    fn levels_serialize_as_their_names() {
+        assert_eq!(serde_json::to_string(&Level::Hard).unwrap(), "\"hard\"");
+        assert_eq!(
+            serde_json::from_str::<Level>("\"easy\"").unwrap(),
+            Level::Easy
+        );
+        assert!(serde_json::from_str::<Level>("\"random\"").is_err());
     }
 
     #[test]
