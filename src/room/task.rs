@@ -13,12 +13,15 @@
 //! connection for `idle_after`; the log keeps everything, and the next use
 //! loads the room again.
 //!
+//! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
+//! after each command, if it is the bot's turn and its person is connected,
+//! it starts the bot thinking ([`BotTurn`]); the answer comes back as another
+//! branch of the `select!` in `run` and is judged and committed like a
+//! person's action, but only if the room is still at the version the bot
+//! decided for. The bot counts as always connected, so presence and
+//! abandonment never concern its seat.
+//!
 //! Seams for later work:
-//! - A computer seat lives here: the task would know which side is a bot,
-//!   count it as always connected in `RoomTask::context`, and after each
-//!   commit on the bot's turn run its search off the runtime (a blocking
-//!   pool) and feed the result back through the same `decide` → commit path
-//!   as a person's action, as another branch of the `select!` in `run`.
 //! - Several instances: another instance's appends reach this task through
 //!   `RoomTask::catch_up` (today on a version conflict; a notification
 //!   could trigger the same call). Presence comes from this task's own
@@ -30,9 +33,11 @@ use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::bot::{self, Bot};
 use super::game::{ActionError, Context, Game};
 use super::{RoomConfig, now_ms};
 use crate::engine::Side;
@@ -149,7 +154,9 @@ impl RoomTask {
     /// Handles commands until shutdown or until the room has been idle.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
         let mut idle_since = Some(Instant::now());
+        let mut bot_turn = BotTurn::default();
         loop {
+            self.schedule_bot(&mut bot_turn);
             let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
             tokio::select! {
                 biased;
@@ -158,6 +165,7 @@ impl RoomTask {
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
+                action = bot_turn.answer() => self.bot_acts(bot_turn.v, action).await,
                 _ = sleep_until_some(idle_deadline) => break,
             }
             idle_since = match (self.conns.is_empty(), idle_since) {
@@ -198,9 +206,61 @@ impl RoomTask {
         }
     }
 
-    /// What a decision needs from outside the game: the clock and who is here.
+    /// Starts the bot thinking if it is its turn at this version and its
+    /// person is here; stops a search the room has moved past.
+    fn schedule_bot(&self, turn: &mut BotTurn) {
+        let Some((bot, step)) = self.game.bot_step() else {
+            turn.stop();
+            return;
+        };
+        if !self.person_connected(bot.side.other()) {
+            turn.stop();
+            return;
+        }
+        let v = self.game.version();
+        if turn.v == Some(v) {
+            return; // Thinking already, or gave up on this very state.
+        }
+        turn.stop();
+        let config = self.config.bots.clone();
+        let room: Arc<str> = Arc::from(self.game.id());
+        *turn = BotTurn {
+            v: Some(v),
+            thinking: Some(tokio::spawn(bot::think(config, room, bot, step))),
+        };
+    }
+
+    /// Commits the bot's action, if the room is still at version `v`, the
+    /// state it was chosen for.
+    async fn bot_acts(&mut self, v: Option<Version>, action: Option<Action>) {
+        let (Some(v), Some(action), Some(bot)) = (v, action, self.game.bot()) else {
+            return;
+        };
+        let ctx = self.context(None);
+        let seat = Seat::side(bot.side);
+        let result = self
+            .commit_with_retry(|game| {
+                if game.version() != v {
+                    return Err(ActionError::new(ErrorCode::Internal, "the room moved on"));
+                }
+                game.decide(seat, action, &ctx)
+            })
+            .await;
+        if let Err(error) = result {
+            tracing::warn!(v, ?action, message = %error.message, "the AI's action was not played");
+        }
+    }
+
+    /// Whether a person holding `side` has a connection here.
+    fn person_connected(&self, side: Side) -> bool {
+        self.conns.values().any(|seat| seat.holds(side))
+    }
+
+    /// What a decision needs from outside the game: the clock and who is
+    /// here. The bot's seat is always here.
     fn context(&self, rematch_room: Option<String>) -> Context {
-        let connected = |side| self.conns.values().any(|seat| seat.holds(side));
+        let bot = self.game.bot().map(|bot: Bot| bot.side);
+        let connected = |side| bot == Some(side) || self.person_connected(side);
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
@@ -220,6 +280,7 @@ impl RoomTask {
         RoomSummary {
             room: self.game.id().to_string(),
             mode: self.game.mode(),
+            level: self.game.level(),
             status: self.game.status(),
             players: self.game.players(),
             spectators: self.spectators(),
@@ -453,6 +514,43 @@ impl RoomTask {
     fn send(&self, frame: Frame) {
         // No receivers is fine: nobody is watching.
         let _ = self.frames.send(frame);
+    }
+}
+
+/// The bot's search for one version of the room, if any.
+#[derive(Default)]
+struct BotTurn {
+    /// The version the bot is thinking about (or thought about and failed).
+    v: Option<Version>,
+    thinking: Option<JoinHandle<Option<Action>>>,
+}
+
+impl BotTurn {
+    /// The bot's action once it is ready; pending forever when not thinking.
+    async fn answer(&mut self) -> Option<Action> {
+        let Some(thinking) = self.thinking.as_mut() else {
+            return std::future::pending().await;
+        };
+        let action = thinking.await.unwrap_or_else(|error| {
+            tracing::error!(%error, "the AI task failed");
+            None
+        });
+        // Keep `v`: a failed search is not retried until the room moves on.
+        self.thinking = None;
+        action
+    }
+
+    fn stop(&mut self) {
+        if let Some(thinking) = self.thinking.take() {
+            thinking.abort();
+        }
+        self.v = None;
+    }
+}
+
+impl Drop for BotTurn {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
