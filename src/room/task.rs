@@ -246,8 +246,15 @@ impl RoomTask {
                 game.decide(seat, action, &ctx)
             })
             .await;
-        if let Err(error) = result {
-            tracing::warn!(v, ?action, message = %error.message, "the AI's action was not played");
+        match result {
+            Ok(_) => {}
+            // Another writer (another instance) was first: the bot thinks again.
+            Err(_) if self.game.version() != v => {
+                tracing::debug!(v, "the room moved on while the AI was thinking");
+            }
+            Err(error) => {
+                tracing::warn!(v, ?action, message = %error.message, "the AI's action was refused");
+            }
         }
     }
 
