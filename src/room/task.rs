@@ -15,7 +15,7 @@
 //!
 //! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
 //! after each command, if it is the bot's turn and its person is connected,
-//! it starts the bot thinking ([`BotTurn`]); the answer comes back as another
+//! it starts the bot thinking (`BotTurn`); the answer comes back as another
 //! branch of the `select!` in `run` and is judged and committed like a
 //! person's action, but only if the room is still at the version the bot
 //! decided for. The bot counts as always connected, so presence and
