@@ -275,3 +275,66 @@ async fn a_killed_server_finishes_an_ai_game_after_restart() {
     assert!(!log.contains(created["token"].as_str().unwrap()));
     server.kill().await;
 }
+
+/// Rooms against `hard` with one search allowed at a time: their searches
+/// queue up, and an online room beside them plays on while the queue is still
+/// not drained, because searches never run on the async runtime and wait for
+/// their turn without holding a room task. Then every queued search is done.
+#[tokio::test]
+async fn a_queue_of_searches_holds_up_no_other_room() {
+    const AI_ROOMS: usize = 8;
+    let server = TestServer::start_with(|config| config.ai_max_concurrent = 1).await;
+    let addr = server.addr;
+    let mut people = Vec::new();
+    for _ in 0..AI_ROOMS {
+        let created = create_ai_room(addr, "white", "hard").await;
+        let mut client = person(addr, &created).await;
+        // The computer threw; its move now waits for a search.
+        client.wait_for("rolled").await;
+        people.push(client);
+    }
+
+    let created = create_room(addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let joined = join_room(addr, room).await;
+    let mut black = Client::join(addr, room, created["token"].as_str()).await;
+    let mut white = Client::join(addr, room, joined["token"].as_str()).await;
+    let mut slowest = std::time::Duration::ZERO;
+    for _ in 0..40 {
+        let state = black.sync().await;
+        if state["phase"] == "over" {
+            break;
+        }
+        let mover = if state["turn"] == "black" {
+            &mut black
+        } else {
+            &mut white
+        };
+        let started = std::time::Instant::now();
+        if state["phase"] == "roll" {
+            mover.ok("roll", Value::Null).await;
+        } else {
+            let from = state["legal"][0]["from"].clone();
+            mover.ok("move", json!({ "from": from })).await;
+        }
+        slowest = slowest.max(started.elapsed());
+    }
+    eprintln!("slowest of 40 online answers beside {AI_ROOMS} queued hard searches: {slowest:?}");
+
+    let mut still_waiting = 0;
+    for client in &mut people {
+        if client.sync().await["phase"] == "move" {
+            still_waiting += 1;
+        }
+    }
+    assert!(
+        still_waiting > 0,
+        "the online game ran after the queue drained"
+    );
+    for client in &mut people {
+        while !client.events.iter().any(|e| e["t"] == "moved") {
+            client.next().await;
+        }
+    }
+    server.stop().await;
+}
