@@ -15,7 +15,7 @@
 //!
 //! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
 //! after each command, if it is the bot's turn and its person is connected,
-//! it starts the bot thinking (`BotTurn`); the answer comes back as another
+//! it starts the bot thinking (`task/bot_turn.rs`); the answer comes back as another
 //! branch of the `select!` in `run` and is judged and committed like a
 //! person's action, but only if the room is still at the version the bot
 //! decided for. The bot counts as always connected, so presence and
@@ -33,11 +33,10 @@ use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{broadcast, mpsc, oneshot};
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::bot::{self, Bot};
+use super::bot::Bot;
 use super::game::{ActionError, Context, Game};
 use super::{RoomConfig, now_ms};
 use crate::engine::Side;
@@ -47,6 +46,10 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+
+mod bot_turn;
+
+use bot_turn::BotTurn;
 
 /// How many times an action is re-judged after losing a version race
 /// before the caller is told to try again.
@@ -165,7 +168,7 @@ impl RoomTask {
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
-                action = bot_turn.answer() => self.bot_acts(bot_turn.v, action).await,
+                decided = bot_turn.answer() => self.bot_acts(decided).await,
                 _ = sleep_until_some(idle_deadline) => break,
             }
             idle_since = match (self.conns.is_empty(), idle_since) {
@@ -202,58 +205,6 @@ impl RoomTask {
             }
             Command::Summary { reply } => {
                 let _ = reply.send(self.summary());
-            }
-        }
-    }
-
-    /// Starts the bot thinking if it is its turn at this version and its
-    /// person is here; stops a search the room has moved past.
-    fn schedule_bot(&self, turn: &mut BotTurn) {
-        let Some((bot, step)) = self.game.bot_step() else {
-            turn.stop();
-            return;
-        };
-        if !self.person_connected(bot.side.other()) {
-            turn.stop();
-            return;
-        }
-        let v = self.game.version();
-        if turn.v == Some(v) {
-            return; // Thinking already, or gave up on this very state.
-        }
-        turn.stop();
-        let config = self.config.bots.clone();
-        let room: Arc<str> = Arc::from(self.game.id());
-        *turn = BotTurn {
-            v: Some(v),
-            thinking: Some(tokio::spawn(bot::think(config, room, bot, step))),
-        };
-    }
-
-    /// Commits the bot's action, if the room is still at version `v`, the
-    /// state it was chosen for.
-    async fn bot_acts(&mut self, v: Option<Version>, action: Option<Action>) {
-        let (Some(v), Some(action), Some(bot)) = (v, action, self.game.bot()) else {
-            return;
-        };
-        let ctx = self.context(None);
-        let seat = Seat::side(bot.side);
-        let result = self
-            .commit_with_retry(|game| {
-                if game.version() != v {
-                    return Err(ActionError::new(ErrorCode::Internal, "the room moved on"));
-                }
-                game.decide(seat, action, &ctx)
-            })
-            .await;
-        match result {
-            Ok(_) => {}
-            // Another writer (another instance) was first: the bot thinks again.
-            Err(_) if self.game.version() != v => {
-                tracing::debug!(v, "the room moved on while the AI was thinking");
-            }
-            Err(error) => {
-                tracing::warn!(v, ?action, message = %error.message, "the AI's action was refused");
             }
         }
     }
@@ -521,43 +472,6 @@ impl RoomTask {
     fn send(&self, frame: Frame) {
         // No receivers is fine: nobody is watching.
         let _ = self.frames.send(frame);
-    }
-}
-
-/// The bot's search for one version of the room, if any.
-#[derive(Default)]
-struct BotTurn {
-    /// The version the bot is thinking about (or thought about and failed).
-    v: Option<Version>,
-    thinking: Option<JoinHandle<Option<Action>>>,
-}
-
-impl BotTurn {
-    /// The bot's action once it is ready; pending forever when not thinking.
-    async fn answer(&mut self) -> Option<Action> {
-        let Some(thinking) = self.thinking.as_mut() else {
-            return std::future::pending().await;
-        };
-        let action = thinking.await.unwrap_or_else(|error| {
-            tracing::error!(%error, "the AI task failed");
-            None
-        });
-        // Keep `v`: a failed search is not retried until the room moves on.
-        self.thinking = None;
-        action
-    }
-
-    fn stop(&mut self) {
-        if let Some(thinking) = self.thinking.take() {
-            thinking.abort();
-        }
-        self.v = None;
-    }
-}
-
-impl Drop for BotTurn {
-    fn drop(&mut self) {
-        self.stop();
     }
 }
 
