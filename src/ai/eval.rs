@@ -181,16 +181,16 @@ fn expected_swap_loss(attacker: u32, victim: u32) -> f64 {
         .iter()
         .filter(|roll| {
             let r = u32::from(roll.value());
-            bits(exposed).any(|target| {
-                let Some(from) = target.checked_sub(r).filter(|&f| f >= 1) else {
-                    return false;
-                };
-                let must_stop_first =
-                    from < u32::from(HOUSE_OF_HAPPINESS) && target > u32::from(HOUSE_OF_HAPPINESS);
-                attacker & (1 << from) != 0
-                    && !must_stop_first
-                    && victim_blocks & squares_between(from, target) == 0
-            })
+            // Bit t set: an attacker stands r squares before a swappable piece on t.
+            let reachable = (attacker << r) & exposed;
+            // From below 26 a piece must stop on 26, so it cannot reach 27..26+r.
+            let past_happiness = squares_between(
+                u32::from(HOUSE_OF_HAPPINESS),
+                u32::from(HOUSE_OF_HAPPINESS) + r - 1,
+            );
+            // Targets with a block square 1..r-1 before them would pass it.
+            let behind_a_block = (1..r).fold(0, |acc, k| acc | victim_blocks << k);
+            reachable & !past_happiness & !behind_a_block != 0
         })
         .map(|roll| roll.probability() * f64::from(roll.value()))
         .sum()
@@ -252,6 +252,44 @@ mod tests {
         assert_eq!(expected_swap_loss(1 << 13, 1 << 15), 0.0);
         // 24 + 4 = 28 must stop on 26 first.
         assert_eq!(expected_swap_loss(1 << 24, 1 << 28), 0.0);
+    }
+
+    #[test]
+    fn swap_threat_agrees_with_the_engine_on_played_positions() {
+        let mut position = Position::start();
+        let mut state = 7u64;
+        for _ in 0..5_000 {
+            if position.is_over() {
+                position = Position::start();
+            }
+            let mover = position.turn();
+            let expected: f64 = Roll::ALL
+                .iter()
+                .filter(|&&roll| {
+                    let moves = position.legal_moves(roll);
+                    moves
+                        .iter()
+                        .any(|mv| mv.effect == crate::engine::Effect::Swap)
+                })
+                .map(|roll| roll.probability() * f64::from(roll.value()))
+                .sum();
+            let ours = position.bitboard(mover);
+            let theirs = position.bitboard(mover.other());
+            assert_eq!(expected_swap_loss(ours, theirs), expected, "{position}");
+            // Play on with a pseudo-random throw and move.
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let roll = Roll::ALL[(state >> 33) as usize % 5];
+            let moves = position.legal_moves(roll);
+            position = match moves
+                .iter()
+                .nth((state >> 40) as usize % moves.len().max(1))
+            {
+                Some(mv) => position.after(mv),
+                None => position.pass(),
+            };
+        }
     }
 
     #[test]
