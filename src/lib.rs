@@ -6,7 +6,9 @@
 //! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
 //! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.
 //! - [`secrets`]: room ids, seat tokens and their hashes, from the OS generator.
-//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite implementation.
+//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite and PostgreSQL implementations.
+//! - [`cluster`]: several instances on one PostgreSQL: LISTEN/NOTIFY news of rooms' appends.
+pub mod cluster;
 pub mod commands;
 pub mod engine;
 pub mod fairness;
