@@ -3,6 +3,7 @@
 
 mod legal;
 mod perft;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -25,6 +26,8 @@ pub struct Cli {
 enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
+    /// Run the room server.
+    Serve(crate::config::Config),
 }
 
 impl Cli {
@@ -32,6 +35,7 @@ impl Cli {
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
+            Command::Serve(config) => serve::run(config),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
