@@ -44,6 +44,7 @@ impl Config {
         RoomConfig {
             abandon_after: self.abandon_after,
             idle_after: self.room_idle_after,
+            several_instances: crate::store::is_postgres_url(&self.database_url),
             ..RoomConfig::default()
         }
     }

@@ -21,6 +21,7 @@ use tracing::Instrument;
 pub use game::{ActionError, Game};
 pub use task::{Attached, Command, ConnId, Frame};
 
+use crate::cluster::{News, Subscription};
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
@@ -42,6 +43,9 @@ pub struct RoomConfig {
     pub broadcast_capacity: usize,
     /// Commands queued for one room before callers wait.
     pub command_capacity: usize,
+    /// Other instances may serve the same rooms (a shared PostgreSQL), so
+    /// connections elsewhere count for presence.
+    pub several_instances: bool,
 }
 
 impl Default for RoomConfig {
@@ -51,6 +55,7 @@ impl Default for RoomConfig {
             idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             command_capacity: 64,
+            several_instances: false,
         }
     }
 }
@@ -108,7 +113,17 @@ impl RoomHandle {
 
     /// Tells the room a connection left. Never waits: usable from `Drop`.
     pub fn detach(&self, conn: ConnId) {
-        let command = Command::Detach { conn };
+        self.send_soon(Command::Detach { conn });
+    }
+
+    /// Tells the room its log moved on (see [`Command::CatchUp`]). Never
+    /// waits, so one busy room does not hold up news for the others.
+    fn catch_up(&self, up_to: Option<Version>) {
+        self.send_soon(Command::CatchUp { up_to });
+    }
+
+    /// Queues `command` now, or in a task of its own if the queue is full.
+    fn send_soon(&self, command: Command) {
         if let Err(mpsc::error::TrySendError::Full(command)) = self.commands.try_send(command) {
             let commands = self.commands.clone();
             tokio::spawn(async move { commands.send(command).await });
@@ -289,6 +304,30 @@ impl Rooms {
                 })
                 .collect::<Result<_, StoreError>>()?,
         })
+    }
+
+    /// Passes news from other instances (see [`crate::cluster`]) to the
+    /// rooms held here until the listener stops. Rooms not held here are
+    /// none of this instance's business: whoever loads one reads the log.
+    pub fn follow(&self, mut news: Subscription) {
+        let rooms = self.clone();
+        tokio::spawn(async move {
+            while let Some(news) = news.recv().await {
+                match news {
+                    News::Appended { room, v } => {
+                        if let Some(handle) = rooms.live_handle(&room) {
+                            handle.catch_up(Some(v));
+                        }
+                    }
+                    News::Resync => {
+                        let live: Vec<RoomHandle> = rooms.live().values().cloned().collect();
+                        for handle in live {
+                            handle.catch_up(None);
+                        }
+                    }
+                }
+            }
+        });
     }
 
     /// Whether a room exists (live or in the store), checked before a

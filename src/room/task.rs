@@ -7,7 +7,9 @@
 //! the task reads what it missed from the log, applies and broadcasts it,
 //! and judges the action again against the new state. With one instance
 //! that never happens; with several on one database (PostgreSQL) it is what
-//! keeps a room from forking.
+//! keeps a room from forking. The same catch-up runs when another instance
+//! tells this one (through [`crate::cluster`]) that the log moved on:
+//! [`Command::CatchUp`].
 //!
 //! The task ends when the server shuts down, or when the room has had no
 //! connection for `idle_after`; the log keeps everything, and the next use
@@ -85,6 +87,11 @@ pub enum Command {
     },
     Summary {
         reply: oneshot::Sender<RoomSummary>,
+    },
+    /// Another instance appended: the log reaches `up_to` (`None`: it may
+    /// have moved on, read it to find out).
+    CatchUp {
+        up_to: Option<Version>,
     },
 }
 
@@ -180,12 +187,44 @@ impl RoomTask {
             Command::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
+            Command::CatchUp { up_to } => self.heard(up_to).await,
         }
+    }
+
+    /// Passes on what another instance appended, in version order, and
+    /// re-asserts the presence of the players connected here if that news
+    /// said otherwise.
+    async fn heard(&mut self, up_to: Option<Version>) {
+        // Our own appends come back as news too: nothing to read.
+        if up_to.is_some_and(|v| v <= self.game.version()) {
+            return;
+        }
+        if let Err(error) = self.catch_up().await {
+            tracing::error!(%error, "could not read news from the log");
+            return;
+        }
+        self.record_presence(None).await;
     }
 
     /// What a decision needs from outside the game: the clock and who is here.
     fn context(&self, rematch_room: Option<String>) -> Context {
-        let connected = |side| self.conns.values().any(|seat| seat.holds(side));
+        self.context_after(None, rematch_room)
+    }
+
+    /// The context once a connection holding `left` has just left here.
+    ///
+    /// With several instances, a side may be connected to another one: this
+    /// instance then keeps the logged presence of a side it holds no
+    /// connection of, and says a side went away only when the side's last
+    /// connection here leaves (see docs/ARCHITECTURE.md).
+    fn context_after(&self, left: Option<Seat>, rematch_room: Option<String>) -> Context {
+        let here = |side| self.conns.values().any(|seat| seat.holds(side));
+        let elsewhere = |side| {
+            self.config.several_instances
+                && !left.is_some_and(|seat| seat.holds(side))
+                && self.game.is_connected(side)
+        };
+        let connected = |side| here(side) || elsewhere(side);
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
@@ -259,7 +298,7 @@ impl RoomTask {
     async fn attach(&mut self, token: Option<String>) -> Result<Attached, ActionError> {
         let seat = match token {
             None => Seat::Spectator,
-            Some(token) => match self.game.seat_of(&hash_token(&token)) {
+            Some(token) => match self.seat_of(&token).await? {
                 Seat::Spectator => {
                     return Err(ActionError::new(
                         ErrorCode::BadToken,
@@ -282,25 +321,57 @@ impl RoomTask {
         })
     }
 
+    /// The seat `token` holds. A token this task does not know may have
+    /// been handed out by another instance since the room was loaded here:
+    /// read the log and the seats before turning it away.
+    async fn seat_of(&mut self, token: &str) -> Result<Seat, ActionError> {
+        let hash = hash_token(token);
+        if self.game.seat_of(&hash) == Seat::Spectator {
+            self.catch_up().await.map_err(internal)?;
+            self.reload_seats().await.map_err(internal)?;
+        }
+        Ok(self.game.seat_of(&hash))
+    }
+
     async fn detach(&mut self, conn: ConnId) {
         if let Some(seat) = self.conns.remove(&conn) {
-            self.connections_changed(seat).await;
+            self.left(seat).await;
         }
     }
 
-    /// Logs a `presence` event if a player came or went, and tells everyone
-    /// the number of spectators if that changed.
+    /// Logs a `presence` event if a player came, and tells everyone the
+    /// number of spectators if that changed.
     async fn connections_changed(&mut self, seat: Seat) {
         if seat == Seat::Spectator {
-            let count = self.spectators();
-            self.send(Frame {
-                v: None,
-                text: Reply::Watchers { count }.to_json().into(),
-                rematch: None,
-            });
-            return;
+            self.send_watchers();
+        } else {
+            self.record_presence(None).await;
         }
-        let ctx = self.context(None);
+    }
+
+    /// Like [`Self::connections_changed`] for a connection holding `seat`
+    /// that just left.
+    async fn left(&mut self, seat: Seat) {
+        if seat == Seat::Spectator {
+            self.send_watchers();
+        } else {
+            self.record_presence(Some(seat)).await;
+        }
+    }
+
+    fn send_watchers(&self) {
+        let count = self.spectators();
+        self.send(Frame {
+            v: None,
+            text: Reply::Watchers { count }.to_json().into(),
+            rematch: None,
+        });
+    }
+
+    /// Logs a `presence` event if the log's presence differs from
+    /// [`Self::context_after`]`(left)`.
+    async fn record_presence(&mut self, left: Option<Seat>) {
+        let ctx = self.context_after(left, None);
         let result = self
             .commit_with_retry(|game| Ok(game.presence_update(&ctx).into_iter().collect()))
             .await;
@@ -398,11 +469,18 @@ impl RoomTask {
             .store
             .events_after(self.game.id(), self.game.version())
             .await?;
+        let mut started = false;
         for stored in missed {
             let event = Event::from_parts(&stored.kind, &stored.data).map_err(|e| {
                 StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind))
             })?;
+            started |= matches!(event, Event::Started { .. });
             self.apply_and_send(stored.v, &event);
+        }
+        // Another writer started the game, so someone took a seat there:
+        // throws depend on both client seeds, so learn them before any.
+        if started {
+            self.reload_seats().await?;
         }
         Ok(())
     }
