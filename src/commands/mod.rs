@@ -4,6 +4,7 @@
 mod legal;
 mod perft;
 mod serve;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -28,6 +29,8 @@ enum Command {
     Perft(perft::Args),
     /// Run the room server.
     Serve(crate::config::Config),
+    /// Check a finished game's record: seed, every throw, every move.
+    Verify(verify::Args),
 }
 
 impl Cli {
@@ -36,6 +39,8 @@ impl Cli {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
             Command::Serve(config) => serve::run(config),
+            // Verify has its own exit statuses: 1 means an inconsistent record.
+            Command::Verify(args) => return verify::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

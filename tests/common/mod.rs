@@ -247,6 +247,19 @@ impl Client {
         }
     }
 
+    /// The first reply of type `t`, already received or still to come.
+    pub async fn reply_of_type(&mut self, t: &str) -> Value {
+        if let Some(reply) = self.replies.iter().find(|r| r["t"] == t) {
+            return reply.clone();
+        }
+        loop {
+            let reply = self.next_reply().await;
+            if reply["t"] == t {
+                return reply;
+            }
+        }
+    }
+
     /// Reads frames until an event of type `t` arrives; returns it.
     pub async fn wait_for(&mut self, t: &str) -> Value {
         loop {
@@ -303,4 +316,75 @@ pub fn without_presence(events: &[Value]) -> Vec<Value> {
         .filter(|e| e["t"] != "presence")
         .cloned()
         .collect()
+}
+
+/// `senet serve` as a real child process on a given SQLite file.
+pub struct ChildServer {
+    pub child: tokio::process::Child,
+    pub addr: SocketAddr,
+}
+
+impl ChildServer {
+    pub async fn start(database: &std::path::Path, extra: &[&str]) -> ChildServer {
+        use tokio::io::AsyncBufReadExt;
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args([
+                "--database-url",
+                &format!("sqlite://{}", database.display()),
+            ])
+            .args(["--max-messages-per-second", "1000"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(PATIENCE, lines.next_line())
+            .await
+            .expect("the server prints its URL")
+            .unwrap()
+            .unwrap();
+        let addr = line
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        ChildServer { child, addr }
+    }
+
+    pub async fn kill(mut self) {
+        self.child.kill().await.unwrap();
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    pub async fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().unwrap();
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        tokio::time::timeout(PATIENCE, self.child.wait())
+            .await
+            .expect("the server exits after SIGTERM")
+            .unwrap()
+    }
+}
+
+impl Client {
+    /// Closes this client and waits until `observer` sees it gone.
+    pub async fn close_and_wait(&mut self, observer: &mut Client) {
+        let seat = self.seat.clone();
+        let _ = self.ws.close(None).await;
+        loop {
+            let event = observer.wait_for("presence").await;
+            if event["d"][&seat]["connected"] == false {
+                return;
+            }
+        }
+    }
 }
