@@ -1,20 +1,30 @@
-//! Several instances on one PostgreSQL. Every test here needs the server
+//! Several instances on one PostgreSQL: the listener on its own, then real
+//! `senet serve` processes sharing rooms. Every test here needs the server
 //! named by `SENET_TEST_POSTGRES_URL` and works in a fresh schema of its own;
 //! without the variable they are reported as ignored (see
 //! tests/postgres_support).
 
+mod common;
 mod postgres_support;
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
+use common::{ChildServer, Client, http};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Subscription};
 use senet::protocol::Mode;
 use senet::store::{RoomRow, StoreError, StoredEvent};
+use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
 use tokio_util::sync::CancellationToken;
 
 /// Long enough for a loaded machine, short enough to fail a hung test.
 const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Actions after which a random game is given up on (they end far sooner).
+const MAX_STEPS: usize = 3_000;
 
 fn room(id: &str) -> RoomRow {
     RoomRow {
@@ -43,12 +53,15 @@ async fn next(news: &mut Subscription) -> News {
         .expect("the listener stopped")
 }
 
-/// The next `Appended`, passing over `Resync`s (which other tests cause by
-/// killing listening connections).
-async fn next_appended(news: &mut Subscription) -> (String, u64) {
+/// The next `Appended` about `room`, passing over `Resync`s (which other
+/// tests cause by killing listening connections) and news of other rooms
+/// (channels are per database, and other tests share it).
+async fn next_appended(news: &mut Subscription, room: &str) -> u64 {
     loop {
-        if let News::Appended { room, v } = next(news).await {
-            return (room, v);
+        if let News::Appended { room: about, v } = next(news).await
+            && about == room
+        {
+            return v;
         }
     }
 }
@@ -76,7 +89,7 @@ async fn appends_are_heard_and_conflicts_are_not() {
         let id = senet::secrets::new_room_id();
         store.create_room(&room(&id), &[]).await.unwrap();
         store.append(&id, &[event(1), event(2)]).await.unwrap();
-        assert_eq!(next_appended(&mut news).await, (id.clone(), 2));
+        assert_eq!(next_appended(&mut news, &id).await, 2);
 
         let clash = store.append(&id, &[event(2)]).await;
         assert!(
@@ -84,7 +97,7 @@ async fn appends_are_heard_and_conflicts_are_not() {
             "{clash:?}"
         );
         store.append(&id, &[event(3)]).await.unwrap();
-        assert_eq!(next_appended(&mut news).await, (id, 3));
+        assert_eq!(next_appended(&mut news, &id).await, 3);
         shutdown.cancel();
     })
     .await
@@ -120,8 +133,294 @@ async fn a_killed_listening_connection_resyncs_and_hears_again() {
         let id = senet::secrets::new_room_id();
         store.create_room(&room(&id), &[]).await.unwrap();
         store.append(&id, &[event(1)]).await.unwrap();
-        assert_eq!(next_appended(&mut news).await, (id, 1));
+        assert_eq!(next_appended(&mut news, &id).await, 1);
         shutdown.cancel();
+    })
+    .await
+}
+
+// ------------------------------------------------------------ real processes
+
+/// Two `senet serve` processes on the database `url`.
+async fn two_instances(url: &str) -> (ChildServer, ChildServer) {
+    let one = ChildServer::start_url(url, &[]).await;
+    // The second starts once the first has migrated (they would also take
+    // turns through the migrator's lock).
+    let two = ChildServer::start_url(url, &[]).await;
+    (one, two)
+}
+
+/// A seated player and where they play.
+struct Player {
+    client: Client,
+    token: String,
+}
+
+impl Player {
+    /// Connects through `at` with the token of a create or join `answer`.
+    async fn sit(at: SocketAddr, room: &str, answer: &Value) -> Player {
+        let token = answer["token"].as_str().unwrap().to_string();
+        Player {
+            client: Client::join(at, room, Some(&token)).await,
+            token,
+        }
+    }
+}
+
+/// An online game: black, white and any number of spectators, each on
+/// whichever instance the test chose.
+struct Table {
+    room: String,
+    black: Player,
+    white: Player,
+    watchers: Vec<Client>,
+    /// Highest version any action was acknowledged with.
+    v: u64,
+    /// Actions acknowledged, by type: each must be in the log exactly once.
+    acked: std::collections::HashMap<&'static str, usize>,
+}
+
+impl Table {
+    /// Creates a room through `black_at` and joins it through `white_at`;
+    /// each player connects to the instance they used.
+    async fn open(black_at: SocketAddr, white_at: SocketAddr) -> Table {
+        let created = common::create_room(black_at, "online", "black").await;
+        let room = created["room"].as_str().unwrap().to_string();
+        let joined = common::join_room(white_at, &room).await;
+        let black = Player::sit(black_at, &room, &created).await;
+        let white = Player::sit(white_at, &room, &joined).await;
+        assert_eq!(
+            (black.client.seat.as_str(), white.client.seat.as_str()),
+            ("black", "white")
+        );
+        let v = black.client.last_v().max(white.client.last_v());
+        Table {
+            room,
+            black,
+            white,
+            watchers: Vec::new(),
+            v,
+            acked: Default::default(),
+        }
+    }
+
+    async fn watch_from(&mut self, at: SocketAddr) {
+        self.watchers.push(Client::join(at, &self.room, None).await);
+    }
+
+    fn clients(&mut self) -> impl Iterator<Item = &mut Client> {
+        [&mut self.black.client, &mut self.white.client]
+            .into_iter()
+            .chain(self.watchers.iter_mut())
+    }
+
+    /// Waits until every connection has seen the last acknowledged version.
+    async fn settle(&mut self) {
+        let v = self.v;
+        for client in self.clients() {
+            client.wait_for_v(v).await;
+        }
+    }
+
+    /// (side to move, its opponent).
+    fn split(&mut self, turn: &str) -> (&mut Client, &mut Client) {
+        match turn {
+            "black" => (&mut self.black.client, &mut self.white.client),
+            _ => (&mut self.white.client, &mut self.black.client),
+        }
+    }
+
+    fn count(&mut self, reply: &Value, action: &'static str) {
+        if reply["t"] == "ack" {
+            self.v = self.v.max(reply["d"]["v"].as_u64().unwrap());
+            *self.acked.entry(action).or_default() += 1;
+        }
+    }
+
+    /// Plays throws and random legal moves until the game is over or
+    /// `steps` actions were made; returns whether it is over. With `race`,
+    /// every action of the side to move is sent at the same moment as a
+    /// draw offer by the other side, through the other instance.
+    async fn play(&mut self, rng: &mut ChaCha8Rng, steps: usize, race: bool) -> bool {
+        for _ in 0..steps {
+            self.settle().await;
+            let state = self.black.client.sync().await;
+            assert_eq!(state["v"].as_u64().unwrap(), self.v, "{state}");
+            let (kind, data) = match state["phase"].as_str().unwrap() {
+                "over" => return true,
+                "roll" => ("roll", Value::Null),
+                "move" => {
+                    let legal = state["legal"].as_array().unwrap();
+                    let choice = &legal[rng.random_range(0..legal.len())];
+                    ("move", json!({ "from": choice["from"] }))
+                }
+                other => panic!("unexpected phase {other}: {state}"),
+            };
+            let (mover, other) = self.split(state["turn"].as_str().unwrap());
+            let (done, offered) = if race {
+                let (done, offered) =
+                    tokio::join!(mover.act(kind, data), other.act("draw-offer", Value::Null));
+                (done, Some(offered))
+            } else {
+                (mover.act(kind, data).await, None)
+            };
+            // The side to move's action stays legal whichever came first.
+            assert_eq!(done["t"], "ack", "{kind}: {done}");
+            self.count(&done, kind);
+            if let Some(offered) = offered {
+                // Refused only if this side's offer from before is still
+                // open, or if the move it raced with ended the game.
+                let refused = offered["d"]["code"].as_str().unwrap_or_default();
+                assert!(
+                    offered["t"] == "ack" || ["bad_request", "game_over"].contains(&refused),
+                    "{offered}"
+                );
+                self.count(&offered, "draw-offer");
+            }
+        }
+        false
+    }
+
+    /// Every connection saw exactly the record's events from the moment it
+    /// came in, in version order, none missing or repeated; every
+    /// acknowledged action is in the log once; `senet verify` accepts it.
+    async fn check_against_record(&mut self, at: SocketAddr) {
+        self.settle().await;
+        let record = record(at, &self.room).await;
+        let logged: Vec<Value> = record["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let mut d = e["d"].clone();
+                d["v"] = e["v"].clone();
+                json!({ "t": e["t"], "d": d })
+            })
+            .collect();
+        for (i, event) in logged.iter().enumerate() {
+            assert_eq!(event["d"]["v"], json!(i + 1), "versions are consecutive");
+        }
+        let last = logged.len() as u64;
+        assert!(last >= self.v);
+        for client in self.clients() {
+            client.wait_for_v(last).await;
+            let joined_at = client.state["v"].as_u64().unwrap() as usize;
+            let seen: Vec<&Value> = client
+                .events
+                .iter()
+                .filter(|e| e["d"]["v"].as_u64().unwrap() <= last)
+                .collect();
+            let expected: Vec<&Value> = logged[joined_at..].iter().collect();
+            assert_eq!(seen, expected, "the {} connection's stream", client.seat);
+        }
+        let count = |t: &str| logged.iter().filter(|e| e["t"] == t).count();
+        assert_eq!(count("rolled"), self.acked["roll"], "throws applied once");
+        assert_eq!(count("moved"), self.acked.get("move").copied().unwrap_or(0));
+        assert_eq!(
+            count("draw-offered"),
+            self.acked.get("draw-offer").copied().unwrap_or(0),
+            "draw offers applied once"
+        );
+        verify(&record).await;
+    }
+}
+
+async fn record(at: SocketAddr, room: &str) -> Value {
+    let (status, record) = http(at, "GET", &format!("/api/rooms/{room}/record"), None).await;
+    assert_eq!(status, 200, "{record}");
+    record
+}
+
+/// Runs `senet verify` on a finished game's record: every throw recomputed
+/// from the seed, every move re-judged by the rules.
+async fn verify(record: &Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("record.json");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "senet verify: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// Black on the first instance, white on the second, a spectator on each:
+/// a whole game, and every connection sees the same events in the same order.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn players_on_two_instances_play_a_whole_game() {
+    postgres_support::in_fresh_schema(async |url| {
+        let (one, two) = two_instances(&url).await;
+        let mut table = Table::open(one.addr, two.addr).await;
+        table.watch_from(one.addr).await;
+        table.watch_from(two.addr).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        assert!(
+            table.play(&mut rng, MAX_STEPS, false).await,
+            "the game ends"
+        );
+        table.check_against_record(two.addr).await;
+    })
+    .await
+}
+
+/// Both players act through different instances at the same moment, action
+/// after action, in several games: each game stays legal, versions stay
+/// consecutive and no action is applied twice.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn simultaneous_actions_on_two_instances_never_fork_a_game() {
+    postgres_support::in_fresh_schema(async |url| {
+        let (one, two) = two_instances(&url).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for _ in 0..3 {
+            let mut table = Table::open(one.addr, two.addr).await;
+            table.watch_from(one.addr).await;
+            assert!(table.play(&mut rng, MAX_STEPS, true).await, "the game ends");
+            table.check_against_record(one.addr).await;
+        }
+    })
+    .await
+}
+
+/// SIGKILL the first instance mid-game: its player comes back through the
+/// second with the token and the game finishes with nothing lost.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn a_killed_instance_s_player_finishes_on_the_other() {
+    postgres_support::in_fresh_schema(async |url| {
+        let (one, two) = two_instances(&url).await;
+        let mut table = Table::open(one.addr, two.addr).await;
+        table.watch_from(two.addr).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        assert!(!table.play(&mut rng, 20, false).await, "still playing");
+        table.settle().await;
+        one.kill().await;
+
+        let before = table.black.client.last_v();
+        table.black.client = Client::join(two.addr, &table.room, Some(&table.black.token)).await;
+        assert_eq!(table.black.client.seat, "black");
+        assert_eq!(table.black.client.state["v"].as_u64().unwrap(), before);
+        assert!(
+            table.play(&mut rng, MAX_STEPS, false).await,
+            "the game ends"
+        );
+        table.check_against_record(two.addr).await;
     })
     .await
 }

@@ -206,30 +206,16 @@ impl RoomTask {
         self.record_presence(None).await;
     }
 
-    /// What a decision needs from outside the game: the clock and who is here.
-    fn context(&self, rematch_room: Option<String>) -> Context {
-        self.context_after(None, rematch_room)
-    }
-
-    /// The context once a connection holding `left` has just left here.
-    ///
-    /// With several instances, a side may be connected to another one: this
-    /// instance then keeps the logged presence of a side it holds no
-    /// connection of, and says a side went away only when the side's last
-    /// connection here leaves (see docs/ARCHITECTURE.md).
-    fn context_after(&self, left: Option<Seat>, rematch_room: Option<String>) -> Context {
-        let here = |side| self.conns.values().any(|seat| seat.holds(side));
-        let elsewhere = |side| {
-            self.config.several_instances
-                && !left.is_some_and(|seat| seat.holds(side))
-                && self.game.is_connected(side)
-        };
-        let connected = |side| here(side) || elsewhere(side);
-        Context {
+    /// The clock and who is here, for a decision; `left` is a seat whose
+    /// connection just left.
+    fn circumstances(&self, left: Option<Seat>) -> Circumstances {
+        let here = |side| self.conns.values().any(|seat: &Seat| seat.holds(side));
+        Circumstances {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
-            connected: [connected(Side::Black), connected(Side::White)],
-            rematch_room,
+            here: [here(Side::Black), here(Side::White)],
+            left,
+            several_instances: self.config.several_instances,
         }
     }
 
@@ -368,12 +354,15 @@ impl RoomTask {
         });
     }
 
-    /// Logs a `presence` event if the log's presence differs from
-    /// [`Self::context_after`]`(left)`.
+    /// Logs a `presence` event if the log's presence differs from who is
+    /// connected (see [`Circumstances`]).
     async fn record_presence(&mut self, left: Option<Seat>) {
-        let ctx = self.context_after(left, None);
+        let now = self.circumstances(left);
         let result = self
-            .commit_with_retry(|game| Ok(game.presence_update(&ctx).into_iter().collect()))
+            .commit_with_retry(|game| {
+                let ctx = now.context(game, None);
+                Ok(game.presence_update(&ctx).into_iter().collect())
+            })
             .await;
         if let Err(error) = result {
             tracing::warn!(message = %error.message, "presence not recorded");
@@ -388,8 +377,8 @@ impl RoomTask {
         if action == Action::Rematch {
             return self.rematch(seat).await;
         }
-        let ctx = self.context(None);
-        self.commit_with_retry(|game| game.decide(seat, action, &ctx))
+        let now = self.circumstances(None);
+        self.commit_with_retry(|game| game.decide(seat, action, &now.context(game, None)))
             .await
     }
 
@@ -397,12 +386,15 @@ impl RoomTask {
     /// started) before the `rematch` event that sends players there.
     async fn rematch(&mut self, seat: Seat) -> Result<Version, ActionError> {
         let new_room = new_room_id();
-        let ctx = self.context(Some(new_room.clone()));
-        let events = self.game.decide(seat, Action::Rematch, &ctx)?;
+        let now = self.circumstances(None);
+        let ctx = |game: &Game| now.context(game, Some(new_room.clone()));
+        let events = self.game.decide(seat, Action::Rematch, &ctx(&self.game))?;
         if events.iter().any(|e| matches!(e, Event::Rematch { .. })) {
-            self.open_rematch_room(new_room).await.map_err(internal)?;
+            self.open_rematch_room(new_room.clone())
+                .await
+                .map_err(internal)?;
         }
-        self.commit_with_retry(|game| game.decide(seat, Action::Rematch, &ctx))
+        self.commit_with_retry(|game| game.decide(seat, Action::Rematch, &ctx(game)))
             .await
     }
 
@@ -503,6 +495,45 @@ impl RoomTask {
     fn send(&self, frame: Frame) {
         // No receivers is fine: nobody is watching.
         let _ = self.frames.send(frame);
+    }
+}
+
+/// What a decision needs from outside the game: the clock and the
+/// connections here. Kept apart from the game because
+/// [`RoomTask::commit_with_retry`] may judge again against a newer state
+/// read from the log.
+struct Circumstances {
+    now: UnixMs,
+    abandon_after_ms: i64,
+    /// Whether this instance holds a connection of each side.
+    here: [bool; 2],
+    /// A seat whose connection just left here.
+    left: Option<Seat>,
+    several_instances: bool,
+}
+
+impl Circumstances {
+    /// The context for judging against `game`.
+    ///
+    /// With several instances, a side may be connected to another one: a
+    /// side with no connection here keeps the presence `game` logged, and
+    /// only the departure of its last connection here says it went away
+    /// (see docs/ARCHITECTURE.md).
+    fn context(&self, game: &Game, rematch_room: Option<String>) -> Context {
+        let connected = |side: Side, here: bool| {
+            here || (self.several_instances
+                && !self.left.is_some_and(|seat| seat.holds(side))
+                && game.is_connected(side))
+        };
+        Context {
+            now: self.now,
+            abandon_after_ms: self.abandon_after_ms,
+            connected: [
+                connected(Side::Black, self.here[0]),
+                connected(Side::White, self.here[1]),
+            ],
+            rematch_room,
+        }
     }
 }
 

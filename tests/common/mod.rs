@@ -318,22 +318,25 @@ pub fn without_presence(events: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// `senet serve` as a real child process on a given SQLite file.
+/// `senet serve` as a real child process on a given database.
 pub struct ChildServer {
     pub child: tokio::process::Child,
     pub addr: SocketAddr,
 }
 
 impl ChildServer {
+    /// A server on the SQLite file at `database`.
     pub async fn start(database: &std::path::Path, extra: &[&str]) -> ChildServer {
+        Self::start_url(&format!("sqlite://{}", database.display()), extra).await
+    }
+
+    /// A server on the database `url` names (SQLite or PostgreSQL).
+    pub async fn start_url(url: &str, extra: &[&str]) -> ChildServer {
         use tokio::io::AsyncBufReadExt;
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
-            .args([
-                "--database-url",
-                &format!("sqlite://{}", database.display()),
-            ])
+            .args(["--database-url", url])
             .args(["--max-messages-per-second", "1000"])
             .args(extra)
             .stdout(std::process::Stdio::piped())
