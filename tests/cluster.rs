@@ -8,6 +8,7 @@ mod common;
 mod postgres_support;
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::time::Duration;
 
 use common::{ChildServer, Client, http};
@@ -66,7 +67,8 @@ async fn next_appended(news: &mut Subscription, room: &str) -> u64 {
     }
 }
 
-/// Waits for the `Resync` a listener sends once it is listening.
+/// Waits for the `Resync` a listener sends once it is listening (before,
+/// it hears nothing, so nothing else can come first).
 async fn listening(news: &mut Subscription) {
     assert_eq!(next(news).await, News::Resync);
 }
@@ -128,7 +130,8 @@ async fn a_killed_listening_connection_resyncs_and_hears_again() {
         .await
         .unwrap();
         assert!(killed.contains(&true), "no listening connection to kill");
-        assert_eq!(next(&mut news).await, News::Resync);
+        // News of other tests' rooms may come first.
+        while next(&mut news).await != News::Resync {}
 
         let id = senet::secrets::new_room_id();
         store.create_room(&room(&id), &[]).await.unwrap();
@@ -201,6 +204,14 @@ impl Table {
             watchers: Vec::new(),
             v,
             acked: Default::default(),
+        }
+    }
+
+    /// Closes every connection.
+    async fn leave(self) {
+        let clients = [self.black.client, self.white.client].into_iter();
+        for client in clients.chain(self.watchers) {
+            client.close().await;
         }
     }
 
@@ -421,6 +432,188 @@ async fn a_killed_instance_s_player_finishes_on_the_other() {
             "the game ends"
         );
         table.check_against_record(two.addr).await;
+    })
+    .await
+}
+
+// ------------------------------------------------------------ nginx
+
+/// Debian's nginx running deploy/nginx/senet.conf on loopback, in front of
+/// two instances, as one process (no master) that dies with the test.
+struct Nginx {
+    child: tokio::process::Child,
+    addr: SocketAddr,
+    dir: tempfile::TempDir,
+}
+
+impl Nginx {
+    async fn start(instances: [SocketAddr; 2]) -> Nginx {
+        let binary = Path::new("/usr/sbin/nginx");
+        assert!(
+            binary.exists(),
+            "the nginx test needs Debian's nginx: apt-get install -y nginx-light"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let addr = free_port().await;
+        let site = deployed_site(addr, instances);
+        std::fs::write(dir.path().join("senet.conf"), site).unwrap();
+        let prefix = dir.path().display();
+        let main = format!(
+            "daemon off;\n\
+             master_process off;\n\
+             pid {prefix}/nginx.pid;\n\
+             error_log {prefix}/error.log info;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{\n\
+                 log_format route '$request_method $uri $upstream_addr $status';\n\
+                 access_log {prefix}/access.log route;\n\
+                 client_body_temp_path {prefix}/body;\n\
+                 proxy_temp_path {prefix}/proxy;\n\
+                 fastcgi_temp_path {prefix}/fastcgi;\n\
+                 uwsgi_temp_path {prefix}/uwsgi;\n\
+                 scgi_temp_path {prefix}/scgi;\n\
+                 include {prefix}/senet.conf;\n\
+             }}\n"
+        );
+        let config = dir.path().join("nginx.conf");
+        std::fs::write(&config, main).unwrap();
+        let child = tokio::process::Command::new(binary)
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-e")
+            .arg(dir.path().join("error.log"))
+            .arg("-c")
+            .arg(&config)
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut nginx = Nginx { child, addr, dir };
+        nginx.wait_until_up().await;
+        nginx
+    }
+
+    /// Polls `/healthz` through nginx until an instance answers.
+    async fn wait_until_up(&mut self) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("nginx exited ({status}): {}", self.log("error.log"));
+            }
+            if tokio::net::TcpStream::connect(self.addr).await.is_ok() {
+                let (status, _) = http(self.addr, "GET", "/healthz", None).await;
+                if status == 200 {
+                    return;
+                }
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "nginx did not come up: {}",
+                self.log("error.log")
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default()
+    }
+
+    /// The upstream addresses that served requests whose path mentions
+    /// `room`, once `count` of them are logged (WebSockets are logged when
+    /// they close).
+    async fn upstreams_for(&self, room: &str, count: usize) -> Vec<String> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let lines: Vec<String> = self
+                .log("access.log")
+                .lines()
+                .filter(|line| line.contains(room))
+                .map(|line| line.split(' ').nth(2).unwrap_or_default().to_string())
+                .collect();
+            if lines.len() >= count {
+                return lines;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "only {} requests for the room logged: {}",
+                lines.len(),
+                self.log("access.log")
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// deploy/nginx/senet.conf as shipped, pointed at this test's ports: only
+/// the `listen` line and the two upstream servers change.
+fn deployed_site(listen: SocketAddr, instances: [SocketAddr; 2]) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/nginx/senet.conf");
+    let mut site = std::fs::read_to_string(path).unwrap();
+    for (from, to) in [
+        ("listen 80;".to_string(), format!("listen {listen};")),
+        (
+            "server senet1:8080 ".into(),
+            format!("server {} ", instances[0]),
+        ),
+        (
+            "server senet2:8080 ".into(),
+            format!("server {} ", instances[1]),
+        ),
+    ] {
+        assert_eq!(site.matches(&from).count(), 1, "{from:?} in {path}");
+        site = site.replace(&from, &to);
+    }
+    site
+}
+
+/// A loopback port nobody listens on right now.
+async fn free_port() -> SocketAddr {
+    let probe = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    probe.local_addr().unwrap()
+}
+
+/// A whole game through the deploy/ nginx config with two instances behind
+/// it: both players and the room's HTTP requests reach the instance the
+/// room id hashes to, and a spectator on the other instance sees the same.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn a_game_through_the_deployed_nginx_config() {
+    postgres_support::in_fresh_schema(async |url| {
+        let (one, two) = two_instances(&url).await;
+        let nginx = Nginx::start([one.addr, two.addr]).await;
+        let mut table = Table::open(nginx.addr, nginx.addr).await;
+        table.watch_from(one.addr).await;
+        table.watch_from(two.addr).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        assert!(
+            table.play(&mut rng, MAX_STEPS, false).await,
+            "the game ends"
+        );
+        table.check_against_record(nginx.addr).await;
+        let (status, _) = http(
+            nginx.addr,
+            "GET",
+            &format!("/api/rooms/{}", table.room),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200);
+        // The page route is hashed the same way, whether or not this build serves pages.
+        http(nginx.addr, "GET", &format!("/r/{}", table.room), None).await;
+
+        let room = table.room.clone();
+        table.leave().await;
+        // join, record, summary, page, and the two players' WebSockets.
+        let upstreams = nginx.upstreams_for(&room, 6).await;
+        let instances = [one.addr.to_string(), two.addr.to_string()];
+        assert!(instances.contains(&upstreams[0]), "{upstreams:?}");
+        assert!(
+            upstreams.iter().all(|u| *u == upstreams[0]),
+            "one room, one instance: {upstreams:?}"
+        );
     })
     .await
 }
