@@ -23,6 +23,10 @@ pub struct Config {
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
     pub room_idle_after: Duration,
 
+    /// Events a connection may fall behind before it gets a fresh state instead of them.
+    #[arg(long, env = "SENET_BROADCAST_CAPACITY", default_value = "64", value_parser = clap::value_parser!(u16).range(1..))]
+    pub broadcast_capacity: u16,
+
     /// Messages one WebSocket may send in any second; more close it (1008).
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
@@ -36,6 +40,7 @@ impl Config {
             database_url: database_url.into(),
             abandon_after: Duration::from_secs(60),
             room_idle_after: Duration::from_secs(30),
+            broadcast_capacity: 64,
             max_messages_per_second: 20,
         }
     }
@@ -45,6 +50,7 @@ impl Config {
             abandon_after: self.abandon_after,
             idle_after: self.room_idle_after,
             several_instances: crate::store::is_postgres_url(&self.database_url),
+            broadcast_capacity: usize::from(self.broadcast_capacity),
             ..RoomConfig::default()
         }
     }

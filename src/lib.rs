@@ -2,6 +2,7 @@
 //!
 //! # Layout
 //!
+//! - [`commands`]: the `senet` command line, one file per subcommand.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
 //! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
 //! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.

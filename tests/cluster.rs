@@ -144,13 +144,25 @@ async fn a_killed_listening_connection_resyncs_and_hears_again() {
 
 // ------------------------------------------------------------ real processes
 
-/// Two `senet serve` processes on the database `url`.
-async fn two_instances(url: &str) -> (ChildServer, ChildServer) {
-    let one = ChildServer::start_url(url, &[]).await;
+/// Two `senet serve` processes on one database, with their debug logs.
+struct Instances {
+    one: ChildServer,
+    two: ChildServer,
+    _logs: tempfile::TempDir,
+}
+
+/// Starts two instances on the database `url`.
+async fn two_instances(url: &str) -> Instances {
+    let logs = tempfile::tempdir().unwrap();
+    let one = ChildServer::start_url(url, &logs.path().join("one.log"), &[]).await;
     // The second starts once the first has migrated (they would also take
     // turns through the migrator's lock).
-    let two = ChildServer::start_url(url, &[]).await;
-    (one, two)
+    let two = ChildServer::start_url(url, &logs.path().join("two.log"), &[]).await;
+    Instances {
+        one,
+        two,
+        _logs: logs,
+    }
 }
 
 /// A seated player and where they play.
@@ -315,7 +327,8 @@ impl Table {
         assert!(last >= self.v);
         for client in self.clients() {
             client.wait_for_v(last).await;
-            let joined_at = client.state["v"].as_u64().unwrap() as usize;
+            let welcome = client.frames.iter().find(|f| f["t"] == "welcome").unwrap();
+            let joined_at = welcome["d"]["state"]["v"].as_u64().unwrap() as usize;
             let seen: Vec<&Value> = client
                 .events
                 .iter()
@@ -370,7 +383,7 @@ async fn verify(record: &Value) {
 )]
 async fn players_on_two_instances_play_a_whole_game() {
     postgres_support::in_fresh_schema(async |url| {
-        let (one, two) = two_instances(&url).await;
+        let Instances { one, two, _logs } = two_instances(&url).await;
         let mut table = Table::open(one.addr, two.addr).await;
         table.watch_from(one.addr).await;
         table.watch_from(two.addr).await;
@@ -394,7 +407,7 @@ async fn players_on_two_instances_play_a_whole_game() {
 )]
 async fn simultaneous_actions_on_two_instances_never_fork_a_game() {
     postgres_support::in_fresh_schema(async |url| {
-        let (one, two) = two_instances(&url).await;
+        let Instances { one, two, _logs } = two_instances(&url).await;
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         for _ in 0..3 {
             let mut table = Table::open(one.addr, two.addr).await;
@@ -415,7 +428,7 @@ async fn simultaneous_actions_on_two_instances_never_fork_a_game() {
 )]
 async fn a_killed_instance_s_player_finishes_on_the_other() {
     postgres_support::in_fresh_schema(async |url| {
-        let (one, two) = two_instances(&url).await;
+        let Instances { one, two, _logs } = two_instances(&url).await;
         let mut table = Table::open(one.addr, two.addr).await;
         table.watch_from(two.addr).await;
         let mut rng = ChaCha8Rng::seed_from_u64(3);
@@ -582,7 +595,7 @@ async fn free_port() -> SocketAddr {
 )]
 async fn a_game_through_the_deployed_nginx_config() {
     postgres_support::in_fresh_schema(async |url| {
-        let (one, two) = two_instances(&url).await;
+        let Instances { one, two, _logs } = two_instances(&url).await;
         let nginx = Nginx::start([one.addr, two.addr]).await;
         let mut table = Table::open(nginx.addr, nginx.addr).await;
         table.watch_from(one.addr).await;

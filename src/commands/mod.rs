@@ -8,6 +8,7 @@ mod verify;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 use crate::engine::{Position, Roll};
@@ -34,6 +35,26 @@ enum Command {
 }
 
 impl Cli {
+    /// Parses the process arguments. `--help` and `--version` print as
+    /// usual; any other parse error is reduced to one line (clap's first
+    /// paragraph, which says what is wrong) and exits with status 2, like
+    /// every other bad input.
+    pub fn parse_or_exit() -> Cli {
+        Cli::try_parse().unwrap_or_else(|error| {
+            if !error.use_stderr() {
+                error.exit();
+            }
+            let message = match error.kind() {
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    "missing subcommand; see `senet --help`".to_string()
+                }
+                _ => first_paragraph(&error.render().to_string()),
+            };
+            eprintln!("senet: {message}");
+            std::process::exit(2);
+        })
+    }
+
     pub fn run(self) -> ExitCode {
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
@@ -60,6 +81,16 @@ impl<E: std::fmt::Display> From<E> for UsageError {
     fn from(error: E) -> Self {
         UsageError(error.to_string())
     }
+}
+
+/// The first paragraph of a clap error, joined into one line.
+fn first_paragraph(rendered: &str) -> String {
+    let words: Vec<&str> = rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    words.join(" ").trim_start_matches("error: ").to_string()
 }
 
 /// Parses a position argument in the engine's notation.

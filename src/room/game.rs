@@ -656,6 +656,59 @@ mod tests {
         Ok(events)
     }
 
+    /// Whole local games through decide/apply: at every move, each square
+    /// that is not a legal `from` is refused with the engine's own reason and
+    /// leaves the state as it was. Over a few games every reason shows up.
+    #[test]
+    fn every_refused_move_carries_the_engine_reason_and_changes_nothing() {
+        let mut reasons = std::collections::BTreeSet::new();
+        for game_number in 0..20u8 {
+            let mut room = started_game(Mode::Local).row().clone();
+            room.seed = [game_number; 32];
+            let mut game = Game::new(room);
+            let started = game.start_event().unwrap();
+            game.apply(1, &started);
+            while !game.is_over() {
+                let events = act(&mut game, Seat::Both, Action::Roll).unwrap();
+                let Some(Event::Rolled { legal, value, .. }) =
+                    events.iter().find(|e| matches!(e, Event::Rolled { .. }))
+                else {
+                    unreachable!()
+                };
+                if legal.is_empty() {
+                    continue;
+                }
+                let before = game.state(0);
+                let roll = crate::engine::Roll::new(*value).unwrap();
+                let position: Position = before.position.parse().unwrap();
+                for from in 0..=31u8 {
+                    if legal.iter().any(|m| m.from == from) {
+                        continue;
+                    }
+                    let refused = game
+                        .decide(Seat::Both, Action::Move { from }, &ctx())
+                        .unwrap_err();
+                    assert_eq!(refused.code, ErrorCode::IllegalMove);
+                    let expected = position.check(from, roll).unwrap_err().code();
+                    assert_eq!(refused.reason, Some(expected));
+                    reasons.insert(expected);
+                }
+                assert_eq!(game.state(0), before);
+                let chosen = legal[usize::from(game_number) % legal.len()].from;
+                act(&mut game, Seat::Both, Action::Move { from: chosen }).unwrap();
+            }
+        }
+        let all = [
+            "blocked",
+            "must_stop_on_26",
+            "no_own_piece",
+            "not_exact_to_bear_off",
+            "occupied_by_own",
+            "safe_square",
+        ];
+        assert_eq!(reasons.into_iter().collect::<Vec<_>>(), all);
+    }
+
     #[test]
     fn seats_are_found_by_token_hash() {
         let game = started_game(Mode::Online);

@@ -60,7 +60,8 @@ pub struct Attached {
     pub frames: broadcast::Receiver<Frame>,
 }
 
-pub type Reply1<T> = oneshot::Sender<Result<T, ActionError>>;
+/// Where a room task answers a command that can be refused.
+pub type Answer<T> = oneshot::Sender<Result<T, ActionError>>;
 
 /// Requests to a room task. Every reply channel dropped unanswered means
 /// "the task ended before handling this": the caller reloads and retries.
@@ -68,11 +69,11 @@ pub enum Command {
     Join {
         side: Option<Side>,
         client_seed: String,
-        reply: Reply1<Joined>,
+        reply: Answer<Joined>,
     },
     Attach {
         token: Option<String>,
-        reply: Reply1<Attached>,
+        reply: Answer<Attached>,
     },
     Detach {
         conn: ConnId,
@@ -80,7 +81,7 @@ pub enum Command {
     Act {
         conn: ConnId,
         action: Action,
-        reply: Reply1<Version>,
+        reply: Answer<Version>,
     },
     Snapshot {
         reply: oneshot::Sender<State>,
@@ -126,11 +127,13 @@ impl RoomTask {
         task.catch_up().await?;
         // A crash between taking the second seat and logging `started`
         // leaves a full room that never started: start it now.
-        if let Some(started) = task.game.start_event() {
-            task.commit_with_retry(|_| Ok(vec![started.clone()]))
-                .await
-                .map_err(|e| StoreError::Corrupt(e.message))?;
+        if task.game.start_event().is_some() {
+            let started = |game: &Game| Ok(game.start_event().into_iter().collect());
+            if let Err(error) = task.commit_with_retry(started).await {
+                tracing::warn!(room = id, message = %error.message, "could not start a full room");
+            }
         }
+        tracing::debug!(room = id, v = task.game.version(), "room loaded");
         Ok(Some(task))
     }
 
@@ -479,6 +482,13 @@ impl RoomTask {
 
     fn apply_and_send(&mut self, v: Version, event: &Event) {
         self.game.apply(v, event);
+        match event {
+            Event::Started { .. } => tracing::info!(v, "game started"),
+            Event::GameOver { winner, reason, .. } => {
+                tracing::info!(v, ?winner, ?reason, "game over");
+            }
+            _ => {}
+        }
         let rematch = match event {
             Event::Rematch { room } => Some(Arc::from(room.as_str())),
             _ => None,
