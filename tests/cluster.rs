@@ -219,6 +219,23 @@ impl Table {
         }
     }
 
+    /// Black reconnects through `at` with its token, and finds the game
+    /// exactly where it saw it last.
+    async fn reseat_black(&mut self, at: SocketAddr) {
+        Self::reseat(&mut self.black, at, &self.room, "black").await;
+    }
+
+    async fn reseat_white(&mut self, at: SocketAddr) {
+        Self::reseat(&mut self.white, at, &self.room, "white").await;
+    }
+
+    async fn reseat(player: &mut Player, at: SocketAddr, room: &str, seat: &str) {
+        let last_seen = player.client.last_v();
+        player.client = Client::join(at, room, Some(&player.token)).await;
+        assert_eq!(player.client.seat, seat);
+        assert_eq!(player.client.state["v"].as_u64().unwrap(), last_seen);
+    }
+
     /// Closes every connection.
     async fn leave(self) {
         let clients = [self.black.client, self.white.client].into_iter();
@@ -419,32 +436,38 @@ async fn simultaneous_actions_on_two_instances_never_fork_a_game() {
     .await
 }
 
-/// SIGKILL the first instance mid-game: its player comes back through the
-/// second with the token and the game finishes with nothing lost.
+/// SIGKILL the first instance mid-game. In a room played across both, the
+/// player it served comes back through the second with the token; a room
+/// played entirely on the first is picked up by the second, from the log,
+/// when its players come back. Both games finish with nothing lost.
 #[tokio::test]
 #[cfg_attr(
     senet_no_test_postgres,
     ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
 )]
-async fn a_killed_instance_s_player_finishes_on_the_other() {
+async fn a_killed_instance_s_players_finish_on_the_other() {
     postgres_support::in_fresh_schema(async |url| {
         let Instances { one, two, _logs } = two_instances(&url).await;
-        let mut table = Table::open(one.addr, two.addr).await;
-        table.watch_from(two.addr).await;
+        let mut across = Table::open(one.addr, two.addr).await;
+        across.watch_from(two.addr).await;
+        let mut only_one = Table::open(one.addr, one.addr).await;
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        assert!(!table.play(&mut rng, 20, false).await, "still playing");
-        table.settle().await;
+        for table in [&mut across, &mut only_one] {
+            assert!(!table.play(&mut rng, 20, false).await, "still playing");
+            table.settle().await;
+        }
         one.kill().await;
 
-        let before = table.black.client.last_v();
-        table.black.client = Client::join(two.addr, &table.room, Some(&table.black.token)).await;
-        assert_eq!(table.black.client.seat, "black");
-        assert_eq!(table.black.client.state["v"].as_u64().unwrap(), before);
-        assert!(
-            table.play(&mut rng, MAX_STEPS, false).await,
-            "the game ends"
-        );
-        table.check_against_record(two.addr).await;
+        across.reseat_black(two.addr).await;
+        only_one.reseat_black(two.addr).await;
+        only_one.reseat_white(two.addr).await;
+        for table in [&mut across, &mut only_one] {
+            assert!(
+                table.play(&mut rng, MAX_STEPS, false).await,
+                "the game ends"
+            );
+            table.check_against_record(two.addr).await;
+        }
     })
     .await
 }
