@@ -501,7 +501,7 @@ impl Nginx {
              error_log {prefix}/error.log info;\n\
              events {{ worker_connections 256; }}\n\
              http {{\n\
-                 log_format route '$request_method $uri $upstream_addr $status';\n\
+                 log_format route '$request_method $uri $status \"$upstream_addr\"';\n\
                  access_log {prefix}/access.log route;\n\
                  client_body_temp_path {prefix}/body;\n\
                  proxy_temp_path {prefix}/proxy;\n\
@@ -554,28 +554,48 @@ impl Nginx {
         std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default()
     }
 
-    /// The upstream addresses that served requests whose path mentions
-    /// `room`, once `count` of them are logged (WebSockets are logged when
-    /// they close).
-    async fn upstreams_for(&self, room: &str, count: usize) -> Vec<String> {
+    /// The requests whose path mentions `room`, once `count` of them are
+    /// logged (WebSockets are logged when they close).
+    async fn requests_for(&self, room: &str, count: usize) -> Vec<Logged> {
         let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
-            let lines: Vec<String> = self
-                .log("access.log")
+            let log = self.log("access.log");
+            let requests: Vec<Logged> = log
                 .lines()
                 .filter(|line| line.contains(room))
-                .map(|line| line.split(' ').nth(2).unwrap_or_default().to_string())
+                .map(Logged::parse)
                 .collect();
-            if lines.len() >= count {
-                return lines;
+            if requests.len() >= count {
+                return requests;
             }
             assert!(
                 tokio::time::Instant::now() < deadline,
-                "only {} requests for the room logged: {}",
-                lines.len(),
-                self.log("access.log")
+                "only {} requests for the room logged: {log}",
+                requests.len(),
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// One line of the access log, written in the `route` format.
+#[derive(Debug)]
+struct Logged {
+    method: String,
+    uri: String,
+    /// The instance that answered: the last of those nginx tried.
+    served_by: String,
+}
+
+impl Logged {
+    fn parse(line: &str) -> Logged {
+        let (request, upstreams) = line.split_once(" \"").unwrap();
+        let mut words = request.split(' ');
+        let upstreams = upstreams.trim_end_matches('"');
+        Logged {
+            method: words.next().unwrap().to_string(),
+            uri: words.next().unwrap().to_string(),
+            served_by: upstreams.rsplit(", ").next().unwrap().to_string(),
         }
     }
 }
@@ -609,8 +629,10 @@ async fn free_port() -> SocketAddr {
 }
 
 /// A whole game through the deploy/ nginx config with two instances behind
-/// it: both players and the room's HTTP requests reach the instance the
-/// room id hashes to, and a spectator on the other instance sees the same.
+/// it. The room's requests all reach the instance its id hashes to; when
+/// that instance is killed mid-game, nginx sends the players, reconnecting
+/// with their tokens, to the other, which finishes the game. A spectator on
+/// the other instance sees it all.
 #[tokio::test]
 #[cfg_attr(
     senet_no_test_postgres,
@@ -621,35 +643,52 @@ async fn a_game_through_the_deployed_nginx_config() {
         let Instances { one, two, _logs } = two_instances(&url).await;
         let nginx = Nginx::start([one.addr, two.addr]).await;
         let mut table = Table::open(nginx.addr, nginx.addr).await;
-        table.watch_from(one.addr).await;
-        table.watch_from(two.addr).await;
+        let room = table.room.clone();
+        let joined_on = nginx.requests_for(&room, 1).await.remove(0).served_by;
+        let (chosen, other) = if joined_on == one.addr.to_string() {
+            (one, two)
+        } else {
+            (two, one)
+        };
+        let (chosen_addr, other_addr) = (chosen.addr.to_string(), other.addr.to_string());
+        table.watch_from(other.addr).await;
         let mut rng = ChaCha8Rng::seed_from_u64(4);
+        assert!(!table.play(&mut rng, 20, false).await, "still playing");
+        table.settle().await;
+
+        chosen.kill().await;
+        table.reseat_black(nginx.addr).await;
+        table.reseat_white(nginx.addr).await;
         assert!(
             table.play(&mut rng, MAX_STEPS, false).await,
             "the game ends"
         );
         table.check_against_record(nginx.addr).await;
-        let (status, _) = http(
-            nginx.addr,
-            "GET",
-            &format!("/api/rooms/{}", table.room),
-            None,
-        )
-        .await;
-        assert_eq!(status, 200);
+        let summary = format!("/api/rooms/{room}");
+        assert_eq!(http(nginx.addr, "GET", &summary, None).await.0, 200);
         // The page route is hashed the same way, whether or not this build serves pages.
-        http(nginx.addr, "GET", &format!("/r/{}", table.room), None).await;
-
-        let room = table.room.clone();
+        http(nginx.addr, "GET", &format!("/r/{room}"), None).await;
         table.leave().await;
-        // join, record, summary, page, and the two players' WebSockets.
-        let upstreams = nginx.upstreams_for(&room, 6).await;
-        let instances = [one.addr.to_string(), two.addr.to_string()];
-        assert!(instances.contains(&upstreams[0]), "{upstreams:?}");
-        assert!(
-            upstreams.iter().all(|u| *u == upstreams[0]),
-            "one room, one instance: {upstreams:?}"
+
+        // The join, four WebSockets (two before the kill, two after), the
+        // record, the summary and the page.
+        let requests = nginx.requests_for(&room, 8).await;
+        let sockets = |by: &str| {
+            let on = |r: &&Logged| r.uri.starts_with("/ws/") && r.served_by == by;
+            requests.iter().filter(on).count()
+        };
+        assert_eq!(
+            (sockets(&chosen_addr), sockets(&other_addr)),
+            (2, 2),
+            "{requests:?}"
         );
+        for request in requests.iter().filter(|r| !r.uri.starts_with("/ws/")) {
+            let expected = match request.method.as_str() {
+                "POST" => &chosen_addr,
+                _ => &other_addr,
+            };
+            assert_eq!(&request.served_by, expected, "{request:?}");
+        }
     })
     .await
 }
