@@ -9,16 +9,18 @@ mod postgres_support;
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::{ChildServer, Client, http};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Subscription};
+use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription};
 use senet::protocol::Mode;
 use senet::store::{RoomRow, StoreError, StoredEvent};
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 /// Long enough for a loaded machine, short enough to fail a hung test.
@@ -140,6 +142,112 @@ async fn a_killed_listening_connection_resyncs_and_hears_again() {
         shutdown.cancel();
     })
     .await
+}
+
+/// A listening connection that goes silent without any error (a dead
+/// network path) is noticed by the listener's probes and made again, with a
+/// `Resync`; appends are heard again afterwards.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn a_listener_that_stops_hearing_reconnects_by_itself() {
+    postgres_support::in_fresh_schema(async |url| {
+        let store = senet::store::open(&url).await.unwrap();
+        let relay = Relay::start(&url).await;
+        let shutdown = CancellationToken::new();
+        let probe = Probe {
+            every: Duration::from_millis(200),
+            patience: Duration::from_millis(500),
+        };
+        let listener = Listener::start_with(&relay.url(&url), probe, shutdown.clone());
+        let mut news = listener.subscribe();
+        listening(&mut news).await;
+        let id = senet::secrets::new_room_id();
+        store.create_room(&room(&id), &[]).await.unwrap();
+        store.append(&id, &[event(1)]).await.unwrap();
+        assert_eq!(next_appended(&mut news, &id).await, 1);
+
+        relay.freeze();
+        store.append(&id, &[event(2)]).await.unwrap();
+        // Appended 2 never arrives: only the probe can tell.
+        assert_eq!(next(&mut news).await, News::Resync);
+        store.append(&id, &[event(3)]).await.unwrap();
+        assert_eq!(next_appended(&mut news, &id).await, 3);
+        shutdown.cancel();
+    })
+    .await
+}
+
+/// A TCP relay to the test's PostgreSQL server that can go silent.
+struct Relay {
+    addr: SocketAddr,
+    /// One flag per connection made so far.
+    frozen: std::sync::Arc<std::sync::Mutex<Vec<std::sync::Arc<AtomicBool>>>>,
+}
+
+impl Relay {
+    async fn start(url: &str) -> Relay {
+        let options: sqlx::postgres::PgConnectOptions = url.parse().unwrap();
+        let server = format!("{}:{}", options.get_host(), options.get_port());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let frozen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let flags = frozen.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let upstream = tokio::net::TcpStream::connect(&server).await.unwrap();
+                let flag = std::sync::Arc::new(AtomicBool::new(false));
+                flags.lock().unwrap().push(flag.clone());
+                let (client_read, client_write) = client.into_split();
+                let (upstream_read, upstream_write) = upstream.into_split();
+                tokio::spawn(Relay::pass(client_read, upstream_write, flag.clone()));
+                tokio::spawn(Relay::pass(upstream_read, client_write, flag));
+            }
+        });
+        Relay { addr, frozen }
+    }
+
+    /// `url` through this relay, under its own application name (so that
+    /// tests killing `senet-listener` connections leave it alone).
+    fn url(&self, url: &str) -> String {
+        let separator = if url.contains('?') { '&' } else { '?' };
+        format!(
+            "{url}{separator}host={}&port={}&application_name=senet-relay-test",
+            self.addr.ip(),
+            self.addr.port()
+        )
+    }
+
+    /// Every connection made so far stops passing bytes but stays open, as
+    /// over a dead network path; later connections pass normally.
+    fn freeze(&self) {
+        for flag in self.frozen.lock().unwrap().iter() {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    async fn pass(
+        mut from: tokio::net::tcp::OwnedReadHalf,
+        mut to: tokio::net::tcp::OwnedWriteHalf,
+        frozen: std::sync::Arc<AtomicBool>,
+    ) {
+        let mut buffer = vec![0; 16 * 1024];
+        loop {
+            let n = match from.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            if frozen.load(Ordering::SeqCst) {
+                // Hold both ends open and swallow everything.
+                std::future::pending::<()>().await;
+            }
+            if to.write_all(&buffer[..n]).await.is_err() {
+                return;
+            }
+        }
+    }
 }
 
 // ------------------------------------------------------------ real processes
