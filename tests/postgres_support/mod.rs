@@ -31,6 +31,43 @@ pub fn with_search_path(url: &str, schema: &str) -> String {
     format!("{url}{separator}options=-c%20search_path%3D{schema}")
 }
 
+/// A fresh, empty schema on the test server; [`TestSchema::drop_schema`]
+/// removes it.
+pub struct TestSchema {
+    admin: PgConnection,
+    name: String,
+    /// The server's URL with this schema as its search path.
+    pub url: String,
+}
+
+impl TestSchema {
+    pub async fn create() -> TestSchema {
+        let server = server_url();
+        let name = format!("senet_test_{}", senet::secrets::new_room_id());
+        let mut admin = PgConnection::connect(&server)
+            .await
+            .expect("cannot connect to SENET_TEST_POSTGRES_URL");
+        // The name is ours (hex digits after a fixed prefix): safe to splice in.
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {name}")))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+        TestSchema {
+            admin,
+            url: with_search_path(&server, &name),
+            name,
+        }
+    }
+
+    pub async fn drop_schema(mut self) {
+        let drop = format!("DROP SCHEMA {} CASCADE", self.name);
+        sqlx::raw_sql(sqlx::AssertSqlSafe(drop))
+            .execute(&mut self.admin)
+            .await
+            .unwrap();
+    }
+}
+
 /// Runs `test` with the URL of a fresh, empty schema, and drops the schema
 /// afterwards, whether the test passed or panicked.
 pub async fn in_fresh_schema<F, Fut>(test: F)
@@ -38,23 +75,11 @@ where
     F: FnOnce(String) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let server = server_url();
-    let schema = format!("senet_test_{}", senet::secrets::new_room_id());
-    let mut admin = PgConnection::connect(&server)
-        .await
-        .expect("cannot connect to SENET_TEST_POSTGRES_URL");
-    // The name is ours (hex digits after a fixed prefix): safe to splice in.
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
-        .execute(&mut admin)
-        .await
-        .unwrap();
-    let outcome = AssertUnwindSafe(test(with_search_path(&server, &schema)))
+    let schema = TestSchema::create().await;
+    let outcome = AssertUnwindSafe(test(schema.url.clone()))
         .catch_unwind()
         .await;
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
-        .execute(&mut admin)
-        .await
-        .unwrap();
+    schema.drop_schema().await;
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
     }
