@@ -27,6 +27,10 @@ pub struct Config {
     #[arg(long, env = "SENET_BROADCAST_CAPACITY", default_value = "64", value_parser = clap::value_parser!(u16).range(1..))]
     pub broadcast_capacity: u16,
 
+    /// Seconds between pings on each WebSocket; a peer silent for three is dropped.
+    #[arg(long, env = "SENET_PING_INTERVAL", default_value = "15", value_parser = parse_positive_seconds)]
+    pub ping_interval: Duration,
+
     /// Messages one WebSocket may send in any second; more close it (1008).
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
@@ -41,6 +45,7 @@ impl Config {
             abandon_after: Duration::from_secs(60),
             room_idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
+            ping_interval: Duration::from_secs(15),
             max_messages_per_second: 20,
         }
     }
@@ -62,4 +67,12 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
     Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a valid duration"))
+}
+
+/// Like [`parse_seconds`], but more than zero.
+fn parse_positive_seconds(text: &str) -> Result<Duration, String> {
+    match parse_seconds(text)? {
+        Duration::ZERO => Err("must be more than 0 seconds".into()),
+        positive => Ok(positive),
+    }
 }

@@ -76,6 +76,8 @@ pub struct Game {
     seed_hash: String,
     position: Position,
     stage: Stage,
+    /// The players' seeds as logged in `started`: part of every throw.
+    client_seeds: ClientSeeds,
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
     draw_offer: Option<Side>,
@@ -97,6 +99,10 @@ impl Game {
             room,
             position: Position::start(),
             stage: Stage::Waiting,
+            client_seeds: ClientSeeds {
+                black: String::new(),
+                white: String::new(),
+            },
             throws: 0,
             draw_offer: None,
             presence: [absent; 2],
@@ -200,7 +206,10 @@ impl Game {
     pub fn apply(&mut self, v: Version, event: &Event) {
         self.v = v;
         match event {
-            Event::Started { .. } => self.stage = Stage::Roll,
+            Event::Started { client_seeds, .. } => {
+                self.client_seeds = client_seeds.clone();
+                self.stage = Stage::Roll;
+            }
             Event::Rolled { sticks, .. } => {
                 self.throws += 1;
                 self.stage = Stage::Move {
@@ -314,8 +323,8 @@ impl Game {
         let sticks = sticks_for(
             &self.room.seed,
             &self.room.id,
-            &self.client_seed(Side::Black),
-            &self.client_seed(Side::White),
+            &self.client_seeds.black,
+            &self.client_seeds.white,
             self.throws,
         );
         let roll = sticks.roll();

@@ -14,6 +14,18 @@
 //! The task ends when the server shuts down, or when the room has had no
 //! connection for `idle_after`; the log keeps everything, and the next use
 //! loads the room again.
+//!
+//! Seams for later work:
+//! - A computer seat lives here: the task would know which side is a bot,
+//!   count it as always connected in `RoomTask::circumstances`, and after each
+//!   commit on the bot's turn run its search off the runtime (a blocking
+//!   pool) and feed the result back through the same `decide` → commit path
+//!   as a person's action, as another branch of the `select!` in `run`.
+//!
+//! Several instances: another instance's appends reach this task through
+//! `RoomTask::catch_up`, on a version conflict or on [`Command::CatchUp`];
+//! presence combines this task's connections with the log's (see
+//! `Circumstances` and docs/ARCHITECTURE.md).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -287,15 +299,7 @@ impl RoomTask {
     async fn attach(&mut self, token: Option<String>) -> Result<Attached, ActionError> {
         let seat = match token {
             None => Seat::Spectator,
-            Some(token) => match self.seat_of(&token).await? {
-                Seat::Spectator => {
-                    return Err(ActionError::new(
-                        ErrorCode::BadToken,
-                        "this token holds no seat in this room; send hello without a token to watch",
-                    ));
-                }
-                seat => seat,
-            },
+            Some(token) => self.seat_of_token(&token).await?,
         };
         let frames = self.frames.subscribe();
         let conn = self.next_conn;
@@ -310,16 +314,22 @@ impl RoomTask {
         })
     }
 
-    /// The seat `token` holds. A token this task does not know may have
-    /// been handed out by another instance since the room was loaded here:
-    /// read the log and the seats before turning it away.
-    async fn seat_of(&mut self, token: &str) -> Result<Seat, ActionError> {
+    /// The seat a token holds. An unknown token may belong to a seat taken
+    /// through another instance since the room was loaded here, so the log
+    /// and the seats are re-read once before refusing.
+    async fn seat_of_token(&mut self, token: &str) -> Result<Seat, ActionError> {
         let hash = hash_token(token);
         if self.game.seat_of(&hash) == Seat::Spectator {
             self.catch_up().await.map_err(internal)?;
             self.reload_seats().await.map_err(internal)?;
         }
-        Ok(self.game.seat_of(&hash))
+        match self.game.seat_of(&hash) {
+            Seat::Spectator => Err(ActionError::new(
+                ErrorCode::BadToken,
+                "this token holds no seat in this room; send hello without a token to watch",
+            )),
+            seat => Ok(seat),
+        }
     }
 
     async fn detach(&mut self, conn: ConnId) {
@@ -498,8 +508,6 @@ impl RoomTask {
             text: event.frame(v).into(),
             rematch,
         });
-        // An AI seat (a later issue) acts here: when the side to move is a
-        // bot, the task schedules its throw or move as another command.
     }
 
     fn send(&self, frame: Frame) {
