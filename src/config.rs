@@ -31,6 +31,11 @@ pub struct Config {
     #[arg(long, env = "SENET_PING_INTERVAL", default_value = "15", value_parser = parse_positive_seconds)]
     pub ping_interval: Duration,
 
+    /// Seconds between checks that a player the log shows connected to another
+    /// instance (PostgreSQL) still is, so one whose instance died is seen to be gone.
+    #[arg(long, env = "SENET_PRESENCE_CHECK", default_value = "10", value_parser = parse_positive_seconds)]
+    pub presence_check: Duration,
+
     /// Messages one WebSocket may send in any second; more close it (1008).
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
@@ -46,6 +51,7 @@ impl Config {
             room_idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
+            presence_check: Duration::from_secs(10),
             max_messages_per_second: 20,
         }
     }
@@ -54,8 +60,8 @@ impl Config {
         RoomConfig {
             abandon_after: self.abandon_after,
             idle_after: self.room_idle_after,
-            several_instances: crate::store::is_postgres_url(&self.database_url),
             broadcast_capacity: usize::from(self.broadcast_capacity),
+            presence_check: self.presence_check,
             ..RoomConfig::default()
         }
     }

@@ -43,9 +43,9 @@ pub struct RoomConfig {
     pub broadcast_capacity: usize,
     /// Commands queued for one room before callers wait.
     pub command_capacity: usize,
-    /// Other instances may serve the same rooms (a shared PostgreSQL), so
-    /// connections elsewhere count for presence.
-    pub several_instances: bool,
+    /// How often a room whose log says a player is connected to another
+    /// instance checks that the instance still holds the connection.
+    pub presence_check: Duration,
 }
 
 impl Default for RoomConfig {
@@ -55,7 +55,7 @@ impl Default for RoomConfig {
             idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             command_capacity: 64,
-            several_instances: false,
+            presence_check: Duration::from_secs(10),
         }
     }
 }

@@ -17,22 +17,24 @@
 //!
 //! Seams for later work:
 //! - A computer seat lives here: the task would know which side is a bot,
-//!   count it as always connected in `RoomTask::circumstances`, and after each
+//!   count it as always connected in `RoomTask::context`, and after each
 //!   commit on the bot's turn run its search off the runtime (a blocking
 //!   pool) and feed the result back through the same `decide` → commit path
 //!   as a person's action, as another branch of the `select!` in `run`.
 //!
 //! Several instances: another instance's appends reach this task through
-//! `RoomTask::catch_up`, on a version conflict or on [`Command::CatchUp`];
-//! presence combines this task's connections with the log's (see
-//! `Circumstances` and docs/ARCHITECTURE.md).
+//! `RoomTask::catch_up`, on a version conflict or on [`Command::CatchUp`].
+//! A side counts as connected if it has a connection here or on another
+//! live instance ([`Store::held_elsewhere`]); a task whose log says a side is
+//! connected elsewhere checks that every `presence_check`, so a player whose
+//! instance died is seen to be gone (see docs/ARCHITECTURE.md).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{broadcast, mpsc, oneshot};
-use tokio::time::Instant;
+use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::game::{ActionError, Context, Game};
@@ -156,6 +158,9 @@ impl RoomTask {
     /// Handles commands until shutdown or until the room has been idle.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
         let mut idle_since = Some(Instant::now());
+        let every = self.config.presence_check;
+        let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
+        presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
             let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
             tokio::select! {
@@ -166,6 +171,9 @@ impl RoomTask {
                     None => break,
                 },
                 _ = sleep_until_some(idle_deadline) => break,
+                _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {
+                    self.record_presence().await;
+                }
             }
             idle_since = match (self.conns.is_empty(), idle_since) {
                 (false, _) => None,
@@ -208,7 +216,7 @@ impl RoomTask {
 
     /// Passes on what another instance appended, in version order, and
     /// re-asserts the presence of the players connected here if that news
-    /// said otherwise.
+    /// said otherwise (the other instance judged before it could see them).
     async fn heard(&mut self, up_to: Option<Version>) {
         // Our own appends come back as news too: nothing to read.
         if up_to.is_some_and(|v| v <= self.game.version()) {
@@ -218,19 +226,62 @@ impl RoomTask {
             tracing::error!(%error, "could not read news from the log");
             return;
         }
-        self.record_presence(None).await;
+        if Side::BOTH
+            .into_iter()
+            .any(|side| self.has_connection(side) && !self.game.is_connected(side))
+        {
+            self.record_presence().await;
+        }
     }
 
-    /// The clock and who is here, for a decision; `left` is a seat whose
-    /// connection just left.
-    fn circumstances(&self, left: Option<Seat>) -> Circumstances {
-        let here = |side| self.conns.values().any(|seat: &Seat| seat.holds(side));
-        Circumstances {
+    /// Whether the log says `side` is connected though not here: to another
+    /// instance, or to one that died.
+    fn connected_elsewhere_by_the_log(&self) -> bool {
+        Side::BOTH
+            .into_iter()
+            .any(|side| self.game.is_connected(side) && !self.has_connection(side))
+    }
+
+    fn has_connection(&self, side: Side) -> bool {
+        self.conns.values().any(|seat| seat.holds(side))
+    }
+
+    /// What a decision needs from outside the game: the clock and who is
+    /// connected, here or to another live instance.
+    async fn context(&self, rematch_room: Option<String>) -> Context {
+        Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
-            here: [here(Side::Black), here(Side::White)],
-            left,
-            several_instances: self.config.several_instances,
+            connected: [
+                self.is_connected(Side::Black).await,
+                self.is_connected(Side::White).await,
+            ],
+            rematch_room,
+        }
+    }
+
+    async fn is_connected(&self, side: Side) -> bool {
+        if self.has_connection(side) {
+            return true;
+        }
+        match self.store.held_elsewhere(self.game.id(), side).await {
+            Ok(held) => held,
+            Err(error) => {
+                // Keep what the log says rather than guess either way.
+                tracing::warn!(%error, "could not ask where players are connected");
+                self.game.is_connected(side)
+            }
+        }
+    }
+
+    /// Tells the store which sides of `seat` have a connection here now, so
+    /// that other instances count them ([`Store::hold_presence`]).
+    async fn share_presence(&self, seat: Seat) {
+        for side in Side::BOTH.into_iter().filter(|side| seat.holds(*side)) {
+            let held = self.has_connection(side);
+            if let Err(error) = self.store.hold_presence(self.game.id(), side, held).await {
+                tracing::warn!(%error, "could not share presence with other instances");
+            }
         }
     }
 
@@ -305,6 +356,7 @@ impl RoomTask {
         let conn = self.next_conn;
         self.next_conn += 1;
         self.conns.insert(conn, seat);
+        self.share_presence(seat).await;
         self.connections_changed(seat).await;
         Ok(Attached {
             conn,
@@ -334,48 +386,31 @@ impl RoomTask {
 
     async fn detach(&mut self, conn: ConnId) {
         if let Some(seat) = self.conns.remove(&conn) {
-            self.left(seat).await;
+            self.share_presence(seat).await;
+            self.connections_changed(seat).await;
         }
     }
 
-    /// Logs a `presence` event if a player came, and tells everyone the
-    /// number of spectators if that changed.
+    /// Logs a `presence` event if a player came or went, and tells everyone
+    /// the number of spectators if that changed.
     async fn connections_changed(&mut self, seat: Seat) {
         if seat == Seat::Spectator {
-            self.send_watchers();
-        } else {
-            self.record_presence(None).await;
+            let count = self.spectators();
+            self.send(Frame {
+                v: None,
+                text: Reply::Watchers { count }.to_json().into(),
+                rematch: None,
+            });
+            return;
         }
+        self.record_presence().await;
     }
 
-    /// Like [`Self::connections_changed`] for a connection holding `seat`
-    /// that just left.
-    async fn left(&mut self, seat: Seat) {
-        if seat == Seat::Spectator {
-            self.send_watchers();
-        } else {
-            self.record_presence(Some(seat)).await;
-        }
-    }
-
-    fn send_watchers(&self) {
-        let count = self.spectators();
-        self.send(Frame {
-            v: None,
-            text: Reply::Watchers { count }.to_json().into(),
-            rematch: None,
-        });
-    }
-
-    /// Logs a `presence` event if the log's presence differs from who is
-    /// connected (see [`Circumstances`]).
-    async fn record_presence(&mut self, left: Option<Seat>) {
-        let now = self.circumstances(left);
+    /// Logs a `presence` event if the log's differs from who is connected.
+    async fn record_presence(&mut self) {
+        let ctx = self.context(None).await;
         let result = self
-            .commit_with_retry(|game| {
-                let ctx = now.context(game, None);
-                Ok(game.presence_update(&ctx).into_iter().collect())
-            })
+            .commit_with_retry(|game| Ok(game.presence_update(&ctx).into_iter().collect()))
             .await;
         if let Err(error) = result {
             tracing::warn!(message = %error.message, "presence not recorded");
@@ -390,8 +425,8 @@ impl RoomTask {
         if action == Action::Rematch {
             return self.rematch(seat).await;
         }
-        let now = self.circumstances(None);
-        self.commit_with_retry(|game| game.decide(seat, action, &now.context(game, None)))
+        let ctx = self.context(None).await;
+        self.commit_with_retry(|game| game.decide(seat, action, &ctx))
             .await
     }
 
@@ -399,15 +434,12 @@ impl RoomTask {
     /// started) before the `rematch` event that sends players there.
     async fn rematch(&mut self, seat: Seat) -> Result<Version, ActionError> {
         let new_room = new_room_id();
-        let now = self.circumstances(None);
-        let ctx = |game: &Game| now.context(game, Some(new_room.clone()));
-        let events = self.game.decide(seat, Action::Rematch, &ctx(&self.game))?;
+        let ctx = self.context(Some(new_room.clone())).await;
+        let events = self.game.decide(seat, Action::Rematch, &ctx)?;
         if events.iter().any(|e| matches!(e, Event::Rematch { .. })) {
-            self.open_rematch_room(new_room.clone())
-                .await
-                .map_err(internal)?;
+            self.open_rematch_room(new_room).await.map_err(internal)?;
         }
-        self.commit_with_retry(|game| game.decide(seat, Action::Rematch, &ctx(game)))
+        self.commit_with_retry(|game| game.decide(seat, Action::Rematch, &ctx))
             .await
     }
 
@@ -513,45 +545,6 @@ impl RoomTask {
     fn send(&self, frame: Frame) {
         // No receivers is fine: nobody is watching.
         let _ = self.frames.send(frame);
-    }
-}
-
-/// What a decision needs from outside the game: the clock and the
-/// connections here. Kept apart from the game because
-/// [`RoomTask::commit_with_retry`] may judge again against a newer state
-/// read from the log.
-struct Circumstances {
-    now: UnixMs,
-    abandon_after_ms: i64,
-    /// Whether this instance holds a connection of each side.
-    here: [bool; 2],
-    /// A seat whose connection just left here.
-    left: Option<Seat>,
-    several_instances: bool,
-}
-
-impl Circumstances {
-    /// The context for judging against `game`.
-    ///
-    /// With several instances, a side may be connected to another one: a
-    /// side with no connection here keeps the presence `game` logged, and
-    /// only the departure of its last connection here says it went away
-    /// (see docs/ARCHITECTURE.md).
-    fn context(&self, game: &Game, rematch_room: Option<String>) -> Context {
-        let connected = |side: Side, here: bool| {
-            here || (self.several_instances
-                && !self.left.is_some_and(|seat| seat.holds(side))
-                && game.is_connected(side))
-        };
-        Context {
-            now: self.now,
-            abandon_after_ms: self.abandon_after_ms,
-            connected: [
-                connected(Side::Black, self.here[0]),
-                connected(Side::White, self.here[1]),
-            ],
-            rematch_room,
-        }
     }
 }
 

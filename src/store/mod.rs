@@ -8,6 +8,7 @@
 //! and the room task answers that by reloading and judging again.
 
 pub mod postgres;
+mod presence;
 mod rows;
 pub mod sqlite;
 
@@ -94,6 +95,21 @@ pub trait Store: Send + Sync + 'static {
 
     /// Succeeds when the database answers (for readiness checks).
     async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Several instances: records that this instance now holds (`true`) or
+    /// no longer holds a connection of `side` in `room`, so that
+    /// [`Store::held_elsewhere`] answers other instances truthfully — also
+    /// after this instance dies. One instance knows its own connections, so
+    /// by default there is nothing to record.
+    async fn hold_presence(&self, _room: &str, _side: Side, _held: bool) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Several instances: whether another live instance holds a connection
+    /// of `side` in `room`. With one instance there is no other.
+    async fn held_elsewhere(&self, _room: &str, _side: Side) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 }
 
 /// Opens the store a database URL names, applying migrations.

@@ -6,7 +6,9 @@
 //! [`cluster::CHANNEL`](crate::cluster::CHANNEL) in the same transaction, so
 //! other instances holding the room learn that it moved on (see
 //! [`crate::cluster`]). The notification carries only the room id and its new
-//! last version; listeners read the events themselves from the log.
+//! last version; listeners read the events themselves from the log. Which
+//! players each instance holds connections of is kept in advisory locks
+//! ([`super::presence`]).
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -15,6 +17,7 @@ use async_trait::async_trait;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
+use super::presence::PresenceLocks;
 use super::rows::{
     event_from_row, insert_events, is_unique_violation, room_from_row, seat_columns, version_to_i64,
 };
@@ -31,6 +34,7 @@ const MAX_CONNECTIONS: u32 = 10;
 
 pub struct PgStore {
     pool: PgPool,
+    presence: PresenceLocks,
 }
 
 impl PgStore {
@@ -42,12 +46,15 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         // The migrator holds an advisory lock, so instances starting together
         // migrate once.
         MIGRATOR.run(&pool).await?;
-        Ok(PgStore { pool })
+        Ok(PgStore {
+            pool,
+            presence: PresenceLocks::new(&options),
+        })
     }
 }
 
@@ -159,5 +166,13 @@ impl Store for PgStore {
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
+    }
+
+    async fn hold_presence(&self, room: &str, side: Side, held: bool) -> Result<(), StoreError> {
+        Ok(self.presence.set(room, side, held).await?)
+    }
+
+    async fn held_elsewhere(&self, room: &str, side: Side) -> Result<bool, StoreError> {
+        Ok(PresenceLocks::held_anywhere(&self.pool, room, side).await?)
     }
 }
