@@ -32,6 +32,11 @@ pub struct Config {
     #[arg(long, env = "SENET_PING_INTERVAL", default_value = "15", value_parser = parse_positive_seconds)]
     pub ping_interval: Duration,
 
+    /// Seconds between checks that a player the log shows connected to another
+    /// instance (PostgreSQL) still is, so one whose instance died is seen to be gone.
+    #[arg(long, env = "SENET_PRESENCE_CHECK", default_value = "10", value_parser = parse_positive_seconds)]
+    pub presence_check: Duration,
+
     /// Messages one WebSocket may send in any second; more close it (1008).
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
@@ -55,6 +60,7 @@ impl Config {
             room_idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
+            presence_check: Duration::from_secs(10),
             max_messages_per_second: 20,
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
@@ -71,6 +77,7 @@ impl Config {
                 Duration::from_millis(self.ai_delay_ms),
                 usize::from(self.ai_max_concurrent),
             ),
+            presence_check: self.presence_check,
             ..RoomConfig::default()
         }
     }

@@ -8,11 +8,13 @@
 //! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
 //! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.
 //! - [`secrets`]: room ids, seat tokens and their hashes, from the OS generator.
-//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite implementation.
+//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite and PostgreSQL implementations.
 //! - [`server`]: HTTP + WebSocket front (axum): router, handlers, connection tasks, shutdown.
 //! - [`config`]: `senet serve` flags and environment variables.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game state machine.
+//! - [`cluster`]: several instances on one PostgreSQL: LISTEN/NOTIFY news of rooms' appends.
 pub mod ai;
+pub mod cluster;
 pub mod commands;
 pub mod config;
 pub mod engine;

@@ -1,6 +1,10 @@
 //! The `Store` contract, written once as functions over `&dyn Store` so
-//! that every implementation runs the same checks. SQLite runs here on a
-//! temporary file; another backend adds its own `backend_tests!` line.
+//! that every implementation runs the same checks: SQLite always, on a
+//! temporary file; PostgreSQL on a fresh schema when
+//! `SENET_TEST_POSTGRES_URL` is set (otherwise its cases are reported as
+//! ignored, see tests/postgres_support).
+
+mod postgres_support;
 
 use senet::engine::Side;
 use senet::protocol::Mode;
@@ -129,46 +133,70 @@ async fn ping_answers(store: &dyn Store) {
     store.ping().await.unwrap();
 }
 
-/// One `#[tokio::test]` per contract function, each on a fresh store from `$open`.
+/// An unknown kind of database URL is refused with a message naming it.
+#[tokio::test]
+async fn unknown_database_urls_are_refused() {
+    let refused = senet::store::open("mysql://localhost/senet").await;
+    let message = refused.err().expect("mysql: is not supported").to_string();
+    assert!(message.contains("mysql"), "{message}");
+}
+
+/// One `#[tokio::test]` per contract function, each on a fresh store given
+/// by `$on_store` (an async fn taking the contract function), carrying the
+/// extra test attributes `$attr`.
 macro_rules! backend_tests {
-    ($backend:ident, $open:expr) => {
+    ($backend:ident, $on_store:ident $(, #[$attr:meta])*) => {
         mod $backend {
-            use super::*;
-
-            async fn fresh() -> std::sync::Arc<dyn Store> {
-                $open.await
-            }
-
             #[tokio::test]
+            $(#[$attr])*
             async fn rooms_round_trip() {
-                super::rooms_round_trip(fresh().await.as_ref()).await
+                super::$on_store(super::rooms_round_trip).await
             }
             #[tokio::test]
+            $(#[$attr])*
             async fn seats_are_taken_once() {
-                super::seats_are_taken_once(fresh().await.as_ref()).await
+                super::$on_store(super::seats_are_taken_once).await
             }
             #[tokio::test]
+            $(#[$attr])*
             async fn appends_conflict_on_existing_versions() {
-                super::appends_conflict_on_existing_versions(fresh().await.as_ref()).await
+                super::$on_store(super::appends_conflict_on_existing_versions).await
             }
             #[tokio::test]
+            $(#[$attr])*
             async fn racing_appends_never_fork() {
-                super::racing_appends_never_fork(fresh().await.as_ref()).await
+                super::$on_store(super::racing_appends_never_fork).await
             }
             #[tokio::test]
+            $(#[$attr])*
             async fn ping_answers() {
-                super::ping_answers(fresh().await.as_ref()).await
+                super::$on_store(super::ping_answers).await
             }
         }
     };
 }
 
-async fn temp_sqlite() -> std::sync::Arc<dyn Store> {
+/// Runs `contract` on a new SQLite file in a temporary directory.
+async fn on_sqlite(contract: impl AsyncFnOnce(&dyn Store)) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
-    // The directory must outlive the store; it is removed when the test process exits.
-    std::mem::forget(dir);
-    senet::store::open(&url).await.unwrap()
+    let store = senet::store::open(&url).await.unwrap();
+    contract(store.as_ref()).await;
 }
 
-backend_tests!(sqlite, temp_sqlite());
+/// Runs `contract` on a fresh schema of the test PostgreSQL server, opened
+/// through `store::open` like the server does.
+async fn on_postgres(contract: impl AsyncFnOnce(&dyn Store)) {
+    postgres_support::in_fresh_schema(async |url| {
+        let store = senet::store::open(&url).await.unwrap();
+        contract(store.as_ref()).await;
+    })
+    .await
+}
+
+backend_tests!(sqlite, on_sqlite);
+backend_tests!(
+    postgres,
+    on_postgres,
+    #[cfg_attr(senet_no_test_postgres, ignore = "skipped: SENET_TEST_POSTGRES_URL not set")]
+);

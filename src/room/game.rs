@@ -555,6 +555,11 @@ impl Game {
         }
     }
 
+    /// Whether the log last said `side` has a connection open.
+    pub fn is_connected(&self, side: Side) -> bool {
+        self.presence[index(side)].connected
+    }
+
     pub fn players(&self) -> Players {
         let player = |side: Side| {
             let presence = self.presence[index(side)];

@@ -25,6 +25,7 @@ pub use game::{ActionError, Game};
 pub use task::{Attached, Command, ConnId, Frame};
 
 use crate::ai::Level;
+use crate::cluster::{News, Subscription};
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
@@ -49,6 +50,9 @@ pub struct RoomConfig {
     pub command_capacity: usize,
     /// The computer's pace and the bound on searches running at once.
     pub bots: BotConfig,
+    /// How often a room whose log says a player is connected to another
+    /// instance checks that the instance still holds the connection.
+    pub presence_check: Duration,
 }
 
 impl Default for RoomConfig {
@@ -59,6 +63,7 @@ impl Default for RoomConfig {
             broadcast_capacity: 64,
             command_capacity: 64,
             bots: BotConfig::default(),
+            presence_check: Duration::from_secs(10),
         }
     }
 }
@@ -116,7 +121,17 @@ impl RoomHandle {
 
     /// Tells the room a connection left. Never waits: usable from `Drop`.
     pub fn detach(&self, conn: ConnId) {
-        let command = Command::Detach { conn };
+        self.send_soon(Command::Detach { conn });
+    }
+
+    /// Tells the room its log moved on (see [`Command::CatchUp`]). Never
+    /// waits, so one busy room does not hold up news for the others.
+    fn catch_up(&self, up_to: Option<Version>) {
+        self.send_soon(Command::CatchUp { up_to });
+    }
+
+    /// Queues `command` now, or in a task of its own if the queue is full.
+    fn send_soon(&self, command: Command) {
         if let Err(mpsc::error::TrySendError::Full(command)) = self.commands.try_send(command) {
             let commands = self.commands.clone();
             tokio::spawn(async move { commands.send(command).await });
@@ -302,6 +317,30 @@ impl Rooms {
                 })
                 .collect::<Result<_, StoreError>>()?,
         })
+    }
+
+    /// Passes news from other instances (see [`crate::cluster`]) to the
+    /// rooms held here until the listener stops. Rooms not held here are
+    /// none of this instance's business: whoever loads one reads the log.
+    pub fn follow(&self, mut news: Subscription) {
+        let rooms = self.clone();
+        tokio::spawn(async move {
+            while let Some(news) = news.recv().await {
+                match news {
+                    News::Appended { room, v } => {
+                        if let Some(handle) = rooms.live_handle(&room) {
+                            handle.catch_up(Some(v));
+                        }
+                    }
+                    News::Resync => {
+                        let live: Vec<RoomHandle> = rooms.live().values().cloned().collect();
+                        for handle in live {
+                            handle.catch_up(None);
+                        }
+                    }
+                }
+            }
+        });
     }
 
     /// Whether a room exists (live or in the store), checked before a

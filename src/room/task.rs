@@ -7,7 +7,9 @@
 //! the task reads what it missed from the log, applies and broadcasts it,
 //! and judges the action again against the new state. With one instance
 //! that never happens; with several on one database (PostgreSQL) it is what
-//! keeps a room from forking.
+//! keeps a room from forking. The same catch-up runs when another instance
+//! tells this one (through [`crate::cluster`]) that the log moved on:
+//! [`Command::CatchUp`].
 //!
 //! The task ends when the server shuts down, or when the room has had no
 //! connection for `idle_after`; the log keeps everything, and the next use
@@ -21,19 +23,19 @@
 //! decided for. The bot counts as always connected, so presence and
 //! abandonment never concern its seat.
 //!
-//! Seams for later work:
-//! - Several instances: another instance's appends reach this task through
-//!   `RoomTask::catch_up` (today on a version conflict; a notification
-//!   could trigger the same call). Presence comes from this task's own
-//!   connections only, so it must be combined across instances before an
-//!   abandonment claim can be trusted there.
+//! Several instances: another instance's appends reach this task through
+//! `RoomTask::catch_up`, on a version conflict or on [`Command::CatchUp`].
+//! A side counts as connected if it has a connection here or on another
+//! live instance ([`Store::held_elsewhere`]); a task whose log says a side is
+//! connected elsewhere checks that every `presence_check`, so a player whose
+//! instance died is seen to be gone (see docs/ARCHITECTURE.md).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{broadcast, mpsc, oneshot};
-use tokio::time::Instant;
+use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::bot::Bot;
@@ -107,6 +109,11 @@ pub enum Command {
     Summary {
         reply: oneshot::Sender<RoomSummary>,
     },
+    /// Another instance appended: the log reaches `up_to` (`None`: it may
+    /// have moved on, read it to find out).
+    CatchUp {
+        up_to: Option<Version>,
+    },
 }
 
 pub struct RoomTask {
@@ -158,6 +165,9 @@ impl RoomTask {
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
         let mut idle_since = Some(Instant::now());
         let mut bot_turn = BotTurn::default();
+        let every = self.config.presence_check;
+        let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
+        presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
             self.schedule_bot(&mut bot_turn);
             let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
@@ -170,6 +180,9 @@ impl RoomTask {
                 },
                 decided = bot_turn.answer() => self.bot_acts(decided).await,
                 _ = sleep_until_some(idle_deadline) => break,
+                _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {
+                    self.record_presence().await;
+                }
             }
             idle_since = match (self.conns.is_empty(), idle_since) {
                 (false, _) => None,
@@ -206,24 +219,79 @@ impl RoomTask {
             Command::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
+            Command::CatchUp { up_to } => self.heard(up_to).await,
         }
     }
 
-    /// Whether a person holding `side` has a connection here.
-    fn person_connected(&self, side: Side) -> bool {
+    /// Passes on what another instance appended, in version order, and
+    /// re-asserts the presence of the players connected here if that news
+    /// said otherwise (the other instance judged before it could see them).
+    async fn heard(&mut self, up_to: Option<Version>) {
+        // Our own appends come back as news too: nothing to read.
+        if up_to.is_some_and(|v| v <= self.game.version()) {
+            return;
+        }
+        if let Err(error) = self.catch_up().await {
+            tracing::error!(%error, "could not read news from the log");
+            return;
+        }
+        if Side::BOTH
+            .into_iter()
+            .any(|side| self.has_connection(side) && !self.game.is_connected(side))
+        {
+            self.record_presence().await;
+        }
+    }
+
+    /// Whether the log says `side` is connected though not here: to another
+    /// instance, or to one that died.
+    fn connected_elsewhere_by_the_log(&self) -> bool {
+        Side::BOTH
+            .into_iter()
+            .any(|side| self.game.is_connected(side) && !self.has_connection(side))
+    }
+
+    fn has_connection(&self, side: Side) -> bool {
         self.conns.values().any(|seat| seat.holds(side))
     }
 
     /// What a decision needs from outside the game: the clock and who is
-    /// here. The bot's seat is always here.
-    fn context(&self, rematch_room: Option<String>) -> Context {
-        let bot = self.game.bot().map(|bot: Bot| bot.side);
-        let connected = |side| bot == Some(side) || self.person_connected(side);
+    /// connected, here or to another live instance. The bot's seat is always here.
+    async fn context(&self, rematch_room: Option<String>) -> Context {
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
-            connected: [connected(Side::Black), connected(Side::White)],
+            connected: [
+                self.is_connected(Side::Black).await,
+                self.is_connected(Side::White).await,
+            ],
             rematch_room,
+        }
+    }
+
+    async fn is_connected(&self, side: Side) -> bool {
+        let bot = self.game.bot().map(|bot: Bot| bot.side);
+        if bot == Some(side) || self.has_connection(side) {
+            return true;
+        }
+        match self.store.held_elsewhere(self.game.id(), side).await {
+            Ok(held) => held,
+            Err(error) => {
+                // Keep what the log says rather than guess either way.
+                tracing::warn!(%error, "could not ask where players are connected");
+                self.game.is_connected(side)
+            }
+        }
+    }
+
+    /// Tells the store which sides of `seat` have a connection here now, so
+    /// that other instances count them ([`Store::hold_presence`]).
+    async fn share_presence(&self, seat: Seat) {
+        for side in Side::BOTH.into_iter().filter(|side| seat.holds(*side)) {
+            let held = self.has_connection(side);
+            if let Err(error) = self.store.hold_presence(self.game.id(), side, held).await {
+                tracing::warn!(%error, "could not share presence with other instances");
+            }
         }
     }
 
@@ -299,6 +367,7 @@ impl RoomTask {
         let conn = self.next_conn;
         self.next_conn += 1;
         self.conns.insert(conn, seat);
+        self.share_presence(seat).await;
         self.connections_changed(seat).await;
         Ok(Attached {
             conn,
@@ -309,10 +378,12 @@ impl RoomTask {
     }
 
     /// The seat a token holds. An unknown token may belong to a seat taken
-    /// through another instance, so the seats are re-read once before refusing.
+    /// through another instance since the room was loaded here, so the log
+    /// and the seats are re-read once before refusing.
     async fn seat_of_token(&mut self, token: &str) -> Result<Seat, ActionError> {
         let hash = hash_token(token);
         if self.game.seat_of(&hash) == Seat::Spectator {
+            self.catch_up().await.map_err(internal)?;
             self.reload_seats().await.map_err(internal)?;
         }
         match self.game.seat_of(&hash) {
@@ -326,6 +397,7 @@ impl RoomTask {
 
     async fn detach(&mut self, conn: ConnId) {
         if let Some(seat) = self.conns.remove(&conn) {
+            self.share_presence(seat).await;
             self.connections_changed(seat).await;
         }
     }
@@ -342,7 +414,12 @@ impl RoomTask {
             });
             return;
         }
-        let ctx = self.context(None);
+        self.record_presence().await;
+    }
+
+    /// Logs a `presence` event if the log's differs from who is connected.
+    async fn record_presence(&mut self) {
+        let ctx = self.context(None).await;
         let result = self
             .commit_with_retry(|game| Ok(game.presence_update(&ctx).into_iter().collect()))
             .await;
@@ -359,7 +436,7 @@ impl RoomTask {
         if action == Action::Rematch {
             return self.rematch(seat).await;
         }
-        let ctx = self.context(None);
+        let ctx = self.context(None).await;
         self.commit_with_retry(|game| game.decide(seat, action, &ctx))
             .await
     }
@@ -368,7 +445,7 @@ impl RoomTask {
     /// started) before the `rematch` event that sends players there.
     async fn rematch(&mut self, seat: Seat) -> Result<Version, ActionError> {
         let new_room = new_room_id();
-        let ctx = self.context(Some(new_room.clone()));
+        let ctx = self.context(Some(new_room.clone())).await;
         let events = self.game.decide(seat, Action::Rematch, &ctx)?;
         if events.iter().any(|e| matches!(e, Event::Rematch { .. })) {
             self.open_rematch_room(new_room).await.map_err(internal)?;
@@ -440,11 +517,18 @@ impl RoomTask {
             .store
             .events_after(self.game.id(), self.game.version())
             .await?;
+        let mut started = false;
         for stored in missed {
             let event = Event::from_parts(&stored.kind, &stored.data).map_err(|e| {
                 StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind))
             })?;
+            started |= matches!(event, Event::Started { .. });
             self.apply_and_send(stored.v, &event);
+        }
+        // Another writer started the game, so someone took a seat there:
+        // throws depend on both client seeds, so learn them before any.
+        if started {
+            self.reload_seats().await?;
         }
         Ok(())
     }

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_http::trace::TraceLayer;
 
+use crate::cluster::Listener;
 use crate::config::Config;
 use crate::room::Rooms;
 
@@ -72,6 +73,8 @@ impl Server {
             tracker.clone(),
             shutdown.clone(),
         );
+        // Other instances on the same PostgreSQL append to rooms held here.
+        rooms.follow(Listener::start(&config.database_url, shutdown.clone()).subscribe());
         let listener = TcpListener::bind(&config.listen).await?;
         Ok(Server {
             listener,

@@ -1,11 +1,15 @@
 //! Persistence behind one trait: rooms with their seats, and each room's
-//! append-only event log. [`sqlite`] is the embedded default; a PostgreSQL
-//! implementation of the same trait can be selected by the database URL.
+//! append-only event log. [`sqlite`] is the embedded default; [`postgres`]
+//! implements the same trait for several instances on one database. The
+//! database URL selects one.
 //!
 //! The log's key (room, version) is what orders a room: [`Store::append`]
 //! refuses a version that already exists with [`StoreError::VersionConflict`],
 //! and the room task answers that by reloading and judging again.
 
+pub mod postgres;
+mod presence;
+mod rows;
 pub mod sqlite;
 
 use std::sync::Arc;
@@ -91,16 +95,38 @@ pub trait Store: Send + Sync + 'static {
 
     /// Succeeds when the database answers (for readiness checks).
     async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Several instances: records that this instance now holds (`true`) or
+    /// no longer holds a connection of `side` in `room`, so that
+    /// [`Store::held_elsewhere`] answers other instances truthfully — also
+    /// after this instance dies. One instance knows its own connections, so
+    /// by default there is nothing to record.
+    async fn hold_presence(&self, _room: &str, _side: Side, _held: bool) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Several instances: whether another live instance holds a connection
+    /// of `side` in `room`. With one instance there is no other.
+    async fn held_elsewhere(&self, _room: &str, _side: Side) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 }
 
 /// Opens the store a database URL names, applying migrations.
 pub async fn open(url: &str) -> Result<Arc<dyn Store>, StoreError> {
     if url.starts_with("sqlite:") {
         Ok(Arc::new(sqlite::SqliteStore::open(url).await?))
+    } else if is_postgres_url(url) {
+        Ok(Arc::new(postgres::PgStore::open(url).await?))
     } else {
         Err(StoreError::UnsupportedUrl(format!(
-            "{}: only sqlite: URLs are supported",
+            "{}: expected a sqlite:, postgres: or postgresql: URL",
             url.split(':').next().unwrap_or_default()
         )))
     }
+}
+
+/// Whether `url` names a PostgreSQL database (and so possibly other instances).
+pub fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
 }

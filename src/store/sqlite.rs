@@ -5,12 +5,15 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{QueryBuilder, Row, SqlitePool};
 
+use super::rows::{
+    event_from_row, insert_events, is_unique_violation, room_from_row, seat_columns, version_to_i64,
+};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::{Mode, Version};
+use crate::protocol::Version;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
@@ -52,37 +55,12 @@ fn take_seat_sql(side: Side) -> &'static str {
     }
 }
 
-fn seat_from(hash: Option<Vec<u8>>, seed: Option<String>) -> Result<Option<SeatRow>, StoreError> {
-    match hash {
-        None => Ok(None),
-        Some(hash) => Ok(Some(SeatRow {
-            token_hash: hash
-                .try_into()
-                .map_err(|_| StoreError::Corrupt("token hash is not 32 bytes".into()))?,
-            client_seed: seed.unwrap_or_default(),
-        })),
-    }
-}
-
-fn is_unique_violation(error: &sqlx::Error) -> bool {
-    matches!(error, sqlx::Error::Database(e) if e.is_unique_violation())
-}
-
-fn version_to_i64(v: Version) -> i64 {
-    i64::try_from(v).expect("versions stay far below i64::MAX")
-}
-
 #[async_trait]
 impl Store for SqliteStore {
     async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        let seat_parts = |seat: &Option<SeatRow>| {
-            seat.as_ref()
-                .map(|s| (s.token_hash.to_vec(), s.client_seed.clone()))
-                .unzip()
-        };
-        let (black_hash, black_seed): (Option<Vec<u8>>, Option<String>) = seat_parts(&room.black);
-        let (white_hash, white_seed): (Option<Vec<u8>>, Option<String>) = seat_parts(&room.white);
+        let (black_hash, black_seed) = seat_columns(&room.black);
+        let (white_hash, white_seed) = seat_columns(&room.white);
         let inserted = sqlx::query(
             "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, black_client_seed, \
              white_token_hash, white_client_seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -119,26 +97,7 @@ impl Store for SqliteStore {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        let Some(row) = row else { return Ok(None) };
-        let mode: String = row.try_get("mode")?;
-        let seed: Vec<u8> = row.try_get("seed")?;
-        Ok(Some(RoomRow {
-            id: row.try_get("id")?,
-            mode: Mode::from_name(&mode)
-                .ok_or_else(|| StoreError::Corrupt(format!("unknown mode {mode:?}")))?,
-            seed: seed
-                .try_into()
-                .map_err(|_| StoreError::Corrupt("seed is not 32 bytes".into()))?,
-            created_at: row.try_get("created_at")?,
-            black: seat_from(
-                row.try_get("black_token_hash")?,
-                row.try_get("black_client_seed")?,
-            )?,
-            white: seat_from(
-                row.try_get("white_token_hash")?,
-                row.try_get("white_client_seed")?,
-            )?,
-        }))
+        row.as_ref().map(room_from_row).transpose()
     }
 
     async fn take_seat(&self, room: &str, side: Side, seat: &SeatRow) -> Result<bool, StoreError> {
@@ -177,33 +136,11 @@ impl Store for SqliteStore {
                 .bind(version_to_i64(after))
                 .fetch_all(&self.pool)
                 .await?;
-        rows.iter()
-            .map(|row| {
-                let v: i64 = row.try_get("v")?;
-                Ok(StoredEvent {
-                    v: v as Version,
-                    at: row.try_get("at")?,
-                    kind: row.try_get("kind")?,
-                    data: row.try_get("data")?,
-                })
-            })
-            .collect()
+        rows.iter().map(event_from_row).collect()
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
-}
-
-fn insert_events<'a>(room: &'a str, events: &'a [StoredEvent]) -> QueryBuilder<sqlx::Sqlite> {
-    let mut query = QueryBuilder::new("INSERT INTO events (room, v, at, kind, data) ");
-    query.push_values(events, |mut row, event| {
-        row.push_bind(room.to_owned())
-            .push_bind(version_to_i64(event.v))
-            .push_bind(event.at)
-            .push_bind(event.kind.clone())
-            .push_bind(event.data.clone());
-    });
-    query
 }

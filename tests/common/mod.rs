@@ -342,30 +342,35 @@ pub fn without_presence(events: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// `senet serve` as a real child process on a given SQLite file.
+/// `senet serve` as a real child process on a given database.
 pub struct ChildServer {
     pub child: tokio::process::Child,
     pub addr: SocketAddr,
 }
 
 impl ChildServer {
-    /// Starts `senet serve`; its debug log is appended to `<database>.log`.
+    /// Starts `senet serve` on the SQLite file at `database`; its debug log
+    /// is appended to `<database>.log`.
     pub async fn start(database: &std::path::Path, extra: &[&str]) -> ChildServer {
+        let url = format!("sqlite://{}", database.display());
+        Self::start_url(&url, &database.with_extension("log"), extra).await
+    }
+
+    /// Starts `senet serve` on the database `url` names (SQLite or
+    /// PostgreSQL); its debug log is appended to `log`.
+    pub async fn start_url(url: &str, log: &std::path::Path, extra: &[&str]) -> ChildServer {
         use tokio::io::AsyncBufReadExt;
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(database.with_extension("log"))
+            .open(log)
             .unwrap();
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
             // tungstenite logs whole messages at trace: the server must cap it.
             .env("RUST_LOG", "debug,tungstenite=trace")
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
-            .args([
-                "--database-url",
-                &format!("sqlite://{}", database.display()),
-            ])
+            .args(["--database-url", url])
             .args(["--max-messages-per-second", "1000"])
             .args(["--ai-delay-ms", "0"])
             .args(extra)

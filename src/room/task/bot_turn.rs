@@ -19,7 +19,7 @@ impl RoomTask {
             turn.stop();
             return;
         };
-        if !self.person_connected(bot.side.other()) {
+        if !self.has_connection(bot.side.other()) {
             turn.stop();
             return;
         }
@@ -42,7 +42,7 @@ impl RoomTask {
         let Some(bot) = self.game.bot() else {
             return;
         };
-        let ctx = self.context(None);
+        let ctx = self.context(None).await;
         let seat = Seat::side(bot.side);
         let result = self
             .commit_with_retry(|game| {

@@ -1,0 +1,302 @@
+//! Several instances on one PostgreSQL: how an instance hears that another
+//! one appended to a room it holds in memory.
+//!
+//! [`PgStore::append`](crate::store::postgres::PgStore) sends `NOTIFY` on
+//! [`CHANNEL`] in the appending transaction, with [`payload`] = room id and
+//! the room's new last version. Each instance runs one [`Listener`]: a single
+//! `LISTEN` connection that reconnects by itself with backoff (also when it
+//! stops hearing its own [`Probe`]s) and passes what
+//! it hears to its subscribers as [`News`]. The room registry subscribes and
+//! tells the room "there is news up to v"; the room task then reads
+//! `events_after(its v)` from the log and applies them in version order.
+//!
+//! Notifications are only hints; the log is the truth. So a notification can
+//! be late, duplicated or about a room nobody here holds (several deployments
+//! may share a database in different schemas, but channels are per
+//! database) without harm. What must not happen is a room silently missing
+//! one: whenever that is possible — the listening connection was lost and
+//! re-made, or a subscriber fell behind — subscribers get [`News::Resync`]
+//! and every held room re-reads its log.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::Version;
+use crate::secrets::random_bytes;
+
+/// The notification channel every instance of a database listens on.
+pub const CHANNEL: &str = "senet_events";
+
+/// The `application_name` of listening connections (unless the database URL
+/// sets one), so operators and tests can find them in `pg_stat_activity`.
+pub const LISTENER_APPLICATION_NAME: &str = "senet-listener";
+
+/// Notifications buffered per subscriber before it counts as lagging (and so
+/// gets [`News::Resync`] instead of the ones it missed).
+const SUBSCRIBER_BUFFER: usize = 1024;
+
+/// Waits between reconnection attempts: doubling from the first to the last.
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+const LAST_BACKOFF: Duration = Duration::from_secs(10);
+
+/// Starts the payload of a listener's probe (see [`Probe`]); room ids are
+/// hex digits, so no news starts this way.
+const PROBE: &str = "probe";
+
+/// The payload of a notification: `"<room> <version>"` (room ids have no spaces).
+pub fn payload(room: &str, v: Version) -> String {
+    format!("{room} {v}")
+}
+
+/// What a subscriber hears.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum News {
+    /// `room`'s log reaches at least version `v`.
+    Appended { room: String, v: Version },
+    /// Notifications may have been missed: every held room should read its
+    /// log for events after its version.
+    Resync,
+}
+
+impl News {
+    /// Reads a notification's payload. Anything unreadable becomes
+    /// [`News::Resync`]: re-reading every log is always safe.
+    fn from_payload(text: &str) -> News {
+        let parsed = text
+            .split_once(' ')
+            .and_then(|(room, v)| Some((room, Version::from_str(v).ok()?)));
+        match parsed {
+            Some((room, v)) => News::Appended {
+                room: room.to_owned(),
+                v,
+            },
+            None => {
+                tracing::warn!(payload = text, "unreadable notification; resyncing rooms");
+                News::Resync
+            }
+        }
+    }
+}
+
+/// How the listener makes sure it still hears: every `every` it notifies
+/// itself through another connection and expects to hear it within
+/// `patience`. A connection that fell silent without an error (a dead
+/// network path can keep TCP open for many minutes) is so dropped and made
+/// again, like one that failed.
+#[derive(Clone, Copy, Debug)]
+pub struct Probe {
+    pub every: Duration,
+    pub patience: Duration,
+}
+
+impl Default for Probe {
+    fn default() -> Self {
+        Probe {
+            every: Duration::from_secs(15),
+            patience: Duration::from_secs(10),
+        }
+    }
+}
+
+/// One instance's ear on the database: hands [`News`] to every subscriber.
+pub struct Listener {
+    news: broadcast::Sender<News>,
+}
+
+impl Listener {
+    /// Listens on the database `url` names until `shutdown`. For a database
+    /// that is not PostgreSQL (a single SQLite instance has nobody to hear)
+    /// the listener stays silent.
+    pub fn start(url: &str, shutdown: CancellationToken) -> Listener {
+        Self::start_with(url, Probe::default(), shutdown)
+    }
+
+    /// [`Listener::start`] with its own [`Probe`] timing.
+    pub fn start_with(url: &str, probe: Probe, shutdown: CancellationToken) -> Listener {
+        let (news, _) = broadcast::channel(SUBSCRIBER_BUFFER);
+        if crate::store::is_postgres_url(url) {
+            tokio::spawn(listen(url.to_owned(), probe, news.clone(), shutdown));
+        }
+        Listener { news }
+    }
+
+    pub fn subscribe(&self) -> Subscription {
+        Subscription(self.news.subscribe())
+    }
+}
+
+/// A subscriber's end; see [`Subscription::recv`].
+pub struct Subscription(broadcast::Receiver<News>);
+
+impl Subscription {
+    /// The next news, [`News::Resync`] if this subscriber fell behind, or
+    /// `None` once the listener is gone.
+    pub async fn recv(&mut self) -> Option<News> {
+        match self.0.recv().await {
+            Ok(news) => Some(news),
+            Err(broadcast::error::RecvError::Lagged(_)) => Some(News::Resync),
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    }
+}
+
+/// Why a listening connection was given up.
+#[derive(Debug, thiserror::Error)]
+enum Lost {
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    #[error("a probe was not heard back within {0:?}")]
+    Deaf(Duration),
+}
+
+/// A listening connection, and a pool of one for sending probes.
+struct Ear {
+    listener: PgListener,
+    probes: PgPool,
+    /// Starts the payload of this ear's own probes (other instances probe
+    /// on the same channel).
+    probe_prefix: String,
+}
+
+/// Keeps a `LISTEN` connection until `shutdown`, re-making it with backoff
+/// whenever it fails or falls silent.
+async fn listen(
+    url: String,
+    probe: Probe,
+    news: broadcast::Sender<News>,
+    shutdown: CancellationToken,
+) {
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        let connected = tokio::select! {
+            () = shutdown.cancelled() => return,
+            connected = connect(&url) => connected,
+        };
+        let error = match connected {
+            Ok(mut ear) => {
+                backoff = FIRST_BACKOFF;
+                // Whatever was appended before LISTEN took effect was not heard.
+                let _ = news.send(News::Resync);
+                let (echoes, echoed) = watch::channel(String::new());
+                // Either ending drops the other: the connection is given up.
+                tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    error = relay(&mut ear.listener, &ear.probe_prefix, &news, &echoes) => error,
+                    error = keep_probing(&ear.probes, &ear.probe_prefix, probe, echoed) => error,
+                }
+            }
+            Err(error) => error.into(),
+        };
+        tracing::warn!(%error, retry_in = ?backoff, "database listener lost; reconnecting");
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(backoff) => {}
+        }
+        backoff = (backoff * 2).min(LAST_BACKOFF);
+    }
+}
+
+async fn connect(url: &str) -> Result<Ear, sqlx::Error> {
+    let mut options = PgConnectOptions::from_str(url)?;
+    if options.get_application_name().is_none() {
+        options = options.application_name(LISTENER_APPLICATION_NAME);
+    }
+    // A pool of one, only so that sqlx can re-make the connection itself.
+    let pool = PgPoolOptions::new()
+        .max_connections(1)
+        .max_lifetime(None)
+        .idle_timeout(None)
+        .connect_with(options.clone())
+        .await?;
+    let mut listener = PgListener::connect_with(&pool).await?;
+    listener.listen(CHANNEL).await?;
+    let probes = PgPoolOptions::new()
+        .max_connections(1)
+        .connect_lazy_with(options);
+    let probe_prefix = format!("{PROBE} {} ", hex::encode(random_bytes::<8>()));
+    Ok(Ear {
+        listener,
+        probes,
+        probe_prefix,
+    })
+}
+
+/// Passes notifications on until the connection fails for good. This
+/// ear's own probes go to `echoes` instead; other instances' are ignored.
+async fn relay(
+    listener: &mut PgListener,
+    probe_prefix: &str,
+    news: &broadcast::Sender<News>,
+    echoes: &watch::Sender<String>,
+) -> Lost {
+    loop {
+        let heard = match listener.try_recv().await {
+            Ok(Some(notification)) => match notification.payload() {
+                probe if probe.starts_with(probe_prefix) => {
+                    echoes.send_replace(probe.to_owned());
+                    continue;
+                }
+                probe if probe.starts_with(PROBE) => continue,
+                payload => News::from_payload(payload),
+            },
+            // sqlx re-made a dropped connection and listens again; anything
+            // sent in between is lost.
+            Ok(None) => News::Resync,
+            Err(error) => return error.into(),
+        };
+        // No subscriber yet is fine: nobody holds a room to update.
+        let _ = news.send(heard);
+    }
+}
+
+/// Sends a probe every `probe.every` and returns once one is not heard
+/// back in time (or cannot be sent).
+async fn keep_probing(
+    probes: &PgPool,
+    probe_prefix: &str,
+    probe: Probe,
+    mut echoed: watch::Receiver<String>,
+) -> Lost {
+    let mut sent_before = 0u64;
+    loop {
+        tokio::time::sleep(probe.every).await;
+        let n = sent_before;
+        sent_before += 1;
+        let payload = format!("{probe_prefix}{n}");
+        let sent = sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(CHANNEL)
+            .bind(&payload)
+            .execute(probes)
+            .await;
+        if let Err(error) = sent {
+            return error.into();
+        }
+        let heard = echoed.wait_for(|echo| *echo == payload);
+        if !matches!(tokio::time::timeout(probe.patience, heard).await, Ok(Ok(_))) {
+            return Lost::Deaf(probe.patience);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_read_back() {
+        assert_eq!(
+            News::from_payload(&payload("0123abcd", 42)),
+            News::Appended {
+                room: "0123abcd".into(),
+                v: 42
+            }
+        );
+        assert_eq!(News::from_payload("no-version"), News::Resync);
+        assert_eq!(News::from_payload("room -1"), News::Resync);
+    }
+}

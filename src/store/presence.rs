@@ -1,0 +1,141 @@
+//! Which players an instance holds connections of, as PostgreSQL advisory
+//! locks, so that other instances can tell a player connected elsewhere
+//! from one whose instance died.
+//!
+//! Each instance keeps one session (connection) holding a *shared* advisory
+//! lock per (room, side) it has a connection of. PostgreSQL releases a
+//! session's locks when the session ends — also when the process is killed
+//! or its network goes — so a lock held is an instance alive. To ask whether
+//! anyone holds one, any other session tries to take the same key
+//! *exclusively* and lets go at once: that fails exactly while a shared
+//! holder exists.
+
+use std::collections::HashSet;
+
+use sha2::{Digest, Sha256};
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection, PgConnection, PgPool};
+use tokio::sync::Mutex;
+
+use crate::engine::Side;
+
+/// The `application_name` of presence sessions (unless the URL sets one).
+const APPLICATION_NAME: &str = "senet-presence";
+
+/// The advisory lock key of (room, side): 63 bits of the room id's
+/// SHA-256 and the side in the lowest bit.
+fn key(room: &str, side: Side) -> i64 {
+    let digest = Sha256::digest(room.as_bytes());
+    let high = i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"));
+    (high & !1) | i64::from(side == Side::White)
+}
+
+/// This instance's presence session and the keys it holds.
+pub(super) struct PresenceLocks {
+    options: PgConnectOptions,
+    session: Mutex<Session>,
+}
+
+#[derive(Default)]
+struct Session {
+    /// `None` until first needed, and after a failure (made again then,
+    /// taking every held key again).
+    connection: Option<PgConnection>,
+    held: HashSet<i64>,
+}
+
+impl PresenceLocks {
+    pub(super) fn new(options: &PgConnectOptions) -> PresenceLocks {
+        let mut options = options.clone();
+        if options.get_application_name().is_none() {
+            options = options.application_name(APPLICATION_NAME);
+        }
+        PresenceLocks {
+            options,
+            session: Mutex::new(Session::default()),
+        }
+    }
+
+    /// Takes (`held`) or lets go of the key of (room, side).
+    pub(super) async fn set(&self, room: &str, side: Side, held: bool) -> Result<(), sqlx::Error> {
+        let key = key(room, side);
+        let mut session = self.session.lock().await;
+        let changed = if held {
+            session.held.insert(key)
+        } else {
+            session.held.remove(&key)
+        };
+        if !changed {
+            return Ok(());
+        }
+        let result = match session.connection.as_mut() {
+            Some(connection) if held => lock(connection, key).await,
+            Some(connection) => unlock(connection, key).await,
+            // A new session takes every held key, this one included.
+            None => self.reconnect(&mut session).await,
+        };
+        if result.is_err() {
+            // The next call makes a new session; PostgreSQL has already
+            // released the old one's locks if it is gone.
+            session.connection = None;
+        }
+        result
+    }
+
+    async fn reconnect(&self, session: &mut Session) -> Result<(), sqlx::Error> {
+        let mut connection = PgConnection::connect_with(&self.options).await?;
+        for key in &session.held {
+            lock(&mut connection, *key).await?;
+        }
+        session.connection = Some(connection);
+        Ok(())
+    }
+
+    /// Whether any session holds the key of (room, side). Asked on a
+    /// pooled connection, which never holds presence keys itself.
+    pub(super) async fn held_anywhere(
+        pool: &PgPool,
+        room: &str,
+        side: Side,
+    ) -> Result<bool, sqlx::Error> {
+        sqlx::query_scalar(
+            "SELECT CASE WHEN pg_try_advisory_lock($1) THEN NOT pg_advisory_unlock($1) \
+             ELSE true END",
+        )
+        .bind(key(room, side))
+        .fetch_one(pool)
+        .await
+    }
+}
+
+async fn lock(connection: &mut PgConnection, key: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_advisory_lock_shared($1)")
+        .bind(key)
+        .execute(connection)
+        .await
+        .map(drop)
+}
+
+async fn unlock(connection: &mut PgConnection, key: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_advisory_unlock_shared($1)")
+        .bind(key)
+        .execute(connection)
+        .await
+        .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_differ_by_side_and_room() {
+        let room = "00112233445566778899aabbccddeeff";
+        assert_ne!(key(room, Side::Black), key(room, Side::White));
+        assert_eq!(key(room, Side::Black) | 1, key(room, Side::White));
+        assert_ne!(
+            key(room, Side::Black),
+            key("ffeeddccbbaa99887766554433221100", Side::Black)
+        );
+    }
+}

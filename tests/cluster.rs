@@ -1,0 +1,864 @@
+//! Several instances on one PostgreSQL: the listener on its own, then real
+//! `senet serve` processes sharing rooms. Every test here needs the server
+//! named by `SENET_TEST_POSTGRES_URL` and works in a fresh schema of its own;
+//! without the variable they are reported as ignored (see
+//! tests/postgres_support).
+
+mod common;
+mod postgres_support;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use common::{ChildServer, Client, http};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription};
+use senet::engine::Side;
+use senet::protocol::Mode;
+use senet::store::{RoomRow, StoreError, StoredEvent};
+use serde_json::{Value, json};
+use sqlx::{Connection, PgConnection};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+/// Long enough for a loaded machine, short enough to fail a hung test.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Actions after which a random game is given up on (they end far sooner).
+const MAX_STEPS: usize = 3_000;
+
+fn room(id: &str) -> RoomRow {
+    RoomRow {
+        id: id.to_string(),
+        mode: Mode::Online,
+        seed: [1; 32],
+        created_at: 0,
+        black: None,
+        white: None,
+    }
+}
+
+fn event(v: u64) -> StoredEvent {
+    StoredEvent {
+        v,
+        at: v as i64,
+        kind: "test".into(),
+        data: "{}".into(),
+    }
+}
+
+async fn next(news: &mut Subscription) -> News {
+    tokio::time::timeout(PATIENCE, news.recv())
+        .await
+        .expect("no news in time")
+        .expect("the listener stopped")
+}
+
+/// The next `Appended` about `room`, passing over `Resync`s (which other
+/// tests cause by killing listening connections) and news of other rooms
+/// (channels are per database, and other tests share it).
+async fn next_appended(news: &mut Subscription, room: &str) -> u64 {
+    loop {
+        if let News::Appended { room: about, v } = next(news).await
+            && about == room
+        {
+            return v;
+        }
+    }
+}
+
+/// Waits for the `Resync` a listener sends once it is listening (before,
+/// it hears nothing, so nothing else can come first).
+async fn listening(news: &mut Subscription) {
+    assert_eq!(next(news).await, News::Resync);
+}
+
+/// A successful append is heard with the room's new last version; a
+/// conflicting one, which wrote nothing, is not heard at all.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn appends_are_heard_and_conflicts_are_not() {
+    postgres_support::in_fresh_schema(async |url| {
+        let store = senet::store::open(&url).await.unwrap();
+        let shutdown = CancellationToken::new();
+        let listener = Listener::start(&url, shutdown.clone());
+        let mut news = listener.subscribe();
+        listening(&mut news).await;
+
+        let id = senet::secrets::new_room_id();
+        store.create_room(&room(&id), &[]).await.unwrap();
+        store.append(&id, &[event(1), event(2)]).await.unwrap();
+        assert_eq!(next_appended(&mut news, &id).await, 2);
+
+        let clash = store.append(&id, &[event(2)]).await;
+        assert!(
+            matches!(clash, Err(StoreError::VersionConflict(2))),
+            "{clash:?}"
+        );
+        store.append(&id, &[event(3)]).await.unwrap();
+        assert_eq!(next_appended(&mut news, &id).await, 3);
+        shutdown.cancel();
+    })
+    .await
+}
+
+/// When the listening connection dies, the listener makes a new one by
+/// itself, says `Resync` (notifications in between are lost), and hears
+/// appends again.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn a_killed_listening_connection_resyncs_and_hears_again() {
+    postgres_support::in_fresh_schema(async |url| {
+        let store = senet::store::open(&url).await.unwrap();
+        let shutdown = CancellationToken::new();
+        let listener = Listener::start(&url, shutdown.clone());
+        let mut news = listener.subscribe();
+        listening(&mut news).await;
+
+        let mut admin = PgConnection::connect(&url).await.unwrap();
+        let killed: Vec<bool> = sqlx::query_scalar(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+        )
+        .bind(LISTENER_APPLICATION_NAME)
+        .fetch_all(&mut admin)
+        .await
+        .unwrap();
+        assert!(killed.contains(&true), "no listening connection to kill");
+        // News of other tests' rooms may come first.
+        while next(&mut news).await != News::Resync {}
+
+        let id = senet::secrets::new_room_id();
+        store.create_room(&room(&id), &[]).await.unwrap();
+        store.append(&id, &[event(1)]).await.unwrap();
+        assert_eq!(next_appended(&mut news, &id).await, 1);
+        shutdown.cancel();
+    })
+    .await
+}
+
+/// A listening connection that goes silent without any error (a dead
+/// network path) is noticed by the listener's probes and made again, with a
+/// `Resync`; appends are heard again afterwards.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn a_listener_that_stops_hearing_reconnects_by_itself() {
+    postgres_support::in_fresh_schema(async |url| {
+        let store = senet::store::open(&url).await.unwrap();
+        let relay = Relay::start(&url).await;
+        let shutdown = CancellationToken::new();
+        let probe = Probe {
+            every: Duration::from_millis(200),
+            patience: Duration::from_millis(500),
+        };
+        let listener = Listener::start_with(&relay.url(&url), probe, shutdown.clone());
+        let mut news = listener.subscribe();
+        listening(&mut news).await;
+        let id = senet::secrets::new_room_id();
+        store.create_room(&room(&id), &[]).await.unwrap();
+        store.append(&id, &[event(1)]).await.unwrap();
+        assert_eq!(next_appended(&mut news, &id).await, 1);
+
+        relay.freeze();
+        store.append(&id, &[event(2)]).await.unwrap();
+        // Appended 2 never arrives: only the probe can tell. (News of other
+        // tests' rooms read before the freeze may still come first.)
+        loop {
+            match next(&mut news).await {
+                News::Resync => break,
+                News::Appended { room, v } => assert_ne!(room, id, "heard v{v} while frozen"),
+            }
+        }
+        store.append(&id, &[event(3)]).await.unwrap();
+        assert_eq!(next_appended(&mut news, &id).await, 3);
+        shutdown.cancel();
+    })
+    .await
+}
+
+/// One instance's hold on a player's presence is seen by another while it
+/// lasts, and not after it is let go or the holding instance's session
+/// ends (as when its process dies).
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives() {
+    postgres_support::in_fresh_schema(async |url| {
+        let one = senet::store::open(&url).await.unwrap();
+        let two = senet::store::open(&url).await.unwrap();
+        let id = senet::secrets::new_room_id();
+        one.create_room(&room(&id), &[]).await.unwrap();
+        let seen = |side| {
+            let (two, id) = (&two, &id);
+            async move { two.held_elsewhere(id, side).await.unwrap() }
+        };
+        assert!(!seen(Side::Black).await);
+
+        // Asking took the key only for a moment: holding it does not wait.
+        let hold = one.hold_presence(&id, Side::Black, true);
+        tokio::time::timeout(PATIENCE, hold).await.unwrap().unwrap();
+        assert!(seen(Side::Black).await);
+        assert!(!seen(Side::White).await, "one key per side");
+        one.hold_presence(&id, Side::Black, false).await.unwrap();
+        assert!(!seen(Side::Black).await);
+
+        one.hold_presence(&id, Side::White, true).await.unwrap();
+        drop(one);
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while seen(Side::White).await {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the hold outlived its instance"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+}
+
+/// A TCP relay to the test's PostgreSQL server that can go silent.
+struct Relay {
+    addr: SocketAddr,
+    /// One flag per connection made so far.
+    frozen: std::sync::Arc<std::sync::Mutex<Vec<std::sync::Arc<AtomicBool>>>>,
+}
+
+impl Relay {
+    async fn start(url: &str) -> Relay {
+        let options: sqlx::postgres::PgConnectOptions = url.parse().unwrap();
+        let server = format!("{}:{}", options.get_host(), options.get_port());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let frozen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let flags = frozen.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let upstream = tokio::net::TcpStream::connect(&server).await.unwrap();
+                let flag = std::sync::Arc::new(AtomicBool::new(false));
+                flags.lock().unwrap().push(flag.clone());
+                let (client_read, client_write) = client.into_split();
+                let (upstream_read, upstream_write) = upstream.into_split();
+                tokio::spawn(Relay::pass(client_read, upstream_write, flag.clone()));
+                tokio::spawn(Relay::pass(upstream_read, client_write, flag));
+            }
+        });
+        Relay { addr, frozen }
+    }
+
+    /// `url` through this relay, under its own application name (so that
+    /// tests killing `senet-listener` connections leave it alone).
+    fn url(&self, url: &str) -> String {
+        let separator = if url.contains('?') { '&' } else { '?' };
+        format!(
+            "{url}{separator}host={}&port={}&application_name=senet-relay-test",
+            self.addr.ip(),
+            self.addr.port()
+        )
+    }
+
+    /// Every connection made so far stops passing bytes but stays open, as
+    /// over a dead network path; later connections pass normally.
+    fn freeze(&self) {
+        for flag in self.frozen.lock().unwrap().iter() {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    async fn pass(
+        mut from: tokio::net::tcp::OwnedReadHalf,
+        mut to: tokio::net::tcp::OwnedWriteHalf,
+        frozen: std::sync::Arc<AtomicBool>,
+    ) {
+        let mut buffer = vec![0; 16 * 1024];
+        loop {
+            let n = match from.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            if frozen.load(Ordering::SeqCst) {
+                // Hold both ends open and swallow everything.
+                std::future::pending::<()>().await;
+            }
+            if to.write_all(&buffer[..n]).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ real processes
+
+/// Two `senet serve` processes on one database, with their debug logs.
+struct Instances {
+    one: ChildServer,
+    two: ChildServer,
+    _logs: tempfile::TempDir,
+}
+
+/// Starts two instances on the database `url`.
+async fn two_instances(url: &str) -> Instances {
+    let logs = tempfile::tempdir().unwrap();
+    // A player whose instance died is seen to be gone within a second.
+    let flags = ["--presence-check", "1"];
+    let one = ChildServer::start_url(url, &logs.path().join("one.log"), &flags).await;
+    // The second starts once the first has migrated (they would also take
+    // turns through the migrator's lock).
+    let two = ChildServer::start_url(url, &logs.path().join("two.log"), &flags).await;
+    Instances {
+        one,
+        two,
+        _logs: logs,
+    }
+}
+
+/// A seated player and where they play.
+struct Player {
+    client: Client,
+    token: String,
+}
+
+impl Player {
+    /// Connects through `at` with the token of a create or join `answer`.
+    async fn sit(at: SocketAddr, room: &str, answer: &Value) -> Player {
+        let token = answer["token"].as_str().unwrap().to_string();
+        Player {
+            client: Client::join(at, room, Some(&token)).await,
+            token,
+        }
+    }
+}
+
+/// An online game: black, white and any number of spectators, each on
+/// whichever instance the test chose.
+struct Table {
+    room: String,
+    black: Player,
+    white: Player,
+    watchers: Vec<Client>,
+    /// Highest version any action was acknowledged with.
+    v: u64,
+    /// Actions acknowledged, by type: each must be in the log exactly once.
+    acked: std::collections::HashMap<&'static str, usize>,
+}
+
+impl Table {
+    /// Creates a room through `black_at` and joins it through `white_at`;
+    /// each player connects to the instance they used.
+    async fn open(black_at: SocketAddr, white_at: SocketAddr) -> Table {
+        let created = common::create_room(black_at, "online", "black").await;
+        let room = created["room"].as_str().unwrap().to_string();
+        let joined = common::join_room(white_at, &room).await;
+        let black = Player::sit(black_at, &room, &created).await;
+        let white = Player::sit(white_at, &room, &joined).await;
+        assert_eq!(
+            (black.client.seat.as_str(), white.client.seat.as_str()),
+            ("black", "white")
+        );
+        let v = black.client.last_v().max(white.client.last_v());
+        Table {
+            room,
+            black,
+            white,
+            watchers: Vec::new(),
+            v,
+            acked: Default::default(),
+        }
+    }
+
+    async fn reseat_black(&mut self, at: SocketAddr) {
+        let v = Self::reseat(&mut self.black, at, &self.room, "black").await;
+        self.v = self.v.max(v);
+    }
+
+    async fn reseat_white(&mut self, at: SocketAddr) {
+        let v = Self::reseat(&mut self.white, at, &self.room, "white").await;
+        self.v = self.v.max(v);
+    }
+
+    /// The player reconnects through `at` with its token and finds the game
+    /// where it left it: since then, at most who was connected changed.
+    /// Returns the version it came back at.
+    async fn reseat(player: &mut Player, at: SocketAddr, room: &str, seat: &str) -> u64 {
+        let last_seen = player.client.last_v() as usize;
+        player.client = Client::join(at, room, Some(&player.token)).await;
+        assert_eq!(player.client.seat, seat);
+        let now = player.client.state["v"].as_u64().unwrap() as usize;
+        let record = record(at, room).await;
+        let since = &record["events"].as_array().unwrap()[last_seen..now];
+        assert!(since.iter().all(|e| e["t"] == "presence"), "{since:?}");
+        now as u64
+    }
+
+    /// Closes every connection.
+    async fn leave(self) {
+        let clients = [self.black.client, self.white.client].into_iter();
+        for client in clients.chain(self.watchers) {
+            client.close().await;
+        }
+    }
+
+    async fn watch_from(&mut self, at: SocketAddr) {
+        self.watchers.push(Client::join(at, &self.room, None).await);
+    }
+
+    fn clients(&mut self) -> impl Iterator<Item = &mut Client> {
+        [&mut self.black.client, &mut self.white.client]
+            .into_iter()
+            .chain(self.watchers.iter_mut())
+    }
+
+    /// Waits until every connection has seen the last acknowledged version.
+    async fn settle(&mut self) {
+        let v = self.v;
+        for client in self.clients() {
+            client.wait_for_v(v).await;
+        }
+    }
+
+    /// (side to move, its opponent).
+    fn split(&mut self, turn: &str) -> (&mut Client, &mut Client) {
+        match turn {
+            "black" => (&mut self.black.client, &mut self.white.client),
+            _ => (&mut self.white.client, &mut self.black.client),
+        }
+    }
+
+    fn count(&mut self, reply: &Value, action: &'static str) {
+        if reply["t"] == "ack" {
+            self.v = self.v.max(reply["d"]["v"].as_u64().unwrap());
+            *self.acked.entry(action).or_default() += 1;
+        }
+    }
+
+    /// Plays throws and random legal moves until the game is over or
+    /// `steps` actions were made; returns whether it is over. With `race`,
+    /// every action of the side to move is sent at the same moment as a
+    /// draw offer by the other side, through the other instance.
+    async fn play(&mut self, rng: &mut ChaCha8Rng, steps: usize, race: bool) -> bool {
+        for _ in 0..steps {
+            self.settle().await;
+            let state = self.black.client.sync().await;
+            assert_eq!(state["v"].as_u64().unwrap(), self.v, "{state}");
+            let (kind, data) = match state["phase"].as_str().unwrap() {
+                "over" => return true,
+                "roll" => ("roll", Value::Null),
+                "move" => {
+                    let legal = state["legal"].as_array().unwrap();
+                    let choice = &legal[rng.random_range(0..legal.len())];
+                    ("move", json!({ "from": choice["from"] }))
+                }
+                other => panic!("unexpected phase {other}: {state}"),
+            };
+            let (mover, other) = self.split(state["turn"].as_str().unwrap());
+            let (done, offered) = if race {
+                let (done, offered) =
+                    tokio::join!(mover.act(kind, data), other.act("draw-offer", Value::Null));
+                (done, Some(offered))
+            } else {
+                (mover.act(kind, data).await, None)
+            };
+            // The side to move's action stays legal whichever came first.
+            assert_eq!(done["t"], "ack", "{kind}: {done}");
+            self.count(&done, kind);
+            if let Some(offered) = offered {
+                // Refused only if this side's offer from before is still
+                // open, or if the move it raced with ended the game.
+                let refused = offered["d"]["code"].as_str().unwrap_or_default();
+                assert!(
+                    offered["t"] == "ack" || ["bad_request", "game_over"].contains(&refused),
+                    "{offered}"
+                );
+                self.count(&offered, "draw-offer");
+            }
+        }
+        false
+    }
+
+    /// Every connection saw exactly the record's events from the moment it
+    /// came in, in version order, none missing or repeated; every
+    /// acknowledged action is in the log once; `senet verify` accepts it.
+    async fn check_against_record(&mut self, at: SocketAddr) {
+        self.settle().await;
+        let record = record(at, &self.room).await;
+        let logged: Vec<Value> = record["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let mut d = e["d"].clone();
+                d["v"] = e["v"].clone();
+                json!({ "t": e["t"], "d": d })
+            })
+            .collect();
+        for (i, event) in logged.iter().enumerate() {
+            assert_eq!(event["d"]["v"], json!(i + 1), "versions are consecutive");
+        }
+        let last = logged.len() as u64;
+        assert!(last >= self.v);
+        for client in self.clients() {
+            client.wait_for_v(last).await;
+            let welcome = client.frames.iter().find(|f| f["t"] == "welcome").unwrap();
+            let joined_at = welcome["d"]["state"]["v"].as_u64().unwrap() as usize;
+            let seen: Vec<&Value> = client
+                .events
+                .iter()
+                .filter(|e| e["d"]["v"].as_u64().unwrap() <= last)
+                .collect();
+            let expected: Vec<&Value> = logged[joined_at..].iter().collect();
+            assert_eq!(seen, expected, "the {} connection's stream", client.seat);
+        }
+        let count = |t: &str| logged.iter().filter(|e| e["t"] == t).count();
+        assert_eq!(count("rolled"), self.acked["roll"], "throws applied once");
+        assert_eq!(count("moved"), self.acked.get("move").copied().unwrap_or(0));
+        assert_eq!(
+            count("draw-offered"),
+            self.acked.get("draw-offer").copied().unwrap_or(0),
+            "draw offers applied once"
+        );
+        verify(&record).await;
+    }
+}
+
+async fn record(at: SocketAddr, room: &str) -> Value {
+    let (status, record) = http(at, "GET", &format!("/api/rooms/{room}/record"), None).await;
+    assert_eq!(status, 200, "{record}");
+    record
+}
+
+/// Runs `senet verify` on a finished game's record: every throw recomputed
+/// from the seed, every move re-judged by the rules.
+async fn verify(record: &Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("record.json");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "senet verify: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// Black on the first instance, white on the second, a spectator on each:
+/// a whole game, and every connection sees the same events in the same order.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn players_on_two_instances_play_a_whole_game() {
+    postgres_support::in_fresh_schema(async |url| {
+        let Instances { one, two, _logs } = two_instances(&url).await;
+        let mut table = Table::open(one.addr, two.addr).await;
+        table.watch_from(one.addr).await;
+        table.watch_from(two.addr).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        assert!(
+            table.play(&mut rng, MAX_STEPS, false).await,
+            "the game ends"
+        );
+        table.check_against_record(two.addr).await;
+    })
+    .await
+}
+
+/// Both players act through different instances at the same moment, action
+/// after action, in several games: each game stays legal, versions stay
+/// consecutive and no action is applied twice.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn simultaneous_actions_on_two_instances_never_fork_a_game() {
+    postgres_support::in_fresh_schema(async |url| {
+        let Instances { one, two, _logs } = two_instances(&url).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for _ in 0..3 {
+            let mut table = Table::open(one.addr, two.addr).await;
+            table.watch_from(one.addr).await;
+            assert!(table.play(&mut rng, MAX_STEPS, true).await, "the game ends");
+            table.check_against_record(one.addr).await;
+        }
+    })
+    .await
+}
+
+/// SIGKILL the first instance mid-game. In a room played across both, the
+/// player it served comes back through the second with the token; a room
+/// played entirely on the first is picked up by the second, from the log,
+/// when its players come back. Both games finish with nothing lost.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn a_killed_instance_s_players_finish_on_the_other() {
+    postgres_support::in_fresh_schema(async |url| {
+        let Instances { one, two, _logs } = two_instances(&url).await;
+        let mut across = Table::open(one.addr, two.addr).await;
+        across.watch_from(two.addr).await;
+        let mut only_one = Table::open(one.addr, one.addr).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for table in [&mut across, &mut only_one] {
+            assert!(!table.play(&mut rng, 20, false).await, "still playing");
+            table.settle().await;
+        }
+        one.kill().await;
+
+        // White, on the surviving instance, learns that black is gone: the
+        // dead instance's hold on black's presence went with its session.
+        let white = &mut across.white.client;
+        while white.wait_for("presence").await["d"]["black"]["connected"] != false {}
+        across.reseat_black(two.addr).await;
+        only_one.reseat_black(two.addr).await;
+        only_one.reseat_white(two.addr).await;
+        for table in [&mut across, &mut only_one] {
+            assert!(
+                table.play(&mut rng, MAX_STEPS, false).await,
+                "the game ends"
+            );
+            table.check_against_record(two.addr).await;
+        }
+    })
+    .await
+}
+
+// ------------------------------------------------------------ nginx
+
+/// Debian's nginx running deploy/nginx/senet.conf on loopback, in front of
+/// two instances, as one process (no master) that dies with the test.
+struct Nginx {
+    child: tokio::process::Child,
+    addr: SocketAddr,
+    dir: tempfile::TempDir,
+}
+
+impl Nginx {
+    async fn start(instances: [SocketAddr; 2]) -> Nginx {
+        let binary = Path::new("/usr/sbin/nginx");
+        assert!(
+            binary.exists(),
+            "the nginx test needs Debian's nginx: apt-get install -y nginx-light"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let addr = free_port().await;
+        let site = deployed_site(addr, instances);
+        std::fs::write(dir.path().join("senet.conf"), site).unwrap();
+        let prefix = dir.path().display();
+        let main = format!(
+            "daemon off;\n\
+             master_process off;\n\
+             pid {prefix}/nginx.pid;\n\
+             error_log {prefix}/error.log info;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{\n\
+                 log_format route '$request_method $uri $status \"$upstream_addr\"';\n\
+                 access_log {prefix}/access.log route;\n\
+                 client_body_temp_path {prefix}/body;\n\
+                 proxy_temp_path {prefix}/proxy;\n\
+                 fastcgi_temp_path {prefix}/fastcgi;\n\
+                 uwsgi_temp_path {prefix}/uwsgi;\n\
+                 scgi_temp_path {prefix}/scgi;\n\
+                 include {prefix}/senet.conf;\n\
+             }}\n"
+        );
+        let config = dir.path().join("nginx.conf");
+        std::fs::write(&config, main).unwrap();
+        let child = tokio::process::Command::new(binary)
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-e")
+            .arg(dir.path().join("error.log"))
+            .arg("-c")
+            .arg(&config)
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut nginx = Nginx { child, addr, dir };
+        nginx.wait_until_up().await;
+        nginx
+    }
+
+    /// Polls `/healthz` through nginx until an instance answers.
+    async fn wait_until_up(&mut self) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("nginx exited ({status}): {}", self.log("error.log"));
+            }
+            if tokio::net::TcpStream::connect(self.addr).await.is_ok() {
+                let (status, _) = http(self.addr, "GET", "/healthz", None).await;
+                if status == 200 {
+                    return;
+                }
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "nginx did not come up: {}",
+                self.log("error.log")
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default()
+    }
+
+    /// The requests whose path mentions `room`, once `count` of them are
+    /// logged (WebSockets are logged when they close).
+    async fn requests_for(&self, room: &str, count: usize) -> Vec<Logged> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let log = self.log("access.log");
+            let requests: Vec<Logged> = log
+                .lines()
+                .filter(|line| line.contains(room))
+                .map(Logged::parse)
+                .collect();
+            if requests.len() >= count {
+                return requests;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "only {} requests for the room logged: {log}",
+                requests.len(),
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// One line of the access log, written in the `route` format.
+#[derive(Debug)]
+struct Logged {
+    method: String,
+    uri: String,
+    /// The instance that answered: the last of those nginx tried.
+    served_by: String,
+}
+
+impl Logged {
+    fn parse(line: &str) -> Logged {
+        let (request, upstreams) = line.split_once(" \"").unwrap();
+        let mut words = request.split(' ');
+        let upstreams = upstreams.trim_end_matches('"');
+        Logged {
+            method: words.next().unwrap().to_string(),
+            uri: words.next().unwrap().to_string(),
+            served_by: upstreams.rsplit(", ").next().unwrap().to_string(),
+        }
+    }
+}
+
+/// deploy/nginx/senet.conf as shipped, pointed at this test's ports: only
+/// the `listen` line and the two upstream servers change.
+fn deployed_site(listen: SocketAddr, instances: [SocketAddr; 2]) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/nginx/senet.conf");
+    let mut site = std::fs::read_to_string(path).unwrap();
+    for (from, to) in [
+        ("listen 80;".to_string(), format!("listen {listen};")),
+        (
+            "server senet1:8080 ".into(),
+            format!("server {} ", instances[0]),
+        ),
+        (
+            "server senet2:8080 ".into(),
+            format!("server {} ", instances[1]),
+        ),
+    ] {
+        assert_eq!(site.matches(&from).count(), 1, "{from:?} in {path}");
+        site = site.replace(&from, &to);
+    }
+    site
+}
+
+/// A loopback port nobody listens on right now.
+async fn free_port() -> SocketAddr {
+    let probe = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    probe.local_addr().unwrap()
+}
+
+/// A whole game through the deploy/ nginx config with two instances behind
+/// it. The room's requests all reach the instance its id hashes to; when
+/// that instance is killed mid-game, nginx sends the players, reconnecting
+/// with their tokens, to the other, which finishes the game. A spectator on
+/// the other instance sees it all.
+#[tokio::test]
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+async fn a_game_through_the_deployed_nginx_config() {
+    postgres_support::in_fresh_schema(async |url| {
+        let Instances { one, two, _logs } = two_instances(&url).await;
+        let nginx = Nginx::start([one.addr, two.addr]).await;
+        let mut table = Table::open(nginx.addr, nginx.addr).await;
+        let room = table.room.clone();
+        let joined_on = nginx.requests_for(&room, 1).await.remove(0).served_by;
+        let (chosen, other) = if joined_on == one.addr.to_string() {
+            (one, two)
+        } else {
+            (two, one)
+        };
+        let (chosen_addr, other_addr) = (chosen.addr.to_string(), other.addr.to_string());
+        table.watch_from(other.addr).await;
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        assert!(!table.play(&mut rng, 20, false).await, "still playing");
+        table.settle().await;
+
+        chosen.kill().await;
+        table.reseat_black(nginx.addr).await;
+        table.reseat_white(nginx.addr).await;
+        assert!(
+            table.play(&mut rng, MAX_STEPS, false).await,
+            "the game ends"
+        );
+        table.check_against_record(nginx.addr).await;
+        let summary = format!("/api/rooms/{room}");
+        assert_eq!(http(nginx.addr, "GET", &summary, None).await.0, 200);
+        // The page route is hashed the same way, whether or not this build serves pages.
+        http(nginx.addr, "GET", &format!("/r/{room}"), None).await;
+        table.leave().await;
+
+        // The join, four WebSockets (two before the kill, two after), the
+        // record, the summary and the page.
+        let requests = nginx.requests_for(&room, 8).await;
+        let sockets = |by: &str| {
+            let on = |r: &&Logged| r.uri.starts_with("/ws/") && r.served_by == by;
+            requests.iter().filter(on).count()
+        };
+        assert_eq!(
+            (sockets(&chosen_addr), sockets(&other_addr)),
+            (2, 2),
+            "{requests:?}"
+        );
+        for request in requests.iter().filter(|r| !r.uri.starts_with("/ws/")) {
+            let expected = match request.method.as_str() {
+                "POST" => &chosen_addr,
+                _ => &other_addr,
+            };
+            assert_eq!(&request.served_by, expected, "{request:?}");
+        }
+    })
+    .await
+}
