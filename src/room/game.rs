@@ -747,6 +747,49 @@ mod tests {
     }
 
     #[test]
+    fn the_bot_steps_in_only_on_its_own_turn_and_sees_only_the_current_throw() {
+        let mut room = started_game(Mode::Ai).row().clone();
+        room.white = Some(Bot::seat(Level::Hard));
+        let mut game = Game::new(room);
+        assert_eq!(game.bot_step(), None, "not started");
+        let started = game.start_event().unwrap();
+        game.apply(1, &started);
+        assert_eq!(game.bot_step(), None, "black, the person, throws first");
+        assert_eq!(game.seat_of(&hash_token("w")), Seat::Spectator);
+        while game.position.turn() == Side::Black {
+            act(&mut game, Seat::Black, Action::Roll).unwrap();
+            if let Stage::Move { .. } = game.stage {
+                let from = game.state(0).legal[0].from;
+                act(&mut game, Seat::Black, Action::Move { from }).unwrap();
+            }
+        }
+        let (bot, step) = game.bot_step().expect("white's turn");
+        assert_eq!(
+            (bot.side, bot.level, step),
+            (Side::White, Level::Hard, Step::Roll)
+        );
+        let events = act(&mut game, Seat::White, Action::Roll).unwrap();
+        let Event::Rolled { n, value, .. } = events[0] else {
+            panic!("{events:?}")
+        };
+        match game.bot_step() {
+            Some((
+                _,
+                Step::Move {
+                    position,
+                    roll,
+                    throw,
+                },
+            )) => {
+                assert_eq!((position, roll.value(), throw), (game.position, value, n));
+            }
+            // The throw had no legal move: passed back to the person.
+            other => assert_eq!((other, game.position.turn()), (None, Side::Black)),
+        }
+        assert_eq!(game.state(0).level, Some(Level::Hard));
+    }
+
+    #[test]
     fn seats_are_found_by_token_hash() {
         let game = started_game(Mode::Online);
         assert_eq!(game.seat_of(&hash_token("b")), Seat::Black);
