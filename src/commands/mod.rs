@@ -1,7 +1,9 @@
 //! The command line: one file per subcommand. Each prints JSON on stdout;
 //! bad input gives a one-line message on stderr and exit status 2.
 
+mod healthcheck;
 mod legal;
+mod loadgen;
 mod perft;
 
 use std::process::ExitCode;
@@ -25,6 +27,8 @@ pub struct Cli {
 enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
+    Healthcheck(healthcheck::Args),
+    Loadgen(loadgen::Args),
 }
 
 impl Cli {
@@ -32,6 +36,9 @@ impl Cli {
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
+            // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
+            Command::Healthcheck(args) => return healthcheck::run(args),
+            Command::Loadgen(args) => loadgen::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
