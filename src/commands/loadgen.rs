@@ -47,6 +47,35 @@ pub struct Args {
     echo_only: bool,
 }
 
+/// Files kept for everything that is not a connection (stdio, the runtime, HTTP requests).
+const SPARE_FILES: u64 = 256;
+
+/// Raises the open-file limit (each connection is a file; ten thousand need more than the usual
+/// 1024) and refuses a run that could not open its connections anyway.
+fn check_open_file_limit(args: &Args) -> Result<(), UsageError> {
+    let limit = os::raise_fd_limit()
+        .map_err(|e| UsageError(format!("raising the open-file limit: {e}")))?;
+    let rooms = args.rooms as u64;
+    // The echo endpoint runs in this process, so it holds the other end of each connection too.
+    let per_room = if args.echo_baseline || args.echo_only {
+        4
+    } else {
+        2
+    };
+    let needed = rooms * per_room + SPARE_FILES;
+    if needed > limit {
+        return Err(UsageError(format!(
+            "{rooms} rooms need about {needed} open files here but the limit is {limit}{}",
+            if per_room == 4 {
+                " (the echo endpoint holds both ends in this process)"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> Result<(), UsageError> {
     if !(args.duration > 0.0 && args.duration.is_finite()) {
         return Err(UsageError(
@@ -63,8 +92,7 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         connect_concurrency: args.connect_concurrency,
         server_pid: args.pid,
     };
-    // Each connection is a file; ten thousand of them need more than the usual 1024.
-    os::raise_fd_limit().map_err(|e| UsageError(format!("raising the open-file limit: {e}")))?;
+    check_open_file_limit(&args)?;
     let runtime = tokio::runtime::Runtime::new()?;
     let report = runtime.block_on(async {
         if args.echo_only {

@@ -19,6 +19,10 @@ use super::wire::{self, ActionKind, Incoming};
 /// (tungstenite allocates 128 KiB per socket by default).
 const READ_BUFFER: usize = 4 * 1024;
 
+/// How long opening a connection (TCP and WebSocket handshake) may take; a server that stopped
+/// accepting must show up as an error, not a hang.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How the load is paced: a total rate shared by every connection, and a per-connection cap
 /// (the server closes a connection that sends too fast).
 #[derive(Debug)]
@@ -100,8 +104,10 @@ impl Conn {
         seat: Option<String>,
     ) -> Result<Self, String> {
         let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-        let (socket, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
+        let connect = tokio_tungstenite::connect_async_with_config(url, Some(config), true);
+        let (socket, _) = tokio::time::timeout(CONNECT_TIMEOUT, connect)
             .await
+            .map_err(|_| "connect: timed out".to_string())?
             .map_err(|e| format!("connect: {e}"))?;
         Ok(Conn {
             socket,

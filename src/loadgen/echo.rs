@@ -18,6 +18,10 @@ use super::player::DRAIN_TIMEOUT;
 use super::stats::Stats;
 use super::wire::{self, ActionKind};
 
+/// The server-side read buffer, sized as the Senet server sizes its own (axum's default is
+/// 128 KiB per socket), so both are measured with the same memory per connection.
+const READ_BUFFER: usize = 4 * 1024;
+
 /// The echo endpoint, running until dropped.
 pub struct EchoServer {
     addr: SocketAddr,
@@ -74,7 +78,7 @@ impl Drop for EchoServer {
 }
 
 async fn upgrade(ws: WebSocketUpgrade) -> Response {
-    ws.on_upgrade(echo)
+    ws.read_buffer_size(READ_BUFFER).on_upgrade(echo)
 }
 
 async fn echo(mut socket: WebSocket) {
@@ -97,9 +101,10 @@ pub async fn open_pair(
         Conn::connect(url, pacing.clone(), None),
         Conn::connect(url, pacing.clone(), None)
     );
+    let pair = [a?, b?];
     stats.rooms_opened += 1;
     stats.connections_opened += 2;
-    Ok([a?, b?])
+    Ok(pair)
 }
 
 /// The two clients take turns, one frame in flight per room, as players do; `idle` holds the

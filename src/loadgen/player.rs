@@ -11,8 +11,8 @@ use super::stats::Stats;
 use super::wire::{self, Incoming, Reaction, Seat};
 use crate::http1::{self, BaseUrl};
 
-/// How long a client waits for the `welcome` after `hello`.
-const WELCOME_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client waits for the `welcome` after `hello`, and for an HTTP answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a stopping client waits for the answers it is still owed.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -59,9 +59,11 @@ impl Table {
     }
 
     async fn post(&self, path: &str, body: &str) -> Result<Seat, String> {
-        let response = http1::post_json(&self.base, path, body)
-            .await
-            .map_err(|e| format!("POST {path}: {e}"))?;
+        let response =
+            tokio::time::timeout(ANSWER_TIMEOUT, http1::post_json(&self.base, path, body))
+                .await
+                .map_err(|_| format!("POST {path}: timed out"))?
+                .map_err(|e| format!("POST {path}: {e}"))?;
         if !(200..300).contains(&response.status) {
             return Err(format!("POST {path}: status {}", response.status));
         }
@@ -75,7 +77,7 @@ impl Table {
         conn.send(wire::hello(&seat.token)).await?;
         // Bookkeeping of the handshake is not part of the measured run.
         let mut scratch = Stats::default();
-        let welcome = tokio::time::timeout(WELCOME_TIMEOUT, conn.recv(&mut scratch))
+        let welcome = tokio::time::timeout(ANSWER_TIMEOUT, conn.recv(&mut scratch))
             .await
             .map_err(|_| "no welcome".to_string())?
             .ok_or("closed before welcome")?;
