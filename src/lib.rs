@@ -2,14 +2,29 @@
 //!
 //! # Layout
 //!
+//! - [`commands`]: the `senet` command line, one file per subcommand.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
+//! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
+//! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.
+//! - [`secrets`]: room ids, seat tokens and their hashes, from the OS generator.
+//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite implementation.
+//! - [`server`]: HTTP + WebSocket front (axum): router, handlers, connection tasks, shutdown.
+//! - [`config`]: `senet serve` flags and environment variables.
+//! - [`room`]: live rooms: the registry, one task per room, the pure game state machine.
 //! - [`telemetry`]: logs (tracing) and metrics (Prometheus): every metric name in one place.
 //! - [`loadgen`]: `senet loadgen`, scripted players measuring a running server.
 //! - [`http1`]: a minimal HTTP/1.1 client for the project's own tools.
 //! - [`os`]: open-file limit and resident memory of a process.
 pub mod commands;
+pub mod config;
 pub mod engine;
+pub mod fairness;
 pub mod http1;
 pub mod loadgen;
 pub mod os;
+pub mod protocol;
+pub mod room;
+pub mod secrets;
+pub mod server;
+pub mod store;
 pub mod telemetry;

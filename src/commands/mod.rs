@@ -5,9 +5,12 @@ mod healthcheck;
 mod legal;
 mod loadgen;
 mod perft;
+mod serve;
+mod verify;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 use crate::engine::{Position, Roll};
@@ -27,15 +30,44 @@ pub struct Cli {
 enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
+    /// Run the room server.
+    Serve(crate::config::Config),
+    /// Check a finished game's record: seed, every throw, every move.
+    Verify(verify::Args),
+    /// Exit 0 if a running server answers /healthz, else 1 (for container health checks).
     Healthcheck(healthcheck::Args),
+    /// Play many rooms on a running server; report throughput, latency and memory as JSON.
     Loadgen(loadgen::Args),
 }
 
 impl Cli {
+    /// Parses the process arguments. `--help` and `--version` print as
+    /// usual; any other parse error is reduced to one line (clap's first
+    /// paragraph, which says what is wrong) and exits with status 2, like
+    /// every other bad input.
+    pub fn parse_or_exit() -> Cli {
+        Cli::try_parse().unwrap_or_else(|error| {
+            if !error.use_stderr() {
+                error.exit();
+            }
+            let message = match error.kind() {
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    "missing subcommand; see `senet --help`".to_string()
+                }
+                _ => first_paragraph(&error.render().to_string()),
+            };
+            eprintln!("senet: {message}");
+            std::process::exit(2);
+        })
+    }
+
     pub fn run(self) -> ExitCode {
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
+            Command::Serve(config) => serve::run(config),
+            // Verify has its own exit statuses: 1 means an inconsistent record.
+            Command::Verify(args) => return verify::run(args),
             // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
@@ -58,6 +90,16 @@ impl<E: std::fmt::Display> From<E> for UsageError {
     fn from(error: E) -> Self {
         UsageError(error.to_string())
     }
+}
+
+/// The first paragraph of a clap error, joined into one line.
+fn first_paragraph(rendered: &str) -> String {
+    let words: Vec<&str> = rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    words.join(" ").trim_start_matches("error: ").to_string()
 }
 
 /// Parses a position argument in the engine's notation.
