@@ -14,6 +14,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::stats::Stats;
 use super::wire::{self, ActionKind, Incoming};
+use crate::engine::Side;
 
 /// Our frames are a few hundred bytes: a small read buffer keeps ten thousand clients cheap
 /// (tungstenite allocates 128 KiB per socket by default).
@@ -85,11 +86,11 @@ struct Pending {
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// A client connection. `seat` (black/white) lets it recognise the events its actions cause.
+/// A client connection. `seat` lets it recognise the events its actions cause.
 pub struct Conn {
     socket: Socket,
     pacing: Arc<Pacing>,
-    seat: Option<String>,
+    seat: Option<Side>,
     last_sent: Option<Instant>,
     next_id: u64,
     pending: Vec<Pending>,
@@ -98,11 +99,7 @@ pub struct Conn {
 }
 
 impl Conn {
-    pub async fn connect(
-        url: &str,
-        pacing: Arc<Pacing>,
-        seat: Option<String>,
-    ) -> Result<Self, String> {
+    pub async fn connect(url: &str, pacing: Arc<Pacing>) -> Result<Self, String> {
         let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
         let connect = tokio_tungstenite::connect_async_with_config(url, Some(config), true);
         let (socket, _) = tokio::time::timeout(CONNECT_TIMEOUT, connect)
@@ -112,7 +109,7 @@ impl Conn {
         Ok(Conn {
             socket,
             pacing,
-            seat,
+            seat: None,
             last_sent: None,
             next_id: 1,
             pending: Vec::new(),
@@ -214,19 +211,17 @@ impl Conn {
     fn note(&mut self, frame: &Incoming, stats: &mut Stats) {
         stats.messages_received += 1;
         if let Some(code) = frame.error_code() {
-            stats.error(code.to_string());
+            stats.error(code);
         }
         if frame.is_event() {
             stats.events_received += 1;
             self.check_version(frame, stats);
-            if let Some(kind) = self
-                .seat
-                .as_deref()
-                .and_then(|seat| wire::caused_by(seat, frame))
-            {
+            if let Some(kind) = self.seat.and_then(|seat| wire::caused_by(seat, frame)) {
                 self.time_first_untimed(kind, stats);
             }
         } else if frame.carries_state() {
+            // The welcome says which side this connection plays.
+            self.seat = frame.welcome_side().or(self.seat);
             // A fresh state restarts the count of versions.
             self.version = frame.version();
         }

@@ -98,8 +98,8 @@ pub async fn open_pair(
     stats: &mut Stats,
 ) -> Result<[Conn; 2], String> {
     let (a, b) = tokio::join!(
-        Conn::connect(url, pacing.clone(), None),
-        Conn::connect(url, pacing.clone(), None)
+        Conn::connect(url, pacing.clone()),
+        Conn::connect(url, pacing.clone())
     );
     let pair = [a?, b?];
     stats.rooms_opened += 1;

@@ -4,12 +4,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Pacing};
 use super::stats::Stats;
-use super::wire::{self, Incoming, Reaction, Seat};
+use super::wire::{self, Incoming, Reaction};
+use crate::engine::Side;
 use crate::http1::{self, BaseUrl};
+use crate::protocol::{Joined, RoomCreated};
 
 /// How long a client waits for the `welcome` after `hello`, and for an HTTP answer.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
@@ -19,7 +22,7 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// One seated client and the frame it has not acted on yet (its `welcome`).
 pub struct Player {
     conn: Conn,
-    seat: String,
+    side: Side,
     unread: Option<Incoming>,
 }
 
@@ -35,35 +38,31 @@ pub struct Table {
 impl Table {
     /// Creates an online room, joins its second seat, and connects both players.
     pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
-        let creator: Seat = self
-            .post(
-                "/api/rooms",
-                &wire::create_room_body("black", &client_seed()),
-            )
-            .await?;
-        let room = creator
-            .room
-            .clone()
-            .ok_or("room creation answered no room id")?;
-        let joiner: Seat = self
+        let body = wire::create_room_body(Side::Black, &client_seed());
+        let created: RoomCreated = self.post("/api/rooms", &body).await?;
+        let room = created.room;
+        let joined: Joined = self
             .post(
                 &format!("/api/rooms/{room}/join"),
                 &wire::join_body(&client_seed()),
             )
             .await?;
         stats.rooms_opened += 1;
-        let (black, white) = tokio::join!(self.seat(&room, creator), self.seat(&room, joiner));
+        let (black, white) = tokio::join!(
+            self.seat(&room, &created.token),
+            self.seat(&room, &joined.token)
+        );
         let players = [black?, white?];
         stats.connections_opened += 2;
         Ok(players)
     }
 
-    async fn post(&self, path: &str, body: &str) -> Result<Seat, String> {
-        let response =
-            tokio::time::timeout(ANSWER_TIMEOUT, http1::post_json(&self.base, path, body))
-                .await
-                .map_err(|_| format!("POST {path}: timed out"))?
-                .map_err(|e| format!("POST {path}: {e}"))?;
+    async fn post<T: DeserializeOwned>(&self, path: &str, body: &str) -> Result<T, String> {
+        let request = http1::post_json(&self.base, path, body);
+        let response = tokio::time::timeout(ANSWER_TIMEOUT, request)
+            .await
+            .map_err(|_| format!("POST {path}: timed out"))?
+            .map_err(|e| format!("POST {path}: {e}"))?;
         if !(200..300).contains(&response.status) {
             return Err(format!("POST {path}: status {}", response.status));
         }
@@ -71,22 +70,22 @@ impl Table {
     }
 
     /// Connects a seat's client and waits for its `welcome`.
-    async fn seat(&self, room: &str, seat: Seat) -> Result<Player, String> {
+    async fn seat(&self, room: &str, token: &str) -> Result<Player, String> {
         let url = self.base.ws(&format!("/ws/rooms/{room}"));
-        let mut conn = Conn::connect(&url, self.pacing.clone(), Some(seat.seat.clone())).await?;
-        conn.send(wire::hello(&seat.token)).await?;
+        let mut conn = Conn::connect(&url, self.pacing.clone()).await?;
+        conn.send(wire::hello(token)).await?;
         // Bookkeeping of the handshake is not part of the measured run.
         let mut scratch = Stats::default();
         let welcome = tokio::time::timeout(ANSWER_TIMEOUT, conn.recv(&mut scratch))
             .await
             .map_err(|_| "no welcome".to_string())?
             .ok_or("closed before welcome")?;
-        if welcome.kind() != "welcome" {
-            return Err(format!("expected welcome, got {}", welcome.kind()));
-        }
+        let side = welcome
+            .welcome_side()
+            .ok_or("expected a welcome to a black or white seat")?;
         Ok(Player {
             conn,
-            seat: seat.seat,
+            side,
             unread: Some(welcome),
         })
     }
@@ -137,7 +136,7 @@ impl Table {
                     },
                 },
             };
-            match wire::react(&player.seat, &frame) {
+            match wire::react(player.side, &frame) {
                 Reaction::GameOver => break End::GameOver,
                 _ if self.idle => {}
                 reaction => {

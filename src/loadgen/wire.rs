@@ -1,55 +1,70 @@
-//! The load generator's whole reading of the protocol (docs/PROTOCOL.md): which frames answer an
-//! action, which are events, and what a scripted player does next. Kept in one place so that it
-//! can follow the server's protocol types.
+//! The load generator's reading of the protocol, on the server's own types
+//! ([`crate::protocol`]): which frames answer an action, which are events, and what a scripted
+//! player does next.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// Versioned events, broadcast to every connection of a room.
-const EVENTS: &[&str] = &[
-    "started",
-    "rolled",
-    "moved",
-    "passed",
-    "draw-offered",
-    "draw-cancelled",
-    "presence",
-    "game-over",
-    "rematch",
-];
+use crate::engine::Side;
+use crate::protocol::{Event, LegalMove, Phase, Reply, Seat, State, Version};
 
-/// A frame from the server, `{"t": type, "d": data}`.
-#[derive(Debug, Clone, Deserialize)]
+/// A frame from the server: an event (with its version) or a reply to this connection.
+#[derive(Debug)]
 pub struct Incoming {
-    t: String,
-    #[serde(default)]
-    d: Value,
+    frame: ServerFrame,
+    /// An event's `d.v`.
+    v: Option<Version>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ServerFrame {
+    Event(Event),
+    Reply(Reply),
+}
+
+/// Just the version of an event frame, `{"d":{"v":n}}`.
+#[derive(Deserialize)]
+struct VersionOf {
+    d: Option<VersionField>,
+}
+
+#[derive(Deserialize)]
+struct VersionField {
+    v: Option<Version>,
 }
 
 impl Incoming {
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(text)
+        let frame: ServerFrame = serde_json::from_str(text)?;
+        let v = match frame {
+            ServerFrame::Event(_) => serde_json::from_str::<VersionOf>(text)?.d.and_then(|d| d.v),
+            ServerFrame::Reply(_) => None,
+        };
+        Ok(Incoming { frame, v })
     }
 
-    pub fn kind(&self) -> &str {
-        &self.t
-    }
-
-    /// The action id this frame answers (`ack`, `error`, `state`, `pong`, or an echo).
+    /// The action id this frame answers (`ack`, `error`, `state` or `pong` carrying an id).
     pub fn answers(&self) -> Option<u64> {
-        self.d.get("id").and_then(Value::as_u64)
+        let id = match &self.frame {
+            ServerFrame::Reply(
+                Reply::Ack { id, .. }
+                | Reply::Error { id, .. }
+                | Reply::State { id, .. }
+                | Reply::Pong { id },
+            ) => id.as_ref(),
+            _ => None,
+        };
+        id.and_then(Value::as_u64)
     }
 
     pub fn is_event(&self) -> bool {
-        EVENTS.contains(&self.t.as_str())
+        matches!(self.frame, ServerFrame::Event(_))
     }
 
     /// The room version an event or a state carries.
-    pub fn version(&self) -> Option<u64> {
-        self.state()
-            .unwrap_or(&self.d)
-            .get("v")
-            .and_then(Value::as_u64)
+    pub fn version(&self) -> Option<Version> {
+        self.state().map(|state| state.v).or(self.v)
     }
 
     /// Whether this is a `welcome` or a `state`: a whole state rather than an event.
@@ -58,21 +73,38 @@ impl Incoming {
     }
 
     /// For an `error` frame, its code.
-    pub fn error_code(&self) -> Option<&str> {
-        (self.t == "error").then(|| self.d.get("code").and_then(Value::as_str).unwrap_or("?"))
-    }
-
-    /// For a `welcome`, the state inside it; for a `state`, itself.
-    fn state(&self) -> Option<&Value> {
-        match self.t.as_str() {
-            "welcome" => self.d.get("state"),
-            "state" => Some(&self.d),
+    pub fn error_code(&self) -> Option<String> {
+        match &self.frame {
+            ServerFrame::Reply(Reply::Error { code, .. }) => Some(
+                serde_json::to_value(code)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_else(|| format!("{code:?}")),
+            ),
             _ => None,
         }
     }
 
-    fn str_field(&self, name: &str) -> Option<&str> {
-        self.d.get(name).and_then(Value::as_str)
+    /// The seat a `welcome` gives, if it is one side.
+    pub fn welcome_side(&self) -> Option<Side> {
+        match &self.frame {
+            ServerFrame::Reply(Reply::Welcome {
+                seat: Seat::Black, ..
+            }) => Some(Side::Black),
+            ServerFrame::Reply(Reply::Welcome {
+                seat: Seat::White, ..
+            }) => Some(Side::White),
+            _ => None,
+        }
+    }
+
+    fn state(&self) -> Option<&State> {
+        match &self.frame {
+            ServerFrame::Reply(Reply::Welcome { state, .. } | Reply::State { state, .. }) => {
+                Some(state)
+            }
+            _ => None,
+        }
     }
 }
 
@@ -81,61 +113,48 @@ impl Incoming {
 pub enum Reaction {
     Roll,
     Move {
-        from: u64,
+        from: u8,
     },
     /// The game has ended: time for a new room.
     GameOver,
     Nothing,
 }
 
-/// The reaction of the player holding `seat` ("black" or "white") to `frame`: roll when it is
-/// its turn to throw, move a random legal piece when it holds a throw.
-pub fn react(seat: &str, frame: &Incoming) -> Reaction {
+/// The reaction of the player holding `seat` to `frame`: roll when it is its turn to throw,
+/// move a random legal piece when it holds a throw.
+pub fn react(seat: Side, frame: &Incoming) -> Reaction {
     if let Some(state) = frame.state() {
         return react_to_state(seat, state);
     }
-    let mine = |field: &str| frame.str_field(field) == Some(seat);
-    match frame.kind() {
-        "started" if mine("turn") => Reaction::Roll,
-        "rolled" if mine("side") => pick_move(frame.d.get("legal")),
-        "moved" | "passed" if mine("next") => Reaction::Roll,
-        "game-over" => Reaction::GameOver,
-        _ => Reaction::Nothing,
-    }
-}
-
-fn react_to_state(seat: &str, state: &Value) -> Reaction {
-    let field = |name: &str| state.get(name).and_then(Value::as_str);
-    if field("phase") == Some("over") {
-        return Reaction::GameOver;
-    }
-    if field("turn") != Some(seat) {
+    let ServerFrame::Event(event) = &frame.frame else {
         return Reaction::Nothing;
-    }
-    match field("phase") {
-        Some("roll") => Reaction::Roll,
-        Some("move") => pick_move(state.get("legal")),
+    };
+    match event {
+        Event::Started { turn, .. } if *turn == seat => Reaction::Roll,
+        Event::Rolled { side, legal, .. } if *side == seat => pick_move(legal),
+        Event::Moved { next, .. } | Event::Passed { next, .. } if *next == seat => Reaction::Roll,
+        Event::GameOver { .. } => Reaction::GameOver,
         _ => Reaction::Nothing,
     }
 }
 
-/// A random move from a `legal` list `[{"from":..,"to":..}]`; nothing when it is empty (the
-/// server then passes on its own).
-fn pick_move(legal: Option<&Value>) -> Reaction {
-    let froms: Vec<u64> = legal
-        .and_then(Value::as_array)
-        .map(|moves| {
-            moves
-                .iter()
-                .filter_map(|m| m.get("from").and_then(Value::as_u64))
-                .collect()
-        })
-        .unwrap_or_default();
-    if froms.is_empty() {
+fn react_to_state(seat: Side, state: &State) -> Reaction {
+    match state.phase {
+        Phase::Over => Reaction::GameOver,
+        _ if state.turn != seat => Reaction::Nothing,
+        Phase::Roll => Reaction::Roll,
+        Phase::Move => pick_move(&state.legal),
+        Phase::Waiting => Reaction::Nothing,
+    }
+}
+
+/// A random move from a legal list; nothing when it is empty (the server then passes).
+fn pick_move(legal: &[LegalMove]) -> Reaction {
+    if legal.is_empty() {
         return Reaction::Nothing;
     }
     Reaction::Move {
-        from: froms[rand::random_range(0..froms.len())],
+        from: legal[rand::random_range(0..legal.len())].from,
     }
 }
 
@@ -164,13 +183,10 @@ pub fn action_frame(reaction: Reaction, id: u64) -> Option<(ActionKind, String)>
 
 /// The kind of action by `seat` that `frame` is the event of: its `rolled` answers its `roll`,
 /// its `moved` its `move`.
-pub fn caused_by(seat: &str, frame: &Incoming) -> Option<ActionKind> {
-    if frame.str_field("side") != Some(seat) {
-        return None;
-    }
-    match frame.kind() {
-        "rolled" => Some(ActionKind::Roll),
-        "moved" => Some(ActionKind::Move),
+pub fn caused_by(seat: Side, frame: &Incoming) -> Option<ActionKind> {
+    match &frame.frame {
+        ServerFrame::Event(Event::Rolled { side, .. }) if *side == seat => Some(ActionKind::Roll),
+        ServerFrame::Event(Event::Moved { side, .. }) if *side == seat => Some(ActionKind::Move),
         _ => None,
     }
 }
@@ -180,28 +196,23 @@ pub fn hello(token: &str) -> String {
     json!({"t": "hello", "d": {"token": token}}).to_string()
 }
 
-/// A frame the echo endpoint sends back unchanged; its id makes the echo an answer.
+/// A frame for the echo endpoint: shaped as the server's `pong`, so that the echo parses as
+/// the reply that answers it.
 pub fn echo_frame(id: u64) -> String {
-    json!({"t": "ping", "d": {"id": id}}).to_string()
+    serde_json::to_string(&Reply::Pong {
+        id: Some(Value::from(id)),
+    })
+    .expect("a pong serializes")
 }
 
 /// The body of `POST /api/rooms` for an online room with the creator on `side`.
-pub fn create_room_body(side: &str, client_seed: &str) -> String {
+pub fn create_room_body(side: Side, client_seed: &str) -> String {
     json!({"mode": "online", "side": side, "client_seed": client_seed}).to_string()
 }
 
 /// The body of `POST /api/rooms/{id}/join`.
 pub fn join_body(client_seed: &str) -> String {
     json!({"client_seed": client_seed}).to_string()
-}
-
-/// A seat granted over HTTP: the room, the seat's colour and its secret token.
-#[derive(Debug, Deserialize)]
-pub struct Seat {
-    #[serde(default)]
-    pub room: Option<String>,
-    pub seat: String,
-    pub token: String,
 }
 
 #[cfg(test)]
@@ -212,35 +223,41 @@ mod tests {
         Incoming::parse(text).unwrap()
     }
 
+    const STATE: &str = r#"{"room":"r","mode":"online","position":"WBWBWBWBWB.................... b",
+        "turn":"black","phase":"roll","throw":null,"legal":[],
+        "players":{"black":{"seated":true,"connected":true,"claim_at":null},
+                   "white":{"seated":true,"connected":true,"claim_at":null}},
+        "spectators":0,"draw_offer":null,"result":null,"seed_hash":"00",
+        "rematch_offers":[],"rematch":null,"v":2}"#;
+
     #[test]
     fn rolls_on_its_turn_and_moves_with_a_throw() {
-        let welcome = frame(
-            r#"{"t":"welcome","d":{"seat":"black","state":{"turn":"black","phase":"roll","legal":[]}}}"#,
-        );
-        assert_eq!(react("black", &welcome), Reaction::Roll);
-        assert_eq!(react("white", &welcome), Reaction::Nothing);
+        let welcome = frame(&format!(
+            r#"{{"t":"welcome","d":{{"seat":"black","state":{STATE}}}}}"#
+        ));
+        assert_eq!(welcome.welcome_side(), Some(Side::Black));
+        assert_eq!(welcome.version(), Some(2));
+        assert!(welcome.carries_state());
+        assert_eq!(react(Side::Black, &welcome), Reaction::Roll);
+        assert_eq!(react(Side::White, &welcome), Reaction::Nothing);
 
         let rolled = frame(
-            r#"{"t":"rolled","d":{"v":3,"side":"white","value":2,"legal":[{"from":9,"to":11}]}}"#,
+            r#"{"t":"rolled","d":{"side":"white","n":0,"sticks":[true,true,false,false],
+                "value":2,"legal":[{"from":9,"to":11}],"v":3}}"#,
         );
-        assert_eq!(react("white", &rolled), Reaction::Move { from: 9 });
-        assert_eq!(caused_by("white", &rolled), Some(ActionKind::Roll));
-        assert_eq!(caused_by("black", &rolled), None);
-        assert_eq!(react("black", &rolled), Reaction::Nothing);
+        assert_eq!(react(Side::White, &rolled), Reaction::Move { from: 9 });
+        assert_eq!(react(Side::Black, &rolled), Reaction::Nothing);
+        assert_eq!(caused_by(Side::White, &rolled), Some(ActionKind::Roll));
+        assert_eq!(caused_by(Side::Black, &rolled), None);
         assert!(rolled.is_event());
         assert_eq!(rolled.version(), Some(3));
 
-        let no_move = frame(r#"{"t":"rolled","d":{"v":3,"side":"white","legal":[]}}"#);
-        assert_eq!(react("white", &no_move), Reaction::Nothing);
-
-        let moved = frame(r#"{"t":"moved","d":{"v":4,"side":"white","next":"white"}}"#);
-        assert_eq!(react("white", &moved), Reaction::Roll);
-        let passed = frame(r#"{"t":"passed","d":{"v":4,"side":"white","next":"black"}}"#);
-        assert_eq!(react("black", &passed), Reaction::Roll);
-        assert_eq!(
-            react("black", &frame(r#"{"t":"game-over","d":{}}"#)),
-            Reaction::GameOver
+        let passed = frame(r#"{"t":"passed","d":{"side":"white","value":3,"next":"black","v":4}}"#);
+        assert_eq!(react(Side::Black, &passed), Reaction::Roll);
+        let over = frame(
+            r#"{"t":"game-over","d":{"winner":"black","reason":"resign","seed":"00","v":5}}"#,
         );
+        assert_eq!(react(Side::White, &over), Reaction::GameOver);
     }
 
     #[test]
@@ -248,10 +265,12 @@ mod tests {
         let ack = frame(r#"{"t":"ack","d":{"id":7,"v":9}}"#);
         assert_eq!(ack.answers(), Some(7));
         assert!(!ack.is_event());
-        let error = frame(r#"{"t":"error","d":{"code":"not_your_turn","id":8}}"#);
-        assert_eq!(error.error_code(), Some("not_your_turn"));
-        assert_eq!(error.answers(), Some(8));
         assert_eq!(ack.error_code(), None);
+        let error = frame(r#"{"t":"error","d":{"code":"not_your_turn","message":"wait","id":8}}"#);
+        assert_eq!(error.error_code().as_deref(), Some("not_your_turn"));
+        assert_eq!(error.answers(), Some(8));
+        assert_eq!(frame(&echo_frame(5)).answers(), Some(5));
+        assert!(Incoming::parse(r#"{"t":"nonsense"}"#).is_err());
     }
 
     #[test]
@@ -262,8 +281,8 @@ mod tests {
         assert_eq!(roll, json!({"t": "roll", "d": {"id": 1}}));
         let (kind, mv) = action_frame(Reaction::Move { from: 10 }, 2).unwrap();
         assert_eq!(kind, ActionKind::Move);
-        let mv = frame(&mv);
-        assert_eq!(mv.answers(), Some(2));
+        let mv: Value = serde_json::from_str(&mv).unwrap();
+        assert_eq!(mv["d"], json!({"from": 10, "id": 2}));
         assert_eq!(action_frame(Reaction::Nothing, 3), None);
     }
 }
