@@ -786,6 +786,14 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
         (1, Some(false)),
         "{verdict}"
     );
+
+    // Three servers' debug logs: the room is named, the secrets never are.
+    let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
+    assert!(log.contains(&table.room), "logs name the room");
+    let seed = record["seed"].as_str().unwrap();
+    for secret in [tokens.0.as_str(), tokens.1.as_str(), seed] {
+        assert!(!log.contains(secret), "a secret was logged");
+    }
 }
 
 async fn online_table_at(addr: std::net::SocketAddr) -> Table {
@@ -800,4 +808,76 @@ async fn online_table_at(addr: std::net::SocketAddr) -> Table {
         ("black", "white")
     );
     Table { room, black, white }
+}
+
+#[tokio::test]
+async fn a_connection_that_falls_behind_gets_a_fresh_state() {
+    // With room for one frame, a throw that also cancels a draw offer (two
+    // events at once) leaves every other connection behind.
+    let server = TestServer::start_with(|config| config.broadcast_capacity = 1).await;
+    let mut table = online_table(&server).await;
+    let mut spectator = Client::join(server.addr, &table.room, None).await;
+    table.white.ok("draw-offer", Value::Null).await;
+    table.black.ok("roll", Value::Null).await;
+    // The actor too: its ack comes after a fresh state, not after lost events.
+    let unasked = |c: &Client| {
+        c.replies
+            .iter()
+            .any(|r| r["t"] == "state" && r["d"].get("id").is_none())
+    };
+    assert!(unasked(&table.black), "{:?}", table.black.frames);
+    let last = table.black.sync().await["v"].as_u64().unwrap();
+    let fresh = spectator.reply_of_type("state").await;
+    assert_eq!(fresh["d"].get("id"), None, "sent unasked");
+    assert!(fresh["d"]["v"].as_u64().unwrap() >= last - 1);
+    assert_eq!(fresh["d"]["draw_offer"], Value::Null);
+    // Nothing the fresh state already holds arrives after it.
+    let fresh_v = fresh["d"]["v"].as_u64().unwrap();
+    let at = spectator.frames.iter().position(|f| f == &fresh).unwrap();
+    spectator.wait_for_v(last).await;
+    let later = &spectator.frames[at + 1..];
+    assert!(
+        later
+            .iter()
+            .filter(|f| is_event(f))
+            .all(|e| e["d"]["v"].as_u64().unwrap() > fresh_v),
+        "{later:?}"
+    );
+    assert_eq!(
+        game_part(&spectator.sync().await),
+        game_part(&table.black.sync().await)
+    );
+}
+
+#[tokio::test]
+async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
+    let server = TestServer::start_with(|config| {
+        config.ping_interval = std::time::Duration::from_millis(100);
+    })
+    .await;
+    // White's client is never read again, so it never answers a ping;
+    // black keeps reading (and so answering) and must stay connected.
+    let Table {
+        mut black,
+        mut white,
+        ..
+    } = online_table(&server).await;
+    loop {
+        let presence = black.wait_for("presence").await;
+        if presence["d"]["white"]["connected"] == false {
+            assert_eq!(presence["d"]["black"]["connected"], true);
+            break;
+        }
+    }
+    // Black, reading all along, outlives many heartbeats.
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(600);
+    while std::time::Instant::now() < until {
+        assert_eq!(black.sync().await["players"]["black"]["connected"], true);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        white.closed().await,
+        Closed::NoCloseFrame,
+        "white was dropped"
+    );
 }

@@ -58,7 +58,8 @@ pub struct Attached {
     pub frames: broadcast::Receiver<Frame>,
 }
 
-pub type Reply1<T> = oneshot::Sender<Result<T, ActionError>>;
+/// Where a room task answers a command that can be refused.
+pub type Answer<T> = oneshot::Sender<Result<T, ActionError>>;
 
 /// Requests to a room task. Every reply channel dropped unanswered means
 /// "the task ended before handling this": the caller reloads and retries.
@@ -66,11 +67,11 @@ pub enum Command {
     Join {
         side: Option<Side>,
         client_seed: String,
-        reply: Reply1<Joined>,
+        reply: Answer<Joined>,
     },
     Attach {
         token: Option<String>,
-        reply: Reply1<Attached>,
+        reply: Answer<Attached>,
     },
     Detach {
         conn: ConnId,
@@ -78,7 +79,7 @@ pub enum Command {
     Act {
         conn: ConnId,
         action: Action,
-        reply: Reply1<Version>,
+        reply: Answer<Version>,
     },
     Snapshot {
         reply: oneshot::Sender<State>,
@@ -119,11 +120,13 @@ impl RoomTask {
         task.catch_up().await?;
         // A crash between taking the second seat and logging `started`
         // leaves a full room that never started: start it now.
-        if let Some(started) = task.game.start_event() {
-            task.commit_with_retry(|_| Ok(vec![started.clone()]))
-                .await
-                .map_err(|e| StoreError::Corrupt(e.message))?;
+        if task.game.start_event().is_some() {
+            let started = |game: &Game| Ok(game.start_event().into_iter().collect());
+            if let Err(error) = task.commit_with_retry(started).await {
+                tracing::warn!(room = id, message = %error.message, "could not start a full room");
+            }
         }
+        tracing::debug!(room = id, v = task.game.version(), "room loaded");
         Ok(Some(task))
     }
 
@@ -259,15 +262,7 @@ impl RoomTask {
     async fn attach(&mut self, token: Option<String>) -> Result<Attached, ActionError> {
         let seat = match token {
             None => Seat::Spectator,
-            Some(token) => match self.game.seat_of(&hash_token(&token)) {
-                Seat::Spectator => {
-                    return Err(ActionError::new(
-                        ErrorCode::BadToken,
-                        "this token holds no seat in this room; send hello without a token to watch",
-                    ));
-                }
-                seat => seat,
-            },
+            Some(token) => self.seat_of_token(&token).await?,
         };
         let frames = self.frames.subscribe();
         let conn = self.next_conn;
@@ -280,6 +275,22 @@ impl RoomTask {
             state: self.game.state(self.spectators()),
             frames,
         })
+    }
+
+    /// The seat a token holds. An unknown token may belong to a seat taken
+    /// through another instance, so the seats are re-read once before refusing.
+    async fn seat_of_token(&mut self, token: &str) -> Result<Seat, ActionError> {
+        let hash = hash_token(token);
+        if self.game.seat_of(&hash) == Seat::Spectator {
+            self.reload_seats().await.map_err(internal)?;
+        }
+        match self.game.seat_of(&hash) {
+            Seat::Spectator => Err(ActionError::new(
+                ErrorCode::BadToken,
+                "this token holds no seat in this room; send hello without a token to watch",
+            )),
+            seat => Ok(seat),
+        }
     }
 
     async fn detach(&mut self, conn: ConnId) {
@@ -409,6 +420,13 @@ impl RoomTask {
 
     fn apply_and_send(&mut self, v: Version, event: &Event) {
         self.game.apply(v, event);
+        match event {
+            Event::Started { .. } => tracing::info!(v, "game started"),
+            Event::GameOver { winner, reason, .. } => {
+                tracing::info!(v, ?winner, ?reason, "game over");
+            }
+            _ => {}
+        }
         let rematch = match event {
             Event::Rematch { room } => Some(Arc::from(room.as_str())),
             _ => None,

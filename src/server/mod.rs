@@ -36,6 +36,8 @@ pub struct AppState {
     pub tracker: TaskTracker,
     /// Messages one connection may send per second before it is closed.
     pub max_messages_per_second: usize,
+    /// How often each WebSocket is pinged to notice peers that vanished.
+    pub ping_every: std::time::Duration,
 }
 
 pub fn app(state: AppState) -> Router {
@@ -77,6 +79,7 @@ impl Server {
                 shutdown,
                 tracker,
                 max_messages_per_second: config.max_messages_per_second,
+                ping_every: config.ping_interval,
             },
         })
     }
