@@ -4,6 +4,8 @@
 use std::time::Duration;
 
 use crate::room::RoomConfig;
+use crate::server::limits::ConnectionSettings;
+use crate::telemetry::LogFormat;
 
 #[derive(Clone, Debug, clap::Args)]
 pub struct Config {
@@ -34,6 +36,13 @@ pub struct Config {
     /// Messages one WebSocket may send in any second; more close it (1008).
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
+
+    #[command(flatten)]
+    pub connections: ConnectionSettings,
+
+    /// Log lines as human-readable text or as JSON objects.
+    #[arg(long, env = "SENET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }
 
 impl Config {
@@ -47,6 +56,8 @@ impl Config {
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
             max_messages_per_second: 20,
+            connections: ConnectionSettings::default(),
+            log_format: LogFormat::Text,
         }
     }
 

@@ -8,9 +8,15 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use metrics::{Unit, describe_counter, describe_gauge, describe_histogram, gauge};
+use metrics::{
+    Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram,
+};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use serde::Serialize;
+use tokio::time::Instant;
 use tracing_subscriber::EnvFilter;
+
+use crate::protocol::{Action, ErrorCode, Event, Mode};
 
 /// Open WebSocket connections (gauge).
 pub const CONNECTIONS_OPEN: &str = "senet_connections_open";
@@ -57,11 +63,17 @@ pub enum LogFormat {
     Json,
 }
 
+/// Libraries that log whole WebSocket messages (tokens included) at debug and trace level:
+/// capped whatever `RUST_LOG` asks for, so no token reaches a log.
+const MESSAGE_LOGGERS_CAP: &str = "tungstenite=info,tokio_tungstenite=info";
+
 /// Installs the global tracing subscriber, writing to stderr (stdout is for command output).
 /// The filter comes from `RUST_LOG` (default `info`). Calling it again does nothing, so tests
 /// that start several servers in one process may call it freely.
 pub fn init_tracing(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let wanted = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
+    let filter = EnvFilter::try_new(format!("{wanted},{MESSAGE_LOGGERS_CAP}"))
+        .unwrap_or_else(|_| EnvFilter::new(format!("info,{MESSAGE_LOGGERS_CAP}")));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
@@ -134,6 +146,54 @@ fn describe() {
     describe_histogram!(AI_DECISION_TIME, Unit::Seconds, "The AI choosing one move.");
     gauge!(CONNECTIONS_OPEN).set(0.0);
     gauge!(ROOMS_IN_MEMORY).set(0.0);
+}
+
+/// A client action arrived on a connection (counted by type); returns when, for
+/// [`action_answered`].
+pub fn action_received(action: Action) -> Instant {
+    counter!(ACTIONS, LABEL_TYPE => action.name()).increment(1);
+    Instant::now()
+}
+
+/// The events of an action received at `received` have been sent to its connection.
+pub fn action_answered(received: Instant) {
+    histogram!(ACTION_LATENCY).record(received.elapsed().as_secs_f64());
+}
+
+/// An error was answered to a client, over WebSocket or HTTP.
+pub fn error_answered(code: ErrorCode) {
+    counter!(ERRORS, LABEL_CODE => wire_name(&code)).increment(1);
+}
+
+/// Events of a room in `mode` were committed, the append taking `append_took`: counts the
+/// games they start and finish. Only called for new events, never when a log is replayed.
+pub fn events_committed(mode: Mode, events: &[Event], append_took: Duration) {
+    histogram!(DB_APPEND_LATENCY).record(append_took.as_secs_f64());
+    for event in events {
+        match event {
+            Event::Started { .. } => {
+                counter!(GAMES_STARTED, LABEL_MODE => mode.name()).increment(1);
+            }
+            Event::GameOver { winner, reason, .. } => {
+                counter!(
+                    GAMES_FINISHED,
+                    LABEL_MODE => mode.name(),
+                    LABEL_RESULT => wire_name(winner),
+                    LABEL_REASON => wire_name(reason),
+                )
+                .increment(1);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How a value is spelled on the wire (`"not_your_turn"`, `"borne-off"`), for a label.
+fn wire_name(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => "unknown".to_string(),
+    }
 }
 
 /// Adds one to a gauge while alive and takes it back when dropped, so an early return or a

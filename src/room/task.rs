@@ -30,6 +30,7 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use crate::telemetry;
 
 /// How many times an action is re-judged after losing a version race
 /// before the caller is told to try again.
@@ -396,7 +397,9 @@ impl RoomTask {
             .zip(first..)
             .map(|(event, v)| stored_event(v, at, event))
             .collect();
+        let appending = Instant::now();
         self.store.append(self.game.id(), &stored).await?;
+        telemetry::events_committed(self.game.mode(), events, appending.elapsed());
         for (event, v) in events.iter().zip(first..) {
             self.apply_and_send(v, event);
         }
