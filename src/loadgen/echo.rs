@@ -17,10 +17,7 @@ use super::conn::{Conn, Pacing};
 use super::player::DRAIN_TIMEOUT;
 use super::stats::Stats;
 use super::wire::{self, ActionKind};
-
-/// The server-side read buffer, sized as the Senet server sizes its own (axum's default is
-/// 128 KiB per socket), so both are measured with the same memory per connection.
-const READ_BUFFER: usize = 4 * 1024;
+use crate::server::limits::DEFAULT_WS_READ_BUFFER;
 
 /// The echo endpoint, running until dropped.
 pub struct EchoServer {
@@ -78,7 +75,9 @@ impl Drop for EchoServer {
 }
 
 async fn upgrade(ws: WebSocketUpgrade) -> Response {
-    ws.read_buffer_size(READ_BUFFER).on_upgrade(echo)
+    // Sized as the Senet server sizes its sockets (axum's default is 128 KiB), so that both
+    // are measured with the same memory per connection.
+    ws.read_buffer_size(DEFAULT_WS_READ_BUFFER).on_upgrade(echo)
 }
 
 async fn echo(mut socket: WebSocket) {

@@ -14,6 +14,16 @@ use super::error::AppError;
 use super::origin::AllowedOrigins;
 use crate::telemetry::{self, GaugeGuard};
 
+/// Bytes read from a socket at once. tungstenite fills this buffer for every connection (its
+/// default, 128 KiB, would be 1.25 GiB for ten thousand sockets); client frames are tens of
+/// bytes and at most 4 KiB, and a larger frame is simply read in several calls.
+pub const DEFAULT_WS_READ_BUFFER: usize = 1024;
+
+/// Bytes that may queue for a client that does not read before it is dropped.
+const DEFAULT_WS_MAX_WRITE_BUFFER: usize = 64 * 1024;
+const DEFAULT_MAX_CONNECTIONS: usize = 16_000;
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
+
 /// `senet serve` settings for WebSocket connections.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ConnectionSettings {
@@ -24,20 +34,20 @@ pub struct ConnectionSettings {
 
     /// Open WebSocket connections in all; past it, 429. 0: no cap (the open-file limit still
     /// applies: keep this below it).
-    #[arg(long, env = "SENET_MAX_CONNECTIONS", default_value_t = 16_000)]
+    #[arg(long, env = "SENET_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
 
     /// Open WebSocket connections from one client address; past it, 429. 0: no cap (use 0
     /// behind a reverse proxy, where every client has the proxy's address).
-    #[arg(long, env = "SENET_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
+    #[arg(long, env = "SENET_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)]
     pub max_connections_per_address: usize,
 
     /// Bytes read from a socket at once; this buffer is allocated for every connection.
-    #[arg(long, env = "SENET_WS_READ_BUFFER", default_value_t = 4 * 1024)]
+    #[arg(long, env = "SENET_WS_READ_BUFFER", default_value_t = DEFAULT_WS_READ_BUFFER)]
     pub ws_read_buffer: usize,
 
     /// Bytes that may wait for a client that does not read; past it, the connection is dropped.
-    #[arg(long, env = "SENET_WS_MAX_WRITE_BUFFER", default_value_t = 64 * 1024)]
+    #[arg(long, env = "SENET_WS_MAX_WRITE_BUFFER", default_value_t = DEFAULT_WS_MAX_WRITE_BUFFER)]
     pub ws_max_write_buffer: usize,
 }
 
@@ -45,10 +55,10 @@ impl Default for ConnectionSettings {
     fn default() -> Self {
         ConnectionSettings {
             allowed_origins: AllowedOrigins::default(),
-            max_connections: 16_000,
-            max_connections_per_address: 64,
-            ws_read_buffer: 4 * 1024,
-            ws_max_write_buffer: 64 * 1024,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            ws_read_buffer: DEFAULT_WS_READ_BUFFER,
+            ws_max_write_buffer: DEFAULT_WS_MAX_WRITE_BUFFER,
         }
     }
 }

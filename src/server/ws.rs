@@ -127,11 +127,16 @@ impl Connection {
         let close = loop {
             let step = tokio::select! {
                 _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
+                // The handlers are boxed: inline, the state of their deepest await (a few KiB)
+                // would be carried by every idle connection for its whole life; boxed, it
+                // exists only while a message is handled (docs/PERFORMANCE.md, memory).
                 message = socket.recv() => {
                     last_heard = Instant::now();
-                    self.on_message(&mut socket, message).await
+                    Box::pin(self.on_message(&mut socket, message)).await
                 }
-                frame = next_frame(self.attached.as_mut()) => self.on_frame(&mut socket, frame).await,
+                frame = next_frame(self.attached.as_mut()) => {
+                    Box::pin(self.on_frame(&mut socket, frame)).await
+                }
                 _ = heartbeat.tick() => {
                     if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {
                         Err(Close::Gone)
