@@ -852,15 +852,15 @@ async fn a_connection_that_falls_behind_gets_a_fresh_state() {
 #[tokio::test]
 async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
     let server = TestServer::start_with(|config| {
-        config.ping_interval = std::time::Duration::from_millis(100);
+        config.ping_interval = std::time::Duration::from_millis(250);
     })
     .await;
     // White's client is never read again, so it never answers a ping;
     // black keeps reading (and so answering) and must stay connected.
     let Table {
+        room,
         mut black,
         mut white,
-        ..
     } = online_table(&server).await;
     loop {
         let presence = black.wait_for("presence").await;
@@ -870,7 +870,7 @@ async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
         }
     }
     // Black, reading all along, outlives many heartbeats.
-    let until = std::time::Instant::now() + std::time::Duration::from_millis(600);
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(1_000);
     while std::time::Instant::now() < until {
         assert_eq!(black.sync().await["players"]["black"]["connected"], true);
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -879,5 +879,103 @@ async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
         white.closed().await,
         Closed::NoCloseFrame,
         "white was dropped"
+    );
+
+    // A socket that never says hello is closed, though it answers pings.
+    let mut mute = Client::connect(server.addr, &room).await;
+    assert_eq!(mute.closed().await, Closed::Code(1008));
+}
+
+#[tokio::test]
+async fn racing_joiners_get_one_seat() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let path = format!("/api/rooms/{room}/join");
+    let joins = (0..6).map(|_| http(server.addr, "POST", &path, Some(json!({}))));
+    let mut statuses: Vec<u16> = futures_util::future::join_all(joins)
+        .await
+        .into_iter()
+        .map(|(status, _)| status)
+        .collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 409, 409, 409, 409, 409]);
+    let (_, record) = http(
+        server.addr,
+        "GET",
+        &format!("/api/rooms/{room}/record"),
+        None,
+    )
+    .await;
+    let started = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["t"] == "started")
+        .count();
+    assert_eq!(started, 1);
+}
+
+/// Two servers on one database: the second holds a stale copy of the room,
+/// loses the race for the next version, reads what it missed from the log,
+/// passes it on in order and judges its action again.
+#[tokio::test]
+async fn a_stale_room_catches_up_after_losing_a_version_race() {
+    let first = TestServer::start().await;
+    let second = TestServer::beside(&first).await;
+    let mut table = online_table(&first).await;
+    let mut watcher = Client::join(second.addr, &table.room, None).await;
+    let loaded_at = watcher.last_v();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    play_random(&mut table, &mut rng, 6).await;
+    let truth = game_part(&table.black.sync().await);
+    assert!(truth["v"].as_u64().unwrap() > loaded_at + 3);
+    assert_eq!(
+        watcher.sync().await["v"].as_u64(),
+        Some(loaded_at),
+        "the second server is stale"
+    );
+
+    // White also connects through the second server: its presence event
+    // clashes with versions the first server wrote.
+    let white_token = table.white.token.clone().unwrap();
+    let white_there = Client::join(second.addr, &table.room, Some(&white_token)).await;
+    let mut expected = truth.clone();
+    expected["v"] = white_there.state["v"].clone();
+    assert_eq!(
+        game_part(&white_there.state),
+        expected,
+        "caught up before judging"
+    );
+    watcher
+        .wait_for_v(white_there.state["v"].as_u64().unwrap())
+        .await;
+    let versions: Vec<u64> = watcher
+        .events
+        .iter()
+        .map(|e| e["d"]["v"].as_u64().unwrap())
+        .collect();
+    let all: Vec<u64> = (loaded_at + 1..=white_there.state["v"].as_u64().unwrap()).collect();
+    assert_eq!(
+        versions, all,
+        "the watcher got every missed event, in order"
+    );
+    let (_, record) = http(
+        first.addr,
+        "GET",
+        &format!("/api/rooms/{}/record", table.room),
+        None,
+    )
+    .await;
+    let logged: Vec<u64> = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["v"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        logged,
+        (1..=logged.len() as u64).collect::<Vec<_>>(),
+        "no fork, no gap"
     );
 }

@@ -12,6 +12,18 @@
 //! The task ends when the server shuts down, or when the room has had no
 //! connection for `idle_after`; the log keeps everything, and the next use
 //! loads the room again.
+//!
+//! Seams for later work:
+//! - A computer seat lives here: the task would know which side is a bot,
+//!   count it as always connected in `RoomTask::context`, and after each
+//!   commit on the bot's turn run its search off the runtime (a blocking
+//!   pool) and feed the result back through the same `decide` → commit path
+//!   as a person's action, as another branch of the `select!` in `run`.
+//! - Several instances: another instance's appends reach this task through
+//!   `RoomTask::catch_up` (today on a version conflict; a notification
+//!   could trigger the same call). Presence comes from this task's own
+//!   connections only, so it must be combined across instances before an
+//!   abandonment claim can be trusted there.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -439,8 +451,6 @@ impl RoomTask {
             text: event.frame(v).into(),
             rematch,
         });
-        // An AI seat (a later issue) acts here: when the side to move is a
-        // bot, the task schedules its throw or move as another command.
     }
 
     fn send(&self, frame: Frame) {

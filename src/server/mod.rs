@@ -58,10 +58,11 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics))
+        .with_state(state)
+        // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs:
+        // .merge(crate::web::router())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
-    // The web client's pages (`/`, `/r/{id}`) are merged here: .merge(crate::web::router())
 }
 
 /// A bound server, not yet running: tests read its address first.

@@ -124,6 +124,9 @@ impl Connection {
             tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
         heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut last_heard = Instant::now();
+        // Sockets that never say hello hold no seat; they get as long as a
+        // silent peer before they are closed.
+        let hello_deadline = Instant::now() + self.ping_every * SILENT_HEARTBEATS;
         let close = loop {
             let step = tokio::select! {
                 _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
@@ -136,6 +139,9 @@ impl Connection {
                 }
                 frame = next_frame(self.attached.as_mut()) => {
                     Box::pin(self.on_frame(&mut socket, frame)).await
+                }
+                _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
+                    Err(Close::With(CLOSE_POLICY, "no hello"))
                 }
                 _ = heartbeat.tick() => {
                     if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {

@@ -36,6 +36,20 @@ impl TestServer {
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+        Self::start_on(dir, url, adjust).await
+    }
+
+    /// A second server on the same database as `other`.
+    pub async fn beside(other: &TestServer) -> TestServer {
+        let url = format!("sqlite://{}", other.dir.path().join("senet.db").display());
+        Self::start_on(tempfile::tempdir().unwrap(), url, |_| {}).await
+    }
+
+    async fn start_on(
+        dir: tempfile::TempDir,
+        url: String,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestServer {
         let mut config = Config::with_database(url);
         config.listen = "127.0.0.1:0".into();
         // Scripted clients act faster than people; the limit itself is
