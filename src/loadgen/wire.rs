@@ -132,10 +132,22 @@ pub fn react(seat: Side, frame: &Incoming) -> Reaction {
     match event {
         Event::Started { turn, .. } if *turn == seat => Reaction::Roll,
         Event::Rolled { side, legal, .. } if *side == seat => pick_move(legal),
+        // A move that bore off the mover's last piece is followed by `game-over`: no throw.
+        Event::Moved { side, position, .. } if has_no_pieces(position, *side) => Reaction::Nothing,
         Event::Moved { next, .. } | Event::Passed { next, .. } if *next == seat => Reaction::Roll,
         Event::GameOver { .. } => Reaction::GameOver,
         _ => Reaction::Nothing,
     }
+}
+
+/// Whether `side` has no piece left on the board of a position in the engine's notation.
+fn has_no_pieces(position: &str, side: Side) -> bool {
+    let letter = match side {
+        Side::Black => 'B',
+        Side::White => 'W',
+    };
+    let board = position.split(' ').next().unwrap_or(position);
+    !board.contains(letter)
 }
 
 fn react_to_state(seat: Side, state: &State) -> Reaction {
@@ -251,6 +263,17 @@ mod tests {
         assert_eq!(caused_by(Side::Black, &rolled), None);
         assert!(rolled.is_event());
         assert_eq!(rolled.version(), Some(3));
+
+        let moved = |position: &str| {
+            frame(&format!(
+                r#"{{"t":"moved","d":{{"side":"white","from":28,"to":"off","effect":"off",
+                    "position":"{position}","next":"black","extra":false,"v":4}}}}"#
+            ))
+        };
+        let still_playing = moved("B.........W................... b");
+        assert_eq!(react(Side::Black, &still_playing), Reaction::Roll);
+        let last_piece_off = moved("B............................. b");
+        assert_eq!(react(Side::Black, &last_piece_off), Reaction::Nothing);
 
         let passed = frame(r#"{"t":"passed","d":{"side":"white","value":3,"next":"black","v":4}}"#);
         assert_eq!(react(Side::Black, &passed), Reaction::Roll);
