@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use crate::room::bot::default_max_concurrent;
 use crate::room::{BotConfig, RoomConfig};
+use crate::server::limits::ConnectionSettings;
+use crate::telemetry::LogFormat;
 
 #[derive(Clone, Debug, clap::Args)]
 pub struct Config {
@@ -48,6 +50,13 @@ pub struct Config {
     /// AI searches running at once over all rooms (default: the number of CPUs).
     #[arg(long, env = "SENET_AI_MAX_CONCURRENT", default_value_t = default_max_concurrent(), value_parser = clap::value_parser!(u16).range(1..))]
     pub ai_max_concurrent: u16,
+
+    #[command(flatten)]
+    pub connections: ConnectionSettings,
+
+    /// Log lines as human-readable text or as JSON objects.
+    #[arg(long, env = "SENET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }
 
 impl Config {
@@ -64,6 +73,8 @@ impl Config {
             max_messages_per_second: 20,
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
+            connections: ConnectionSettings::default(),
+            log_format: LogFormat::Text,
         }
     }
 

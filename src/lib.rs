@@ -13,14 +13,22 @@
 //! - [`config`]: `senet serve` flags and environment variables.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game state machine.
 //! - [`cluster`]: several instances on one PostgreSQL: LISTEN/NOTIFY news of rooms' appends.
+//! - [`telemetry`]: logs (tracing) and metrics (Prometheus): every metric name in one place.
+//! - [`loadgen`]: `senet loadgen`, scripted players measuring a running server.
+//! - [`http1`]: a minimal HTTP/1.1 client for the project's own tools.
+//! - [`os`]: open-file limit and resident memory of a process.
 pub mod ai;
 pub mod cluster;
 pub mod commands;
 pub mod config;
 pub mod engine;
 pub mod fairness;
+pub mod http1;
+pub mod loadgen;
+pub mod os;
 pub mod protocol;
 pub mod room;
 pub mod secrets;
 pub mod server;
 pub mod store;
+pub mod telemetry;

@@ -204,6 +204,22 @@ pub enum Action {
     Rematch,
 }
 
+impl Action {
+    /// The action's `t` on the wire.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Action::Roll => "roll",
+            Action::Move { .. } => "move",
+            Action::Resign => "resign",
+            Action::DrawOffer => "draw-offer",
+            Action::DrawAccept => "draw-accept",
+            Action::DrawDecline => "draw-decline",
+            Action::ClaimVictory => "claim-victory",
+            Action::Rematch => "rematch",
+        }
+    }
+}
+
 /// A parsed client frame.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientMessage {
@@ -601,6 +617,10 @@ pub enum ErrorCode {
     TooManyMessages,
     RoomNotFound,
     RoomFull,
+    /// A WebSocket handshake from a page of another site (HTTP 403).
+    OriginNotAllowed,
+    /// The server's or this address's cap on open connections is reached (HTTP 429).
+    TooManyConnections,
     Internal,
 }
 
@@ -616,6 +636,27 @@ mod tests {
         let mv = Request::parse(r#"{"t":"move","d":{"from":10,"id":"a"}}"#).unwrap();
         assert_eq!(mv.message, ClientMessage::Act(Action::Move { from: 10 }));
         assert_eq!(mv.id, Some(json!("a")));
+    }
+
+    #[test]
+    fn action_names_parse_back_to_the_action() {
+        let actions = [
+            Action::Roll,
+            Action::Move { from: 10 },
+            Action::Resign,
+            Action::DrawOffer,
+            Action::DrawAccept,
+            Action::DrawDecline,
+            Action::ClaimVictory,
+            Action::Rematch,
+        ];
+        for action in actions {
+            let frame = json!({"t": action.name(), "d": {"from": 10}}).to_string();
+            assert_eq!(
+                Request::parse(&frame).unwrap().message,
+                ClientMessage::Act(action)
+            );
+        }
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! bad input gives a one-line message on stderr and exit status 2.
 
 mod bestmove;
+mod healthcheck;
 mod legal;
+mod loadgen;
 mod perft;
 mod selfplay;
 mod serve;
@@ -36,6 +38,10 @@ enum Command {
     Verify(verify::Args),
     Bestmove(bestmove::Args),
     Selfplay(selfplay::Args),
+    /// Exit 0 if a running server answers /healthz, else 1 (for container health checks).
+    Healthcheck(healthcheck::Args),
+    /// Play many rooms on a running server; report throughput, latency and memory as JSON.
+    Loadgen(loadgen::Args),
 }
 
 impl Cli {
@@ -68,6 +74,9 @@ impl Cli {
             Command::Verify(args) => return verify::run(args),
             Command::Bestmove(args) => bestmove::run(args),
             Command::Selfplay(args) => selfplay::run(args),
+            // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
+            Command::Healthcheck(args) => return healthcheck::run(args),
+            Command::Loadgen(args) => loadgen::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

@@ -1,13 +1,14 @@
 //! `senet serve`: run the room server until SIGTERM or Ctrl-C.
 
 use tokio_util::sync::CancellationToken;
-use tracing_subscriber::EnvFilter;
 
 use super::UsageError;
 use crate::config::Config;
+use crate::{os, telemetry};
 
 pub fn run(config: Config) -> Result<(), UsageError> {
-    init_tracing();
+    telemetry::init_tracing(config.log_format);
+    raise_open_file_limit(config.connections.max_connections);
     let runtime = tokio::runtime::Runtime::new()?;
     runtime
         .block_on(async {
@@ -18,19 +19,24 @@ pub fn run(config: Config) -> Result<(), UsageError> {
         .map_err(|e| UsageError(format!("{e:#}")))
 }
 
-/// Libraries that log whole WebSocket messages (tokens included) at debug
-/// and trace level: capped whatever `RUST_LOG` asks for.
-const MESSAGE_LOGGERS_CAP: &str = "tungstenite=info,tokio_tungstenite=info";
+/// Files the server needs besides its WebSocket connections (database, listener, HTTP).
+const SPARE_FILES: u64 = 256;
 
-/// Logs go to stderr (stdout carries the listening URL); `RUST_LOG` filters.
-fn init_tracing() {
-    let wanted = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
-    let filter = EnvFilter::try_new(format!("{wanted},{MESSAGE_LOGGERS_CAP}"))
-        .unwrap_or_else(|_| EnvFilter::new(format!("info,{MESSAGE_LOGGERS_CAP}")));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+/// Each connection is a file: raises the open-file limit as far as allowed, and warns when the
+/// connection cap does not fit under it (connections past the limit would fail at accept
+/// instead of getting a clean 429).
+fn raise_open_file_limit(max_connections: usize) {
+    match os::raise_fd_limit() {
+        Ok(limit) if max_connections == 0 || max_connections as u64 + SPARE_FILES > limit => {
+            tracing::warn!(
+                limit,
+                max_connections,
+                "the open-file limit is too low for --max-connections"
+            );
+        }
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "could not raise the open-file limit"),
+    }
 }
 
 async fn cancel_on_signal(shutdown: CancellationToken) {

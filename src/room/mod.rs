@@ -34,6 +34,7 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use crate::telemetry::{self, GaugeGuard};
 use bot::Bot;
 use task::RoomTask;
 
@@ -413,6 +414,7 @@ impl Rooms {
         let shutdown = self.inner.shutdown.clone();
         self.inner.tracker.spawn(
             async move {
+                let _in_memory = GaugeGuard::new(telemetry::ROOMS_IN_MEMORY);
                 task.run(receiver, shutdown).await;
                 rooms.forget(&id, &handle);
             }

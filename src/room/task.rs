@@ -48,6 +48,7 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use crate::telemetry;
 
 mod bot_turn;
 
@@ -504,7 +505,9 @@ impl RoomTask {
             .zip(first..)
             .map(|(event, v)| stored_event(v, at, event))
             .collect();
+        let appending = Instant::now();
         self.store.append(self.game.id(), &stored).await?;
+        telemetry::events_committed(self.game.mode(), events, appending.elapsed());
         for (event, v) in events.iter().zip(first..) {
             self.apply_and_send(v, event);
         }

@@ -19,6 +19,10 @@ pub enum AppError {
     /// Logged, answered 500 or 503 without details.
     Internal(anyhow::Error),
     Unavailable,
+    /// A WebSocket handshake from another site's page (403).
+    OriginNotAllowed,
+    /// A connection cap is reached (429); says which.
+    TooManyConnections(String),
 }
 
 impl From<RoomError> for AppError {
@@ -74,7 +78,18 @@ impl IntoResponse for AppError {
                 ErrorCode::Internal,
                 "the server is restarting: try again".to_string(),
             ),
+            AppError::OriginNotAllowed => (
+                StatusCode::FORBIDDEN,
+                ErrorCode::OriginNotAllowed,
+                "WebSockets from this page's origin are not allowed".to_string(),
+            ),
+            AppError::TooManyConnections(message) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::TooManyConnections,
+                message,
+            ),
         };
+        crate::telemetry::error_answered(code);
         let body = HttpError {
             error: code_name(code),
             message,

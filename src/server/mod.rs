@@ -7,9 +7,13 @@
 
 pub mod error;
 pub mod http;
+pub mod limits;
+pub mod ops;
+pub mod origin;
 pub mod ws;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -39,6 +43,10 @@ pub struct AppState {
     pub max_messages_per_second: usize,
     /// How often each WebSocket is pinged to notice peers that vanished.
     pub ping_every: std::time::Duration,
+    /// Which WebSocket handshakes proceed, and socket buffer sizes.
+    pub gate: Arc<limits::Gate>,
+    /// Renders `GET /metrics`.
+    pub metrics: metrics_exporter_prometheus::PrometheusHandle,
 }
 
 pub fn app(state: AppState) -> Router {
@@ -49,6 +57,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/healthz", get(http::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
         .with_state(state)
         // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs:
         // .merge(crate::web::router())
@@ -84,6 +94,8 @@ impl Server {
                 tracker,
                 max_messages_per_second: config.max_messages_per_second,
                 ping_every: config.ping_interval,
+                gate: Arc::new(limits::Gate::new(&config.connections)),
+                metrics: crate::telemetry::prometheus(),
             },
         })
     }
@@ -107,7 +119,9 @@ impl Server {
                 tracing::warn!(%error, "could not set TCP_NODELAY");
             }
         });
-        axum::serve(listener, app(self.state))
+        // The peer's address is what the per-address connection cap counts.
+        let app = app(self.state).into_make_service_with_connect_info::<SocketAddr>();
+        axum::serve(listener, app)
             .with_graceful_shutdown(shutdown.cancelled_owned())
             .await?;
         tracker.close();

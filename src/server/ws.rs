@@ -7,10 +7,12 @@
 //! behind the broadcast gets a fresh `state` instead of the lost events.
 
 use std::collections::VecDeque;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::Value;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
@@ -21,6 +23,7 @@ use super::AppState;
 use super::error::AppError;
 use crate::protocol::{Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState};
 use crate::room::{ActionError, Attached, ConnId, Frame, RoomHandle, Rooms};
+use crate::telemetry;
 
 /// Largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 4 * 1024;
@@ -35,12 +38,16 @@ const CLOSE_POLICY: u16 = 1008;
 const CLOSE_TOO_BIG: u16 = 1009;
 const CLOSE_RESTART: u16 = 1012;
 
-/// `GET /ws/rooms/{id}`: 404 before the upgrade for an unknown room.
+/// `GET /ws/rooms/{id}`: 403 for another site's page, 429 past a connection cap, 404 for an
+/// unknown room, all before the upgrade.
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Result<Response, AppError> {
+    let permit = state.gate.admit(&headers, peer.ip())?;
     if !state.rooms.exists(&id).await? {
         return Err(AppError::NotFound);
     }
@@ -62,12 +69,16 @@ pub async fn upgrade(
         // socket is simply dropped.
         .max_message_size(16 * MAX_FRAME_BYTES)
         .max_frame_size(16 * MAX_FRAME_BYTES)
-        .read_buffer_size(8 * 1024)
+        .read_buffer_size(state.gate.read_buffer)
         .write_buffer_size(0)
-        .max_write_buffer_size(256 * 1024)
+        .max_write_buffer_size(state.gate.max_write_buffer)
         .on_upgrade(move |socket| {
             tracker.track_future(
-                async move { connection.run(socket, shutdown).await }.instrument(span),
+                async move {
+                    connection.run(socket, shutdown).await;
+                    drop(permit);
+                }
+                .instrument(span),
             )
         }))
 }
@@ -119,11 +130,16 @@ impl Connection {
         let close = loop {
             let step = tokio::select! {
                 _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
+                // The handlers are boxed: inline, the state of their deepest await (a few KiB)
+                // would be carried by every idle connection for its whole life; boxed, it
+                // exists only while a message is handled (docs/PERFORMANCE.md, memory).
                 message = socket.recv() => {
                     last_heard = Instant::now();
-                    self.on_message(&mut socket, message).await
+                    Box::pin(self.on_message(&mut socket, message)).await
                 }
-                frame = next_frame(self.attached.as_mut()) => self.on_frame(&mut socket, frame).await,
+                frame = next_frame(self.attached.as_mut()) => {
+                    Box::pin(self.on_frame(&mut socket, frame)).await
+                }
                 _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
                     Err(Close::With(CLOSE_POLICY, "no hello"))
                 }
@@ -244,6 +260,7 @@ impl Connection {
         action: Action,
         id: Option<Value>,
     ) -> Result<(), Close> {
+        let received = telemetry::action_received(action);
         let Some(seated) = &self.attached else {
             return send_reply(socket, &hello_required(id)).await;
         };
@@ -252,6 +269,7 @@ impl Connection {
                 // The action's events are already in our queue: send them
                 // first, so the ack never overtakes what it acknowledges.
                 self.drain_until(socket, v).await?;
+                telemetry::action_answered(received);
                 send_reply(socket, &Reply::Ack { id, v }).await
             }
             Err(error) => send_reply(socket, &error_reply(error.into(), id)).await,
@@ -352,6 +370,7 @@ fn hello_required(id: Option<Value>) -> Reply {
 }
 
 fn error_reply(error: ActionError, id: Option<Value>) -> Reply {
+    telemetry::error_answered(error.code);
     Reply::Error {
         code: error.code,
         message: error.message,

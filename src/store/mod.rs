@@ -93,7 +93,7 @@ pub trait Store: Send + Sync + 'static {
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError>;
 
-    /// Succeeds when the database answers (for readiness checks).
+    /// Succeeds when the database answers and every migration is applied (`GET /readyz`).
     async fn ping(&self) -> Result<(), StoreError>;
 
     /// Several instances: records that this instance now holds (`true`) or

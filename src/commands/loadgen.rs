@@ -1,0 +1,112 @@
+//! `senet loadgen --url URL --rooms N [--rate R] [--duration S] [--pid P] [--idle]
+//! [--echo-baseline]`: load a running server and print a JSON report (see `crate::loadgen`).
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::UsageError;
+use crate::http1::BaseUrl;
+use crate::loadgen::{self, Config};
+use crate::os;
+
+/// Play many rooms on a running server and report throughput, latency and memory.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The server's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    url: String,
+    /// Rooms to open (two WebSocket connections each).
+    #[arg(long, default_value_t = 10)]
+    rooms: usize,
+    /// Total actions per second over all rooms; 0 holds the connections idle. Unpaced if absent.
+    #[arg(long)]
+    rate: Option<f64>,
+    /// At most this many frames per second on one connection (the server closes connections
+    /// above 20/s by default); 0 lifts the cap.
+    #[arg(long, default_value_t = 18.0)]
+    per_connection_rate: f64,
+    /// Seconds to run once every room is open.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// The server's process id, to report its resident memory (VmRSS).
+    #[arg(long)]
+    pid: Option<u32>,
+    /// Open the rooms and hold the connections without acting (same as --rate 0).
+    #[arg(long)]
+    idle: bool,
+    /// Rooms being opened at once during setup.
+    #[arg(long, default_value_t = 64)]
+    connect_concurrency: usize,
+    /// Also run the same clients against a bare axum WebSocket echo endpoint in this process,
+    /// and report the ratio of the server's actions per second to the echo's.
+    #[arg(long)]
+    echo_baseline: bool,
+    /// Run only the echo baseline (no server needed).
+    #[arg(long, conflicts_with = "echo_baseline")]
+    echo_only: bool,
+}
+
+/// Files kept for everything that is not a connection (stdio, the runtime, HTTP requests).
+const SPARE_FILES: u64 = 256;
+
+/// Raises the open-file limit (each connection is a file; ten thousand need more than the usual
+/// 1024) and refuses a run that could not open its connections anyway.
+fn check_open_file_limit(args: &Args) -> Result<(), UsageError> {
+    let limit = os::raise_fd_limit()
+        .map_err(|e| UsageError(format!("raising the open-file limit: {e}")))?;
+    let rooms = args.rooms as u64;
+    // The echo endpoint runs in this process, so it holds the other end of each connection too.
+    let per_room = if args.echo_baseline || args.echo_only {
+        4
+    } else {
+        2
+    };
+    let needed = rooms * per_room + SPARE_FILES;
+    if needed > limit {
+        return Err(UsageError(format!(
+            "{rooms} rooms need about {needed} open files here but the limit is {limit}{}",
+            if per_room == 4 {
+                " (the echo endpoint holds both ends in this process)"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(())
+}
+
+pub fn run(args: Args) -> Result<(), UsageError> {
+    if !(args.duration > 0.0 && args.duration.is_finite()) {
+        return Err(UsageError(
+            "--duration must be a positive number of seconds".into(),
+        ));
+    }
+    let base = BaseUrl::parse(&args.url).map_err(UsageError)?;
+    let config = Config {
+        rooms: args.rooms,
+        rate: args.rate.filter(|rate| *rate > 0.0),
+        per_connection_rate: Some(args.per_connection_rate).filter(|rate| *rate > 0.0),
+        duration: Duration::from_secs_f64(args.duration),
+        idle: args.idle || args.rate == Some(0.0),
+        connect_concurrency: args.connect_concurrency,
+        server_pid: args.pid,
+    };
+    check_open_file_limit(&args)?;
+    let runtime = tokio::runtime::Runtime::new()?;
+    let report = runtime.block_on(async {
+        if args.echo_only {
+            return loadgen::run_echo(&config).await.map(|echo| json!(echo));
+        }
+        let server = loadgen::run_server(base, &config).await;
+        if !args.echo_baseline {
+            return Ok(json!(server));
+        }
+        let echo = loadgen::run_echo(&config).await?;
+        let ratio =
+            (echo.actions_per_sec > 0.0).then(|| server.actions_per_sec / echo.actions_per_sec);
+        Ok(json!({"server": server, "echo": echo, "server_to_echo": ratio}))
+    })?;
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! One measured WebSocket client connection, shared by the game players and the echo baseline:
+//! it paces what it sends, times each action until its answer, and checks the event versions.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use super::stats::Stats;
+use super::wire::{self, ActionKind, Incoming};
+use crate::engine::Side;
+
+/// Our frames are a few hundred bytes: a small read buffer keeps ten thousand clients cheap
+/// (tungstenite allocates 128 KiB per socket by default).
+const READ_BUFFER: usize = 4 * 1024;
+
+/// How long opening a connection (TCP and WebSocket handshake) may take; a server that stopped
+/// accepting must show up as an error, not a hang.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How the load is paced: a total rate shared by every connection, and a per-connection cap
+/// (the server closes a connection that sends too fast).
+#[derive(Debug)]
+pub struct Pacing {
+    total: Option<Pacer>,
+    per_connection_gap: Option<Duration>,
+}
+
+impl Pacing {
+    /// `total` actions per second over all connections, at most `per_connection` frames per
+    /// second on each; `None` or 0 means unpaced.
+    pub fn new(total: Option<f64>, per_connection: Option<f64>) -> Arc<Self> {
+        let gap = |rate: Option<f64>| {
+            rate.filter(|r| *r > 0.0)
+                .map(|r| Duration::from_secs_f64(1.0 / r))
+        };
+        Arc::new(Pacing {
+            total: gap(total).map(Pacer::new),
+            per_connection_gap: gap(per_connection),
+        })
+    }
+}
+
+/// Hands out evenly spaced send times, one per action, at a fixed total rate.
+#[derive(Debug)]
+struct Pacer {
+    gap: Duration,
+    next: Mutex<Instant>,
+}
+
+impl Pacer {
+    fn new(gap: Duration) -> Self {
+        Pacer {
+            gap,
+            next: Mutex::new(Instant::now()),
+        }
+    }
+
+    async fn wait(&self) {
+        let slot = {
+            let mut next = self.next.lock().await;
+            // A slot in the past is not saved up: falling behind must not turn into a burst.
+            let slot = (*next).max(Instant::now());
+            *next = slot + self.gap;
+            slot
+        };
+        tokio::time::sleep_until(slot).await;
+    }
+}
+
+/// An action sent and not yet acknowledged.
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    kind: ActionKind,
+    sent: Instant,
+    /// Its latency is recorded at the first answer: its event or the reply carrying its id.
+    timed: bool,
+}
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A client connection. `seat` lets it recognise the events its actions cause.
+pub struct Conn {
+    socket: Socket,
+    pacing: Arc<Pacing>,
+    seat: Option<Side>,
+    last_sent: Option<Instant>,
+    next_id: u64,
+    pending: Vec<Pending>,
+    /// The room version last seen, to notice a gap in the events.
+    version: Option<u64>,
+}
+
+impl Conn {
+    pub async fn connect(url: &str, pacing: Arc<Pacing>) -> Result<Self, String> {
+        let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+        let connect = tokio_tungstenite::connect_async_with_config(url, Some(config), true);
+        let (socket, _) = tokio::time::timeout(CONNECT_TIMEOUT, connect)
+            .await
+            .map_err(|_| "connect: timed out".to_string())?
+            .map_err(|e| format!("connect: {e}"))?;
+        Ok(Conn {
+            socket,
+            pacing,
+            seat: None,
+            last_sent: None,
+            next_id: 1,
+            pending: Vec::new(),
+            version: None,
+        })
+    }
+
+    /// Sends a frame that is not a measured action (e.g. `hello`), within the per-connection cap.
+    pub async fn send(&mut self, text: String) -> Result<(), String> {
+        if let (Some(gap), Some(last)) = (self.pacing.per_connection_gap, self.last_sent) {
+            tokio::time::sleep_until(last + gap).await;
+        }
+        self.socket
+            .send(Message::text(text))
+            .await
+            .map_err(|e| format!("send: {e}"))?;
+        self.last_sent = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Sends an action built from its id, after waiting for its turn in the total rate.
+    pub async fn send_action(
+        &mut self,
+        stats: &mut Stats,
+        build: impl FnOnce(u64) -> Option<(ActionKind, String)>,
+    ) -> Result<(), String> {
+        let id = self.next_id;
+        let Some((kind, text)) = build(id) else {
+            return Ok(());
+        };
+        self.next_id += 1;
+        if let Some(pacer) = &self.pacing.total {
+            pacer.wait().await;
+        }
+        self.send(text).await?;
+        self.pending.push(Pending {
+            id,
+            kind,
+            sent: self.last_sent.unwrap_or_else(Instant::now),
+            timed: false,
+        });
+        stats.actions_sent += 1;
+        Ok(())
+    }
+
+    /// Whether an action is still waiting for its reply.
+    pub fn awaiting_answer(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The next text frame, with its bookkeeping done; `None` once the connection has closed.
+    pub async fn recv(&mut self, stats: &mut Stats) -> Option<Incoming> {
+        loop {
+            let message = match self.socket.next().await {
+                Some(Ok(message)) => message,
+                Some(Err(error)) => {
+                    stats.error(format!("socket: {error}"));
+                    return None;
+                }
+                None => return None,
+            };
+            match message {
+                Message::Text(text) => match Incoming::parse(&text) {
+                    Ok(frame) => {
+                        self.note(&frame, stats);
+                        return Some(frame);
+                    }
+                    Err(_) => stats.error("unparseable frame"),
+                },
+                Message::Close(close) => {
+                    let code = close.map_or(1005, |c| u16::from(c.code));
+                    stats.error(format!("closed by server: {code}"));
+                    return None;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the answers still owed; counts the missing ones as errors.
+    pub async fn drain(&mut self, stats: &mut Stats, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.awaiting_answer() {
+            match tokio::time::timeout_at(deadline, self.recv(stats)).await {
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
+            }
+        }
+        for _ in self.pending.drain(..) {
+            stats.error("unanswered");
+        }
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.socket.close(None).await;
+    }
+
+    /// Counts the frame, times the action it answers, and checks the event version.
+    fn note(&mut self, frame: &Incoming, stats: &mut Stats) {
+        stats.messages_received += 1;
+        if let Some(code) = frame.error_code() {
+            stats.error(code);
+        }
+        if frame.is_event() {
+            stats.events_received += 1;
+            self.check_version(frame, stats);
+            if let Some(kind) = self.seat.and_then(|seat| wire::caused_by(seat, frame)) {
+                self.time_first_untimed(kind, stats);
+            }
+        } else if frame.carries_state() {
+            // The welcome says which side this connection plays.
+            self.seat = frame.welcome_side().or(self.seat);
+            // A fresh state restarts the count of versions.
+            self.version = frame.version();
+        }
+        if let Some(id) = frame.answers()
+            && let Some(at) = self.pending.iter().position(|p| p.id == id)
+        {
+            let pending = self.pending.remove(at);
+            stats.actions_answered += 1;
+            if !pending.timed {
+                stats.latency(pending.sent.elapsed());
+            }
+        }
+    }
+
+    fn time_first_untimed(&mut self, kind: ActionKind, stats: &mut Stats) {
+        if let Some(pending) = self.pending.iter_mut().find(|p| p.kind == kind && !p.timed) {
+            pending.timed = true;
+            stats.latency(pending.sent.elapsed());
+        }
+    }
+
+    fn check_version(&mut self, frame: &Incoming, stats: &mut Stats) {
+        let Some(v) = frame.version() else {
+            stats.error("event without v");
+            return;
+        };
+        if let Some(last) = self.version
+            && v != last + 1
+        {
+            stats.error("version gap");
+        }
+        self.version = Some(v);
+    }
+}

@@ -1,0 +1,186 @@
+//! `senet loadgen`: drives a running server with many rooms of scripted players (random legal
+//! moves) and reports throughput, action-to-event latency and the server's memory; the same
+//! clients can drive a bare WebSocket echo endpoint to measure the framework's own limit.
+//!
+//! - [`wire`]: the load generator's reading of the protocol.
+//! - [`conn`]: one measured client connection (pacing, timing, version checks).
+//! - [`player`]: rooms opened over HTTP and played by two clients each.
+//! - [`echo`]: the echo baseline.
+//! - [`stats`]: tallies and the JSON report.
+
+mod conn;
+mod echo;
+mod player;
+mod stats;
+mod wire;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::stream;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+pub use conn::Pacing;
+pub use stats::Report;
+
+use crate::http1::BaseUrl;
+use crate::os;
+use player::Table;
+use stats::Stats;
+
+/// How often the server's resident memory is sampled during a run.
+const RSS_EVERY: Duration = Duration::from_millis(500);
+
+/// One run's settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Rooms to open before the measured run starts (two connections each).
+    pub rooms: usize,
+    /// Total actions per second; `None` is as fast as answers come.
+    pub rate: Option<f64>,
+    /// At most this many frames per second on one connection.
+    pub per_connection_rate: Option<f64>,
+    pub duration: Duration,
+    /// Hold the connections open without acting.
+    pub idle: bool,
+    /// Rooms being opened at once while setting up.
+    pub connect_concurrency: usize,
+    /// The server process, for its resident memory.
+    pub server_pid: Option<u32>,
+}
+
+impl Config {
+    fn pacing(&self) -> Arc<Pacing> {
+        Pacing::new(self.rate, self.per_connection_rate)
+    }
+}
+
+/// Plays rooms on the server at `base`.
+pub async fn run_server(base: BaseUrl, config: &Config) -> Report {
+    let table = Table {
+        base,
+        pacing: config.pacing(),
+        idle: config.idle,
+    };
+    let opener = table.clone();
+    run(
+        "server",
+        config,
+        move || {
+            let table = opener.clone();
+            async move {
+                let mut stats = Stats::default();
+                (table.open_room(&mut stats).await, stats)
+            }
+        },
+        move |players, stop| table.clone().run_room(players, stop),
+    )
+    .await
+}
+
+/// Runs the same load against an in-process echo endpoint.
+pub async fn run_echo(config: &Config) -> std::io::Result<Report> {
+    let server = echo::EchoServer::start()?;
+    let url = server.url();
+    let pacing = config.pacing();
+    let idle = config.idle;
+    let open_pacing = pacing.clone();
+    let report = run(
+        "echo",
+        config,
+        move || {
+            let (url, pacing) = (url.clone(), open_pacing.clone());
+            async move {
+                let mut stats = Stats::default();
+                (echo::open_pair(&url, &pacing, &mut stats).await, stats)
+            }
+        },
+        move |pair, stop| echo::run_pair(pair, idle, stop),
+    )
+    .await;
+    drop(server);
+    Ok(report)
+}
+
+/// The shape of every run: open the rooms (a bounded number at once), start the clock, let
+/// every room play until the duration is up, then stop, collect, and report.
+async fn run<R, Open, OpenFut, Play, PlayFut>(
+    target: &'static str,
+    config: &Config,
+    open: Open,
+    play: Play,
+) -> Report
+where
+    R: Send + 'static,
+    Open: Fn() -> OpenFut,
+    OpenFut: Future<Output = (Result<R, String>, Stats)>,
+    Play: Fn(R, CancellationToken) -> PlayFut,
+    PlayFut: Future<Output = Stats> + Send + 'static,
+{
+    let mut setup = Stats::default();
+    let opened: Vec<(Result<R, String>, Stats)> = stream::iter(0..config.rooms)
+        .map(|_| open())
+        .buffer_unordered(config.connect_concurrency.max(1))
+        .collect()
+        .await;
+    let mut rooms = Vec::with_capacity(opened.len());
+    for (room, stats) in opened {
+        setup.merge(stats);
+        match room {
+            Ok(room) => rooms.push(room),
+            Err(error) => setup.error(error),
+        }
+    }
+    let (room_count, connections) = (setup.rooms_opened, setup.connections_opened);
+
+    let stop = CancellationToken::new();
+    let started = Instant::now();
+    let mut tasks = JoinSet::new();
+    for room in rooms {
+        tasks.spawn(play(room, stop.clone()));
+    }
+    let memory = config
+        .server_pid
+        .map(|pid| tokio::spawn(sample_memory(pid, stop.clone())));
+    tokio::time::sleep(config.duration).await;
+    let elapsed = started.elapsed();
+    stop.cancel();
+
+    let mut total = setup;
+    while let Some(done) = tasks.join_next().await {
+        match done {
+            Ok(stats) => total.merge(stats),
+            Err(error) => total.error(format!("room task: {error}")),
+        }
+    }
+    let mut report = Report::new(target, room_count, connections, elapsed, total);
+    if let Some(memory) = memory
+        && let Ok((last, max)) = memory.await
+    {
+        report.server_rss_mib = last;
+        report.server_rss_max_mib = max;
+    }
+    report
+}
+
+/// Samples a process's resident memory until `stop`: (the last sample, the highest), in MiB.
+async fn sample_memory(pid: u32, stop: CancellationToken) -> (Option<f64>, Option<f64>) {
+    let mut every = tokio::time::interval(RSS_EVERY);
+    let (mut last, mut max) = (None, None::<f64>);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = every.tick() => {}
+        }
+        if let Ok(bytes) = os::resident_memory_bytes(pid) {
+            let mib = bytes as f64 / (1024.0 * 1024.0);
+            last = Some(mib);
+            max = Some(max.map_or(mib, |m| m.max(mib)));
+        }
+    }
+    (last, max)
+}

@@ -1,0 +1,170 @@
+//! Scripted players: open an online room over HTTP, seat one client on each side, and play
+//! random legal moves until told to stop, opening a new room whenever a game ends.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+
+use super::conn::{Conn, Pacing};
+use super::stats::Stats;
+use super::wire::{self, Incoming, Reaction};
+use crate::engine::Side;
+use crate::http1::{self, BaseUrl};
+use crate::protocol::{Joined, RoomCreated};
+
+/// How long a client waits for the `welcome` after `hello`, and for an HTTP answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a stopping client waits for the answers it is still owed.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One seated client and the frame it has not acted on yet (its `welcome`).
+pub struct Player {
+    conn: Conn,
+    side: Side,
+    unread: Option<Incoming>,
+}
+
+/// What the players of a room share: where the server is and how to pace.
+#[derive(Clone)]
+pub struct Table {
+    pub base: BaseUrl,
+    pub pacing: Arc<Pacing>,
+    /// Hold the connections without playing (the memory test).
+    pub idle: bool,
+}
+
+impl Table {
+    /// Creates an online room, joins its second seat, and connects both players.
+    pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
+        let body = wire::create_room_body(Side::Black, &client_seed());
+        let created: RoomCreated = self.post("/api/rooms", &body).await?;
+        let room = created.room;
+        let joined: Joined = self
+            .post(
+                &format!("/api/rooms/{room}/join"),
+                &wire::join_body(&client_seed()),
+            )
+            .await?;
+        stats.rooms_opened += 1;
+        let (black, white) = tokio::join!(
+            self.seat(&room, &created.token),
+            self.seat(&room, &joined.token)
+        );
+        let players = [black?, white?];
+        stats.connections_opened += 2;
+        Ok(players)
+    }
+
+    async fn post<T: DeserializeOwned>(&self, path: &str, body: &str) -> Result<T, String> {
+        let request = http1::post_json(&self.base, path, body);
+        let response = tokio::time::timeout(ANSWER_TIMEOUT, request)
+            .await
+            .map_err(|_| format!("POST {path}: timed out"))?
+            .map_err(|e| format!("POST {path}: {e}"))?;
+        if !(200..300).contains(&response.status) {
+            return Err(format!("POST {path}: status {}", response.status));
+        }
+        serde_json::from_str(&response.body).map_err(|e| format!("POST {path}: {e}"))
+    }
+
+    /// Connects a seat's client and waits for its `welcome`.
+    async fn seat(&self, room: &str, token: &str) -> Result<Player, String> {
+        let url = self.base.ws(&format!("/ws/rooms/{room}"));
+        let mut conn = Conn::connect(&url, self.pacing.clone()).await?;
+        conn.send(wire::hello(token)).await?;
+        // Bookkeeping of the handshake is not part of the measured run.
+        let mut scratch = Stats::default();
+        let welcome = tokio::time::timeout(ANSWER_TIMEOUT, conn.recv(&mut scratch))
+            .await
+            .map_err(|_| "no welcome".to_string())?
+            .ok_or("closed before welcome")?;
+        let side = welcome
+            .welcome_side()
+            .ok_or("expected a welcome to a black or white seat")?;
+        Ok(Player {
+            conn,
+            side,
+            unread: Some(welcome),
+        })
+    }
+
+    /// Plays games in this room, then in new rooms, until `stop`; returns the room's tallies.
+    pub async fn run_room(self, mut players: [Player; 2], stop: CancellationToken) -> Stats {
+        let mut stats = Stats::default();
+        loop {
+            let [black, white] = &mut players;
+            let (mut black_stats, mut white_stats) = (Stats::default(), Stats::default());
+            let (black_end, white_end) = tokio::join!(
+                self.play(black, &stop, &mut black_stats),
+                self.play(white, &stop, &mut white_stats)
+            );
+            stats.merge(black_stats);
+            stats.merge(white_stats);
+            let [black, white] = players;
+            tokio::join!(black.conn.close(), white.conn.close());
+            if black_end != End::GameOver || white_end != End::GameOver {
+                break;
+            }
+            stats.games_finished += 1;
+            if stop.is_cancelled() {
+                break;
+            }
+            players = match self.open_room(&mut stats).await {
+                Ok(players) => players,
+                Err(error) => {
+                    stats.error(error);
+                    break;
+                }
+            };
+        }
+        stats
+    }
+
+    /// One client's side of one game: react to every frame until the game ends or `stop`.
+    async fn play(&self, player: &mut Player, stop: &CancellationToken, stats: &mut Stats) -> End {
+        let mut next = player.unread.take();
+        let end = loop {
+            let frame = match next.take() {
+                Some(frame) => frame,
+                None => tokio::select! {
+                    _ = stop.cancelled() => break End::Stopped,
+                    frame = player.conn.recv(stats) => match frame {
+                        Some(frame) => frame,
+                        None => break End::Closed,
+                    },
+                },
+            };
+            match wire::react(player.side, &frame) {
+                Reaction::GameOver => break End::GameOver,
+                _ if self.idle => {}
+                reaction => {
+                    let sent = player
+                        .conn
+                        .send_action(stats, |id| wire::action_frame(reaction, id))
+                        .await;
+                    if let Err(error) = sent {
+                        stats.error(error);
+                        break End::Closed;
+                    }
+                }
+            }
+        };
+        player.conn.drain(stats, DRAIN_TIMEOUT).await;
+        end
+    }
+}
+
+/// Why a client stopped playing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    GameOver,
+    Stopped,
+    Closed,
+}
+
+/// A fresh client seed, as a browser would send (the server mixes it into the throws).
+fn client_seed() -> String {
+    hex::encode(rand::random::<[u8; 8]>())
+}

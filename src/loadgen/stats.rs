@@ -1,0 +1,168 @@
+//! What the load generator counts: per-room tallies merged at the end into one JSON report.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Tallies kept by one room's task (no sharing while running) and merged afterwards.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub rooms_opened: u64,
+    pub connections_opened: u64,
+    pub actions_sent: u64,
+    pub actions_answered: u64,
+    pub events_received: u64,
+    pub messages_received: u64,
+    pub games_finished: u64,
+    /// Action-to-answer times in microseconds.
+    pub latencies_us: Vec<u32>,
+    /// Errors by kind: a server `error` code, or a client-side failure.
+    pub errors: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    pub fn error(&mut self, kind: impl Into<String>) {
+        *self.errors.entry(kind.into()).or_default() += 1;
+    }
+
+    /// Records the time from sending an action to its first answer.
+    pub fn latency(&mut self, latency: Duration) {
+        self.latencies_us
+            .push(u32::try_from(latency.as_micros()).unwrap_or(u32::MAX));
+    }
+
+    pub fn merge(&mut self, other: Stats) {
+        self.rooms_opened += other.rooms_opened;
+        self.connections_opened += other.connections_opened;
+        self.actions_sent += other.actions_sent;
+        self.actions_answered += other.actions_answered;
+        self.events_received += other.events_received;
+        self.messages_received += other.messages_received;
+        self.games_finished += other.games_finished;
+        self.latencies_us.extend(other.latencies_us);
+        for (kind, count) in other.errors {
+            *self.errors.entry(kind).or_default() += count;
+        }
+    }
+}
+
+/// Latency percentiles in milliseconds.
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Latency {
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Latency {
+    fn of(latencies_us: &mut [u32]) -> Option<Self> {
+        if latencies_us.is_empty() {
+            return None;
+        }
+        latencies_us.sort_unstable();
+        let at = |q: f64| {
+            // Nearest-rank percentile.
+            let rank = (q * latencies_us.len() as f64).ceil() as usize;
+            f64::from(latencies_us[rank.clamp(1, latencies_us.len()) - 1]) / 1000.0
+        };
+        Some(Latency {
+            p50_ms: at(0.50),
+            p99_ms: at(0.99),
+            max_ms: at(1.0),
+        })
+    }
+}
+
+/// The report printed as JSON.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// `server` or `echo`.
+    pub target: &'static str,
+    /// Rooms open at the start of the measured run.
+    pub rooms: u64,
+    /// WebSocket connections open at the start of the measured run.
+    pub connections: u64,
+    /// Rooms opened in all, including new rooms after finished games.
+    pub rooms_opened: u64,
+    pub seconds: f64,
+    pub actions_sent: u64,
+    pub actions_answered: u64,
+    pub events_received: u64,
+    pub games_finished: u64,
+    pub errors: u64,
+    pub error_kinds: BTreeMap<String, u64>,
+    pub actions_per_sec: f64,
+    pub latency: Option<Latency>,
+    /// The server's resident memory at the end of the run, if its pid was given.
+    pub server_rss_mib: Option<f64>,
+    /// The highest resident memory sampled during the run.
+    pub server_rss_max_mib: Option<f64>,
+}
+
+impl Report {
+    pub fn new(
+        target: &'static str,
+        rooms: u64,
+        connections: u64,
+        elapsed: Duration,
+        mut stats: Stats,
+    ) -> Self {
+        let seconds = elapsed.as_secs_f64();
+        Report {
+            target,
+            rooms,
+            connections,
+            rooms_opened: stats.rooms_opened,
+            seconds,
+            actions_sent: stats.actions_sent,
+            actions_answered: stats.actions_answered,
+            events_received: stats.events_received,
+            games_finished: stats.games_finished,
+            errors: stats.errors.values().sum(),
+            actions_per_sec: if seconds > 0.0 {
+                stats.actions_answered as f64 / seconds
+            } else {
+                0.0
+            },
+            latency: Latency::of(&mut stats.latencies_us),
+            error_kinds: stats.errors,
+            server_rss_mib: None,
+            server_rss_max_mib: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let mut samples: Vec<u32> = (1..=100).map(|ms| ms * 1000).collect();
+        let latency = Latency::of(&mut samples).unwrap();
+        assert_eq!(
+            latency,
+            Latency {
+                p50_ms: 50.0,
+                p99_ms: 99.0,
+                max_ms: 100.0
+            }
+        );
+        assert_eq!(Latency::of(&mut []), None);
+    }
+
+    #[test]
+    fn merges_tallies() {
+        let mut total = Stats::default();
+        let mut part = Stats::default();
+        part.error("bad_json");
+        part.latency(Duration::from_millis(2));
+        total.merge(part);
+        let mut part = Stats::default();
+        part.error("bad_json");
+        total.merge(part);
+        assert_eq!(total.errors["bad_json"], 2);
+        assert_eq!(total.latencies_us, vec![2000]);
+    }
+}

@@ -1,0 +1,225 @@
+//! The WebSocket endpoint's front door ([`Gate`]): the origin check, caps on open connections
+//! overall and per client address, and the per-socket buffer sizes. The checks run before the
+//! upgrade, so a refused client gets a plain 403 or 429 and costs nothing more. Each admitted
+//! connection holds a [`ConnectionPermit`] until it ends; the permit also keeps the
+//! open-connections gauge.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::http::HeaderMap;
+
+use super::error::AppError;
+use super::origin::AllowedOrigins;
+use crate::telemetry::{self, GaugeGuard};
+
+/// Bytes read from a socket at once. tungstenite fills this buffer for every connection (its
+/// default, 128 KiB, would be 1.25 GiB for ten thousand sockets); client frames are tens of
+/// bytes and at most 4 KiB, and a larger frame is simply read in several calls.
+pub const DEFAULT_WS_READ_BUFFER: usize = 1024;
+
+/// Bytes that may queue for a client that does not read before it is dropped.
+const DEFAULT_WS_MAX_WRITE_BUFFER: usize = 64 * 1024;
+const DEFAULT_MAX_CONNECTIONS: usize = 16_000;
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
+
+/// `senet serve` settings for WebSocket connections.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ConnectionSettings {
+    /// Other sites whose pages may open WebSockets here (comma-separated origins such as
+    /// https://senet.example, or *); the server's own pages always may. Others get 403.
+    #[arg(long, env = "SENET_ALLOWED_ORIGINS", default_value = "")]
+    pub allowed_origins: AllowedOrigins,
+
+    /// Open WebSocket connections in all; past it, 429. 0: no cap (the open-file limit still
+    /// applies: keep this below it).
+    #[arg(long, env = "SENET_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
+
+    /// Open WebSocket connections from one client address; past it, 429. 0: no cap (use 0
+    /// behind a reverse proxy, where every client has the proxy's address).
+    #[arg(long, env = "SENET_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)]
+    pub max_connections_per_address: usize,
+
+    /// Bytes read from a socket at once; this buffer is allocated for every connection.
+    #[arg(long, env = "SENET_WS_READ_BUFFER", default_value_t = DEFAULT_WS_READ_BUFFER)]
+    pub ws_read_buffer: usize,
+
+    /// Bytes that may wait for a client that does not read; past it, the connection is dropped.
+    #[arg(long, env = "SENET_WS_MAX_WRITE_BUFFER", default_value_t = DEFAULT_WS_MAX_WRITE_BUFFER)]
+    pub ws_max_write_buffer: usize,
+}
+
+impl Default for ConnectionSettings {
+    fn default() -> Self {
+        ConnectionSettings {
+            allowed_origins: AllowedOrigins::default(),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            ws_read_buffer: DEFAULT_WS_READ_BUFFER,
+            ws_max_write_buffer: DEFAULT_WS_MAX_WRITE_BUFFER,
+        }
+    }
+}
+
+/// Decides which WebSocket handshakes proceed, and how the admitted sockets are sized.
+#[derive(Debug)]
+pub struct Gate {
+    origins: AllowedOrigins,
+    limiter: Arc<ConnectionLimiter>,
+    pub read_buffer: usize,
+    pub max_write_buffer: usize,
+}
+
+impl Gate {
+    pub fn new(settings: &ConnectionSettings) -> Self {
+        Gate {
+            origins: settings.allowed_origins.clone(),
+            limiter: ConnectionLimiter::new(ConnectionCaps {
+                total: settings.max_connections,
+                per_address: settings.max_connections_per_address,
+            }),
+            read_buffer: settings.ws_read_buffer,
+            max_write_buffer: settings.ws_max_write_buffer,
+        }
+    }
+
+    /// Admits a handshake from `peer` with these headers, or says why not (403 or 429).
+    pub fn admit(&self, headers: &HeaderMap, peer: IpAddr) -> Result<ConnectionPermit, AppError> {
+        if !self.origins.allows(headers) {
+            return Err(AppError::OriginNotAllowed);
+        }
+        self.limiter
+            .admit(peer)
+            .map_err(|cap| AppError::TooManyConnections(cap.to_string()))
+    }
+}
+
+/// The caps; 0 means no cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionCaps {
+    pub total: usize,
+    pub per_address: usize,
+}
+
+/// Counts open connections against the caps.
+#[derive(Debug)]
+pub struct ConnectionLimiter {
+    caps: ConnectionCaps,
+    open: Mutex<OpenConnections>,
+}
+
+#[derive(Debug, Default)]
+struct OpenConnections {
+    total: usize,
+    /// Only addresses with at least one open connection, so the map cannot grow without bound.
+    by_address: HashMap<IpAddr, usize>,
+}
+
+/// Which cap refused a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CapReached {
+    #[error("the server has reached its limit of open connections")]
+    Total,
+    #[error("too many open connections from this address")]
+    PerAddress,
+}
+
+impl ConnectionLimiter {
+    pub fn new(caps: ConnectionCaps) -> Arc<Self> {
+        Arc::new(ConnectionLimiter {
+            caps,
+            open: Mutex::new(OpenConnections::default()),
+        })
+    }
+
+    /// Admits one more connection from `address`, or says which cap is reached.
+    pub fn admit(self: &Arc<Self>, address: IpAddr) -> Result<ConnectionPermit, CapReached> {
+        let mut open = self
+            .open
+            .lock()
+            .expect("the limiter's lock is never poisoned");
+        let from_address = open.by_address.get(&address).copied().unwrap_or(0);
+        if reached(self.caps.total, open.total) {
+            return Err(CapReached::Total);
+        }
+        if reached(self.caps.per_address, from_address) {
+            return Err(CapReached::PerAddress);
+        }
+        open.total += 1;
+        open.by_address.insert(address, from_address + 1);
+        Ok(ConnectionPermit {
+            limiter: Arc::clone(self),
+            address,
+            _gauge: GaugeGuard::new(telemetry::CONNECTIONS_OPEN),
+        })
+    }
+
+    fn release(&self, address: IpAddr) {
+        let mut open = self
+            .open
+            .lock()
+            .expect("the limiter's lock is never poisoned");
+        open.total -= 1;
+        if let Some(count) = open.by_address.get_mut(&address) {
+            *count -= 1;
+            if *count == 0 {
+                open.by_address.remove(&address);
+            }
+        }
+    }
+}
+
+fn reached(cap: usize, open: usize) -> bool {
+    cap != 0 && open >= cap
+}
+
+/// One admitted connection; dropping it frees its place.
+#[derive(Debug)]
+pub struct ConnectionPermit {
+    limiter: Arc<ConnectionLimiter>,
+    address: IpAddr,
+    _gauge: GaugeGuard,
+}
+
+impl Drop for ConnectionPermit {
+    fn drop(&mut self) {
+        self.limiter.release(self.address);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_overall_and_per_address_and_frees_on_drop() {
+        let limiter = ConnectionLimiter::new(ConnectionCaps {
+            total: 3,
+            per_address: 2,
+        });
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let first = limiter.admit(a).unwrap();
+        let _second = limiter.admit(a).unwrap();
+        assert_eq!(limiter.admit(a).unwrap_err(), CapReached::PerAddress);
+        let _third = limiter.admit(b).unwrap();
+        assert_eq!(limiter.admit(b).unwrap_err(), CapReached::Total);
+        drop(first);
+        assert!(limiter.admit(a).is_ok());
+        assert_eq!(limiter.open.lock().unwrap().by_address.len(), 2);
+    }
+
+    #[test]
+    fn zero_means_no_cap() {
+        let limiter = ConnectionLimiter::new(ConnectionCaps {
+            total: 0,
+            per_address: 0,
+        });
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let permits: Vec<_> = (0..100).map(|_| limiter.admit(a).unwrap()).collect();
+        drop(permits);
+        assert!(limiter.open.lock().unwrap().by_address.is_empty());
+    }
+}

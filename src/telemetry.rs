@@ -1,0 +1,216 @@
+//! Logs and metrics: the tracing subscriber, the Prometheus recorder, and the one list of every
+//! metric the server records (names, labels, descriptions, histogram buckets).
+//!
+//! Call sites record with the `metrics` macros and the constants below, e.g.
+//! `metrics::counter!(telemetry::ACTIONS, telemetry::LABEL_TYPE => "roll").increment(1)`,
+//! so a metric's name is spelled once, here.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use metrics::{
+    Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram,
+};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use serde::Serialize;
+use tokio::time::Instant;
+use tracing_subscriber::EnvFilter;
+
+use crate::protocol::{Action, ErrorCode, Event, Mode};
+
+/// Open WebSocket connections (gauge).
+pub const CONNECTIONS_OPEN: &str = "senet_connections_open";
+/// Rooms whose task is running in memory (gauge).
+pub const ROOMS_IN_MEMORY: &str = "senet_rooms_in_memory";
+/// Games started (counter; label `mode`).
+pub const GAMES_STARTED: &str = "senet_games_started_total";
+/// Games finished (counter; labels `mode`, `result` = black|white|draw, `reason`).
+pub const GAMES_FINISHED: &str = "senet_games_finished_total";
+/// Client actions received (counter; label `type`).
+pub const ACTIONS: &str = "senet_actions_total";
+/// Errors answered to clients (counter; label `code`).
+pub const ERRORS: &str = "senet_errors_total";
+/// From receiving an action to sending the event it caused (histogram, seconds).
+pub const ACTION_LATENCY: &str = "senet_action_latency_seconds";
+/// Appending one event to the database, commit included (histogram, seconds).
+pub const DB_APPEND_LATENCY: &str = "senet_db_append_seconds";
+/// The AI choosing one move (histogram, seconds).
+pub const AI_DECISION_TIME: &str = "senet_ai_decision_seconds";
+
+/// Label keys used with the metrics above.
+pub const LABEL_MODE: &str = "mode";
+pub const LABEL_RESULT: &str = "result";
+pub const LABEL_REASON: &str = "reason";
+pub const LABEL_TYPE: &str = "type";
+pub const LABEL_CODE: &str = "code";
+
+/// Histogram buckets in seconds: 100 µs to 1 s. An action is expected to take well under a
+/// millisecond on its own and a few milliseconds with a commit, so the low end is dense.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
+];
+
+/// How often the exporter's upkeep runs; without it, histogram samples pile up between scrapes.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// How log lines are written (`--log-format`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// Libraries that log whole WebSocket messages (tokens included) at debug and trace level:
+/// capped whatever `RUST_LOG` asks for, so no token reaches a log.
+const MESSAGE_LOGGERS_CAP: &str = "tungstenite=info,tokio_tungstenite=info";
+
+/// Installs the global tracing subscriber, writing to stderr (stdout is for command output).
+/// The filter comes from `RUST_LOG` (default `info`). Calling it again does nothing, so tests
+/// that start several servers in one process may call it freely.
+pub fn init_tracing(format: LogFormat) {
+    let wanted = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
+    let filter = EnvFilter::try_new(format!("{wanted},{MESSAGE_LOGGERS_CAP}"))
+        .unwrap_or_else(|_| EnvFilter::new(format!("info,{MESSAGE_LOGGERS_CAP}")));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    // An error only means a subscriber is already installed, which is fine.
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+}
+
+/// The process's Prometheus recorder, installed on first use; render it for `GET /metrics`.
+///
+/// A process has one global recorder, so every server in a process (tests start several)
+/// shares this handle. Must first be called inside a tokio runtime (it spawns the upkeep task).
+pub fn prometheus() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets(LATENCY_BUCKETS)
+                .expect("the bucket list is not empty");
+            let handle = match builder.install_recorder() {
+                Ok(handle) => handle,
+                // Another recorder owns the process (an embedding program): keep a detached
+                // one so `/metrics` still answers, with whatever it records.
+                Err(error) => {
+                    tracing::warn!(%error, "metrics recorder not installed");
+                    PrometheusBuilder::new().build_recorder().handle()
+                }
+            };
+            describe();
+            spawn_upkeep(handle.clone());
+            handle
+        })
+        .clone()
+}
+
+fn spawn_upkeep(handle: PrometheusHandle) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(UPKEEP_EVERY);
+        loop {
+            every.tick().await;
+            handle.run_upkeep();
+        }
+    });
+}
+
+/// Describes every metric and sets the gauges to zero, so a scrape shows them from the start.
+fn describe() {
+    describe_gauge!(CONNECTIONS_OPEN, Unit::Count, "Open WebSocket connections.");
+    describe_gauge!(ROOMS_IN_MEMORY, Unit::Count, "Rooms with a running task.");
+    describe_counter!(GAMES_STARTED, Unit::Count, "Games started, by mode.");
+    describe_counter!(
+        GAMES_FINISHED,
+        Unit::Count,
+        "Games finished, by mode, result and reason."
+    );
+    describe_counter!(ACTIONS, Unit::Count, "Client actions received, by type.");
+    describe_counter!(ERRORS, Unit::Count, "Errors answered to clients, by code.");
+    describe_histogram!(
+        ACTION_LATENCY,
+        Unit::Seconds,
+        "From receiving an action to sending the event it caused."
+    );
+    describe_histogram!(
+        DB_APPEND_LATENCY,
+        Unit::Seconds,
+        "Appending one event to the database, commit included."
+    );
+    describe_histogram!(AI_DECISION_TIME, Unit::Seconds, "The AI choosing one move.");
+    gauge!(CONNECTIONS_OPEN).set(0.0);
+    gauge!(ROOMS_IN_MEMORY).set(0.0);
+}
+
+/// A client action arrived on a connection (counted by type); returns when, for
+/// [`action_answered`].
+pub fn action_received(action: Action) -> Instant {
+    counter!(ACTIONS, LABEL_TYPE => action.name()).increment(1);
+    Instant::now()
+}
+
+/// The events of an action received at `received` have been sent to its connection.
+pub fn action_answered(received: Instant) {
+    histogram!(ACTION_LATENCY).record(received.elapsed().as_secs_f64());
+}
+
+/// An error was answered to a client, over WebSocket or HTTP.
+pub fn error_answered(code: ErrorCode) {
+    counter!(ERRORS, LABEL_CODE => wire_name(&code)).increment(1);
+}
+
+/// Events of a room in `mode` were committed, the append taking `append_took`: counts the
+/// games they start and finish. Only called for new events, never when a log is replayed.
+pub fn events_committed(mode: Mode, events: &[Event], append_took: Duration) {
+    histogram!(DB_APPEND_LATENCY).record(append_took.as_secs_f64());
+    for event in events {
+        match event {
+            Event::Started { .. } => {
+                counter!(GAMES_STARTED, LABEL_MODE => mode.name()).increment(1);
+            }
+            Event::GameOver { winner, reason, .. } => {
+                counter!(
+                    GAMES_FINISHED,
+                    LABEL_MODE => mode.name(),
+                    LABEL_RESULT => wire_name(winner),
+                    LABEL_REASON => wire_name(reason),
+                )
+                .increment(1);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How a value is spelled on the wire (`"not_your_turn"`, `"borne-off"`), for a label.
+fn wire_name(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => "unknown".to_string(),
+    }
+}
+
+/// Adds one to a gauge while alive and takes it back when dropped, so an early return or a
+/// panic cannot leave the gauge counting something that is gone.
+#[derive(Debug)]
+#[must_use = "the gauge goes back down when this guard is dropped"]
+pub struct GaugeGuard(&'static str);
+
+impl GaugeGuard {
+    pub fn new(name: &'static str) -> Self {
+        gauge!(name).increment(1.0);
+        GaugeGuard(name)
+    }
+}
+
+impl Drop for GaugeGuard {
+    fn drop(&mut self) {
+        gauge!(self.0).decrement(1.0);
+    }
+}

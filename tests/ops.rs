@@ -1,0 +1,298 @@
+//! Operating the server, end to end on real sockets and real SQLite files: the origin check,
+//! the connection caps, `/metrics`, `/readyz`, `senet healthcheck`, JSON logs carrying the
+//! room id, a restart on SIGTERM that players come back from, and a small load run.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::*;
+use senet::http1::BaseUrl;
+use senet::loadgen;
+use senet::telemetry;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+/// A fresh online room with both seats taken: (room, black token, white token).
+async fn full_room(addr: SocketAddr) -> (String, String, String) {
+    let created = create_room(addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = join_room(addr, &room).await;
+    let token = |seat: &Value| seat["token"].as_str().unwrap().to_string();
+    (room.clone(), token(&created), token(&joined))
+}
+
+/// The HTTP status of a WebSocket handshake to `room` (101 when it opens), sent with `origin`.
+async fn handshake_status(addr: SocketAddr, room: &str, origin: Option<&str>) -> u16 {
+    let mut request = format!("ws://{addr}/ws/rooms/{room}")
+        .into_client_request()
+        .unwrap();
+    if let Some(origin) = origin {
+        request
+            .headers_mut()
+            .insert("origin", origin.parse().unwrap());
+    }
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((_socket, response)) => response.status().as_u16(),
+        Err(tungstenite::Error::Http(response)) => response.status().as_u16(),
+        Err(other) => panic!("handshake failed: {other}"),
+    }
+}
+
+#[tokio::test]
+async fn websockets_from_another_sites_pages_are_refused_with_403() {
+    let server = TestServer::start().await;
+    let (room, _, _) = full_room(server.addr).await;
+    let own = format!("http://{}", server.addr);
+    assert_eq!(handshake_status(server.addr, &room, Some(&own)).await, 101);
+    assert_eq!(handshake_status(server.addr, &room, None).await, 101);
+    let evil = Some("https://evil.example");
+    assert_eq!(handshake_status(server.addr, &room, evil).await, 403);
+
+    let listed = TestServer::start_with(|config| {
+        config.connections.allowed_origins = "https://evil.example".parse().unwrap();
+    })
+    .await;
+    let (room, _, _) = full_room(listed.addr).await;
+    assert_eq!(handshake_status(listed.addr, &room, evil).await, 101);
+    let other = Some("https://other.example");
+    assert_eq!(handshake_status(listed.addr, &room, other).await, 403);
+}
+
+#[tokio::test]
+async fn connections_past_a_cap_get_429_until_one_closes() {
+    let server = TestServer::start_with(|config| {
+        config.connections.max_connections = 3;
+        config.connections.max_connections_per_address = 0;
+    })
+    .await;
+    let (room, black, white) = full_room(server.addr).await;
+    let first = Client::join(server.addr, &room, Some(&black)).await;
+    let _second = Client::join(server.addr, &room, Some(&white)).await;
+    let _watcher = Client::join(server.addr, &room, None).await;
+    assert_eq!(handshake_status(server.addr, &room, None).await, 429);
+    first.close().await;
+    wait_until_status(server.addr, &room, 101).await;
+
+    let per_address = TestServer::start_with(|config| {
+        config.connections.max_connections_per_address = 2;
+    })
+    .await;
+    let (room, black, white) = full_room(per_address.addr).await;
+    let _black = Client::join(per_address.addr, &room, Some(&black)).await;
+    let _white = Client::join(per_address.addr, &room, Some(&white)).await;
+    assert_eq!(handshake_status(per_address.addr, &room, None).await, 429);
+}
+
+/// Retries a handshake until it answers `status` (a closed connection frees its place once
+/// the server has seen the close).
+async fn wait_until_status(addr: SocketAddr, room: &str, status: u16) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while handshake_status(addr, room, None).await != status {
+        assert!(tokio::time::Instant::now() < deadline, "still not {status}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn metrics_name_every_series_after_some_play() {
+    let server = TestServer::start().await;
+    let (room, black, white) = full_room(server.addr).await;
+    let mut black = Client::join(server.addr, &room, Some(&black)).await;
+    let _white = Client::join(server.addr, &room, Some(&white)).await;
+    black
+        .refused("move", json!({"from": 10}), "must_roll")
+        .await;
+    black.ok("roll", Value::Null).await;
+    black.ok("resign", Value::Null).await;
+
+    let (status, _) = http(server.addr, "GET", "/metrics", None).await;
+    assert_eq!(status, 200);
+    let text = metrics_text(server.addr).await;
+    for name in [
+        telemetry::CONNECTIONS_OPEN,
+        telemetry::ROOMS_IN_MEMORY,
+        telemetry::GAMES_STARTED,
+        telemetry::GAMES_FINISHED,
+        telemetry::ACTIONS,
+        telemetry::ERRORS,
+        telemetry::ACTION_LATENCY,
+        telemetry::DB_APPEND_LATENCY,
+    ] {
+        assert!(text.contains(name), "{name} missing from:\n{text}");
+    }
+    for series in [
+        r#"senet_actions_total{type="roll"}"#,
+        r#"senet_errors_total{code="must_roll"}"#,
+        r#"senet_games_started_total{mode="online"}"#,
+        r#"senet_games_finished_total{mode="online",result="white",reason="resign"}"#,
+        "senet_action_latency_seconds_bucket{le=\"0.001\"}",
+    ] {
+        assert!(text.contains(series), "{series} missing from:\n{text}");
+    }
+    // Tests in this binary share the process's recorder, so the gauge counts their sockets
+    // too: at least our two are open.
+    let open = gauge(&text, telemetry::CONNECTIONS_OPEN);
+    assert!(open >= 2.0, "{open}");
+}
+
+/// The `/metrics` body (the helper's `http` reads JSON bodies only).
+async fn metrics_text(addr: SocketAddr) -> String {
+    let base = BaseUrl::parse(&format!("http://{addr}")).unwrap();
+    let response = senet::http1::get(&base, "/metrics").await.unwrap();
+    assert_eq!(response.status, 200);
+    response.body
+}
+
+fn gauge(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
+}
+
+#[tokio::test]
+async fn readyz_needs_a_migrated_database() {
+    let server = TestServer::start().await;
+    let (status, body) = http(server.addr, "GET", "/readyz", None).await;
+    assert_eq!((status, body), (200, json!({"status": "ready"})));
+
+    // Roll the database back under the running server: it must stop saying it is ready.
+    let database = server.dir.path().join("senet.db");
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", database.display()))
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM _sqlx_migrations")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let (status, body) = http(server.addr, "GET", "/readyz", None).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"], "not_ready");
+}
+
+/// `senet healthcheck` with these arguments and environment: its exit code.
+async fn healthcheck(args: &[&str], env: &[(&str, &str)]) -> i32 {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("healthcheck")
+        .args(args)
+        .env_remove("SENET_HEALTHCHECK_URL")
+        .env_remove("SENET_LISTEN")
+        .envs(env.iter().copied())
+        .output()
+        .await
+        .unwrap();
+    output.status.code().unwrap()
+}
+
+#[tokio::test]
+async fn healthcheck_exits_0_for_a_live_server_and_1_otherwise() {
+    let server = TestServer::start().await;
+    let url = format!("http://{}", server.addr);
+    assert_eq!(healthcheck(&["--url", &url], &[]).await, 0);
+    assert_eq!(
+        healthcheck(&[], &[("SENET_HEALTHCHECK_URL", &url)]).await,
+        0
+    );
+    let wildcard = format!("0.0.0.0:{}", server.addr.port());
+    assert_eq!(healthcheck(&[], &[("SENET_LISTEN", &wildcard)]).await, 0);
+
+    // Nothing listening: refused at once.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    assert_eq!(healthcheck(&["--url", &closed_url], &[]).await, 1);
+
+    // Something that accepts but never answers: given up on after two seconds.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_url = format!("http://{}", silent.local_addr().unwrap());
+    let started = std::time::Instant::now();
+    assert_eq!(healthcheck(&["--url", &silent_url], &[]).await, 1);
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // Something that answers, but not 200.
+    let unwell = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let unwell_url = format!("http://{}", unwell.local_addr().unwrap());
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (mut stream, _) = unwell.accept().await.unwrap();
+        let mut request = [0; 1024];
+        let _ = stream.read(&mut request).await;
+        let answer = "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n";
+        stream.write_all(answer.as_bytes()).await.unwrap();
+    });
+    assert_eq!(healthcheck(&["--url", &unwell_url], &[]).await, 1);
+}
+
+#[tokio::test]
+async fn sigterm_closes_with_1012_and_players_resume_after_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("senet.db");
+    let server = ChildServer::start(&database, &["--log-format", "json"]).await;
+    let (room, black_token, white_token) = full_room(server.addr).await;
+    let mut black = Client::join(server.addr, &room, Some(&black_token)).await;
+    let mut white = Client::join(server.addr, &room, Some(&white_token)).await;
+    black.ok("roll", Value::Null).await;
+    let before = black.sync().await;
+
+    let status = server.terminate().await;
+    assert!(status.success(), "{status}");
+    assert_eq!(black.closed().await, Closed::Code(1012));
+    assert_eq!(white.closed().await, Closed::Code(1012));
+
+    let server = ChildServer::start(&database, &["--log-format", "json"]).await;
+    let mut black = Client::join(server.addr, &room, Some(&black_token)).await;
+    let _white = Client::join(server.addr, &room, Some(&white_token)).await;
+    assert_eq!(black.state["position"], before["position"]);
+    assert_eq!(black.state["throw"], before["throw"]);
+    // The throw survived the restart: the same side moves with it.
+    let after = black.sync().await;
+    assert_eq!(after["phase"], before["phase"]);
+    assert_eq!(after["legal"], before["legal"]);
+    match before["legal"].as_array().unwrap().first() {
+        Some(legal) => black.ok("move", json!({"from": legal["from"]})).await,
+        None => black.ok("roll", Value::Null).await,
+    };
+    server.terminate().await;
+
+    // Every log line is JSON; the room's lines carry its id; no token was logged.
+    let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|line| line["span"]["room"] == room.as_str())
+    );
+    assert!(!log.contains(&black_token) && !log.contains(&white_token));
+}
+
+#[tokio::test]
+async fn a_small_load_run_answers_every_action_without_errors() {
+    let server = TestServer::start_with(|config| {
+        config.connections.max_connections_per_address = 0;
+    })
+    .await;
+    let base = BaseUrl::parse(&format!("http://{}", server.addr)).unwrap();
+    let config = loadgen::Config {
+        rooms: 150,
+        rate: None,
+        per_connection_rate: Some(18.0),
+        duration: Duration::from_secs(3),
+        idle: false,
+        connect_concurrency: 32,
+        server_pid: Some(std::process::id()),
+    };
+    let report = loadgen::run_server(base, &config).await;
+    assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
+    assert_eq!((report.rooms, report.connections), (150, 300));
+    assert!(report.actions_sent > 300, "{}", report.actions_sent);
+    assert_eq!(report.actions_answered, report.actions_sent);
+    assert!(report.events_received >= report.actions_answered);
+    let latency = report.latency.expect("answered actions were timed");
+    assert!(latency.p50_ms <= latency.p99_ms && latency.p99_ms <= latency.max_ms);
+    assert!(report.server_rss_mib.is_some());
+}
