@@ -5,8 +5,8 @@
 //! [`CHANNEL`] in the appending transaction, with [`payload`] = room id and
 //! the room's new last version. Each instance runs one [`Listener`]: a single
 //! `LISTEN` connection that reconnects by itself with backoff (also when it
-//! stops hearing its own [`Probe`]s) and passes what
-//! it hears to its subscribers as [`News`]. The room registry subscribes and
+//! stops hearing its own [`Probe`]s) and passes what it hears to its
+//! subscribers as [`News`]. The room registry subscribes and
 //! tells the room "there is news up to v"; the room task then reads
 //! `events_after(its v)` from the log and applies them in version order.
 //!
