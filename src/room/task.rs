@@ -226,11 +226,12 @@ impl RoomTask {
             tracing::error!(%error, "could not read news from the log");
             return;
         }
-        if Side::BOTH
-            .into_iter()
-            .any(|side| self.has_connection(side) && !self.game.is_connected(side))
-        {
-            self.record_presence().await;
+        for side in Side::BOTH {
+            if self.has_connection(side) && !self.game.is_connected(side) {
+                // Perhaps our hold was lost with its session: take it again.
+                self.share_presence(Seat::side(side)).await;
+                self.record_presence().await;
+            }
         }
     }
 
