@@ -265,20 +265,23 @@ async fn keep_probing(
     let mut sent_before = 0u64;
     loop {
         tokio::time::sleep(probe.every).await;
-        let n = sent_before;
+        let payload = format!("{probe_prefix}{sent_before}");
         sent_before += 1;
-        let payload = format!("{probe_prefix}{n}");
-        let sent = sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(CHANNEL)
-            .bind(&payload)
-            .execute(probes)
-            .await;
-        if let Err(error) = sent {
-            return error.into();
-        }
-        let heard = echoed.wait_for(|echo| *echo == payload);
-        if !matches!(tokio::time::timeout(probe.patience, heard).await, Ok(Ok(_))) {
-            return Lost::Deaf(probe.patience);
+        // Sending counts against the patience too: its connection may hang
+        // the same way.
+        let round_trip = async {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(CHANNEL)
+                .bind(&payload)
+                .execute(probes)
+                .await?;
+            let heard = echoed.wait_for(|echo| *echo == payload).await;
+            heard.map(drop).map_err(|_| Lost::Deaf(probe.patience))
+        };
+        match tokio::time::timeout(probe.patience, round_trip).await {
+            Ok(Ok(())) => {}
+            Ok(Err(lost)) => return lost,
+            Err(_) => return Lost::Deaf(probe.patience),
         }
     }
 }

@@ -170,6 +170,25 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself() {
         store.append(&id, &[event(1)]).await.unwrap();
         assert_eq!(next_appended(&mut news, &id).await, 1);
 
+        // Freeze once the probes' own connection exists too, so that it hangs
+        // as well (a probe that waits forever to be sent must not hang the
+        // listener).
+        let mut admin = PgConnection::connect(&url).await.unwrap();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let through_relay: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
+            )
+            .bind(RELAYED)
+            .fetch_one(&mut admin)
+            .await
+            .unwrap();
+            if through_relay == 2 {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "no probe was sent");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         relay.freeze();
         store.append(&id, &[event(2)]).await.unwrap();
         // Appended 2 never arrives: only the probe can tell. (News of other
@@ -260,6 +279,9 @@ where
     }
 }
 
+/// The application name of connections through the [`Relay`].
+const RELAYED: &str = "senet-relay-test";
+
 /// A TCP relay to the test's PostgreSQL server that can go silent.
 struct Relay {
     addr: SocketAddr,
@@ -294,7 +316,7 @@ impl Relay {
     fn url(&self, url: &str) -> String {
         let separator = if url.contains('?') { '&' } else { '?' };
         format!(
-            "{url}{separator}host={}&port={}&application_name=senet-relay-test",
+            "{url}{separator}host={}&port={}&application_name={RELAYED}",
             self.addr.ip(),
             self.addr.port()
         )
