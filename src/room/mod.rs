@@ -1,11 +1,13 @@
 //! Rooms: the registry of live rooms ([`Rooms`]), one task per live room
-//! ([`task`]) and the pure game state machine it owns ([`game`]).
+//! ([`task`]), the pure game state machine it owns ([`game`]) and the
+//! computer's seat in `ai` rooms ([`bot`]).
 //!
 //! A room is live while a task holds it in memory. The first use of a room
 //! (a join, a connection, a summary) loads it from the store's log and
 //! spawns its task; a task that has been idle ends and frees its memory.
 //! Every caller talks to a room only through its task's command channel.
 
+pub mod bot;
 pub mod game;
 pub mod task;
 
@@ -18,9 +20,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
+pub use bot::BotConfig;
 pub use game::{ActionError, Game};
 pub use task::{Attached, Command, ConnId, Frame};
 
+use crate::ai::Level;
 use crate::cluster::{News, Subscription};
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
@@ -30,6 +34,7 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use bot::Bot;
 use task::RoomTask;
 
 /// How rooms behave; fixed at start.
@@ -46,6 +51,8 @@ pub struct RoomConfig {
     /// How often a room whose log says a player is connected to another
     /// instance checks that the instance still holds the connection.
     pub presence_check: Duration,
+    /// The computer's pace and the bound on searches running at once.
+    pub bots: BotConfig,
 }
 
 impl Default for RoomConfig {
@@ -56,6 +63,7 @@ impl Default for RoomConfig {
             broadcast_capacity: 64,
             command_capacity: 64,
             presence_check: Duration::from_secs(10),
+            bots: BotConfig::default(),
         }
     }
 }
@@ -180,12 +188,14 @@ impl Rooms {
     }
 
     /// Creates a room. A `local` room holds both seats with one token and
-    /// starts at once; an `online` room waits for a second player.
+    /// starts at once; an `online` room waits for a second player; an `ai`
+    /// room seats the computer at `level` (ignored otherwise) and starts.
     pub async fn create(
         &self,
         mode: Mode,
         side: SideChoice,
         client_seed: String,
+        level: Level,
     ) -> Result<RoomCreated, RoomError> {
         let token = new_token();
         let seat_row = SeatRow {
@@ -202,6 +212,8 @@ impl Rooms {
             (Mode::Local, _) => (Some(seat_row.clone()), Some(seat_row), Seat::Both),
             (Mode::Online, Side::Black) => (Some(seat_row), None, Seat::Black),
             (Mode::Online, Side::White) => (None, Some(seat_row), Seat::White),
+            (Mode::Ai, Side::Black) => (Some(seat_row), Some(Bot::seat(level)), Seat::Black),
+            (Mode::Ai, Side::White) => (Some(Bot::seat(level)), Some(seat_row), Seat::White),
         };
         let row = RoomRow {
             id: new_room_id(),
@@ -283,6 +295,7 @@ impl Rooms {
                 .unwrap_or_default()
         };
         Ok(Record {
+            level: Bot::of_room(&row).map(|bot| bot.level),
             room: row.id.clone(),
             mode: row.mode,
             seed_hash: seed_hash(&row.seed),

@@ -15,19 +15,20 @@
 //! connection for `idle_after`; the log keeps everything, and the next use
 //! loads the room again.
 //!
-//! Seams for later work:
-//! - A computer seat lives here: the task would know which side is a bot,
-//!   count it as always connected in `RoomTask::context`, and after each
-//!   commit on the bot's turn run its search off the runtime (a blocking
-//!   pool) and feed the result back through the same `decide` → commit path
-//!   as a person's action, as another branch of the `select!` in `run`.
+//! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
+//! after each command, if it is the bot's turn and its person is connected,
+//! it starts the bot thinking (`task/bot_turn.rs`); the answer comes back as another
+//! branch of the `select!` in `run` and is judged and committed like a
+//! person's action, but only if the room is still at the version the bot
+//! decided for. The bot counts as always connected, so presence and
+//! abandonment never concern its seat.
 //!
 //! Several instances: another instance's appends reach this task through
 //! `RoomTask::catch_up`, on a version conflict or on [`Command::CatchUp`].
-//! A side counts as connected if it has a connection here or on another
-//! live instance ([`Store::held_elsewhere`]); a task whose log says a side is
-//! connected elsewhere checks that every `presence_check`, so a player whose
-//! instance died is seen to be gone (see docs/ARCHITECTURE.md).
+//! A person counts as connected if they have a connection here or on another
+//! live instance ([`Store::held_elsewhere`]); a task whose log says a person
+//! is connected elsewhere checks that every `presence_check`, so a player
+//! whose instance died is seen to be gone (see docs/ARCHITECTURE.md).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,6 +38,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
+use super::bot::Bot;
 use super::game::{ActionError, Context, Game};
 use super::{RoomConfig, now_ms};
 use crate::engine::Side;
@@ -46,6 +48,10 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+
+mod bot_turn;
+
+use bot_turn::BotTurn;
 
 /// How many times an action is re-judged after losing a version race
 /// before the caller is told to try again.
@@ -161,7 +167,9 @@ impl RoomTask {
         let every = self.config.presence_check;
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
         presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut bot_turn = BotTurn::default();
         loop {
+            self.schedule_bot(&mut bot_turn);
             let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
             tokio::select! {
                 biased;
@@ -170,6 +178,7 @@ impl RoomTask {
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
+                decided = bot_turn.answer() => self.bot_acts(decided).await,
                 _ = sleep_until_some(idle_deadline) => break,
                 _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {
                     self.record_presence().await;
@@ -227,7 +236,7 @@ impl RoomTask {
             return;
         }
         for side in Side::BOTH {
-            if self.has_connection(side) && !self.game.is_connected(side) {
+            if self.person_connected(side) && !self.game.is_connected(side) {
                 // Perhaps our hold was lost with its session: take it again.
                 self.share_presence(Seat::side(side)).await;
                 self.record_presence().await;
@@ -235,20 +244,22 @@ impl RoomTask {
         }
     }
 
-    /// Whether the log says `side` is connected though not here: to another
-    /// instance, or to one that died.
+    /// Whether the log says a person is connected though not here: to
+    /// another instance, or to one that died. (The bot is always here.)
     fn connected_elsewhere_by_the_log(&self) -> bool {
-        Side::BOTH
-            .into_iter()
-            .any(|side| self.game.is_connected(side) && !self.has_connection(side))
+        let bot = self.game.bot().map(|bot: Bot| bot.side);
+        Side::BOTH.into_iter().any(|side| {
+            bot != Some(side) && self.game.is_connected(side) && !self.person_connected(side)
+        })
     }
 
-    fn has_connection(&self, side: Side) -> bool {
+    /// Whether a person holding `side` has a connection here.
+    fn person_connected(&self, side: Side) -> bool {
         self.conns.values().any(|seat| seat.holds(side))
     }
 
     /// What a decision needs from outside the game: the clock and who is
-    /// connected, here or to another live instance.
+    /// connected: here, to another live instance, or the bot (always here).
     async fn context(&self, rematch_room: Option<String>) -> Context {
         Context {
             now: now_ms(),
@@ -262,7 +273,8 @@ impl RoomTask {
     }
 
     async fn is_connected(&self, side: Side) -> bool {
-        if self.has_connection(side) {
+        let bot = self.game.bot().map(|bot: Bot| bot.side);
+        if bot == Some(side) || self.person_connected(side) {
             return true;
         }
         match self.store.held_elsewhere(self.game.id(), side).await {
@@ -279,7 +291,7 @@ impl RoomTask {
     /// that other instances count them ([`Store::hold_presence`]).
     async fn share_presence(&self, seat: Seat) {
         for side in Side::BOTH.into_iter().filter(|side| seat.holds(*side)) {
-            let held = self.has_connection(side);
+            let held = self.person_connected(side);
             if let Err(error) = self.store.hold_presence(self.game.id(), side, held).await {
                 tracing::warn!(%error, "could not share presence with other instances");
             }
@@ -297,6 +309,7 @@ impl RoomTask {
         RoomSummary {
             room: self.game.id().to_string(),
             mode: self.game.mode(),
+            level: self.game.level(),
             status: self.game.status(),
             players: self.game.players(),
             spectators: self.spectators(),

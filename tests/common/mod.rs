@@ -55,6 +55,8 @@ impl TestServer {
         // Scripted clients act faster than people; the limit itself is
         // tested on its own with the default.
         config.max_messages_per_second = 1_000;
+        // The computer plays at once: tests wait for events, not for people.
+        config.ai_delay_ms = 0;
         adjust(&mut config);
         let shutdown = CancellationToken::new();
         let server = Server::bind(&config, shutdown.clone()).await.unwrap();
@@ -370,6 +372,7 @@ impl ChildServer {
             .args(["--listen", "127.0.0.1:0"])
             .args(["--database-url", url])
             .args(["--max-messages-per-second", "1000"])
+            .args(["--ai-delay-ms", "0"])
             .args(extra)
             .stdout(std::process::Stdio::piped())
             .stderr(log)
