@@ -5,8 +5,8 @@
 //! [`CHANNEL`] in the appending transaction, with [`payload`] = room id and
 //! the room's new last version. Each instance runs one [`Listener`]: a single
 //! `LISTEN` connection that reconnects by itself with backoff (also when it
-//! stops hearing its own [`Probe`]s) and passes what
-//! it hears to its subscribers as [`News`]. The room registry subscribes and
+//! stops hearing its own [`Probe`]s) and passes what it hears to its
+//! subscribers as [`News`]. The room registry subscribes and
 //! tells the room "there is news up to v"; the room task then reads
 //! `events_after(its v)` from the log and applies them in version order.
 //!
@@ -265,20 +265,23 @@ async fn keep_probing(
     let mut sent_before = 0u64;
     loop {
         tokio::time::sleep(probe.every).await;
-        let n = sent_before;
+        let payload = format!("{probe_prefix}{sent_before}");
         sent_before += 1;
-        let payload = format!("{probe_prefix}{n}");
-        let sent = sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(CHANNEL)
-            .bind(&payload)
-            .execute(probes)
-            .await;
-        if let Err(error) = sent {
-            return error.into();
-        }
-        let heard = echoed.wait_for(|echo| *echo == payload);
-        if !matches!(tokio::time::timeout(probe.patience, heard).await, Ok(Ok(_))) {
-            return Lost::Deaf(probe.patience);
+        // Sending counts against the patience too: its connection may hang
+        // the same way.
+        let round_trip = async {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(CHANNEL)
+                .bind(&payload)
+                .execute(probes)
+                .await?;
+            let heard = echoed.wait_for(|echo| *echo == payload).await;
+            heard.map(drop).map_err(|_| Lost::Deaf(probe.patience))
+        };
+        match tokio::time::timeout(probe.patience, round_trip).await {
+            Ok(Ok(())) => {}
+            Ok(Err(lost)) => return lost,
+            Err(_) => return Lost::Deaf(probe.patience),
         }
     }
 }

@@ -170,6 +170,25 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself() {
         store.append(&id, &[event(1)]).await.unwrap();
         assert_eq!(next_appended(&mut news, &id).await, 1);
 
+        // Freeze once the probes' own connection exists too, so that it hangs
+        // as well (a probe that waits forever to be sent must not hang the
+        // listener).
+        let mut admin = PgConnection::connect(&url).await.unwrap();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let through_relay: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
+            )
+            .bind(RELAYED)
+            .fetch_one(&mut admin)
+            .await
+            .unwrap();
+            if through_relay == 2 {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "no probe was sent");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         relay.freeze();
         store.append(&id, &[event(2)]).await.unwrap();
         // Appended 2 never arrives: only the probe can tell. (News of other
@@ -197,7 +216,11 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself() {
 )]
 async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives() {
     postgres_support::in_fresh_schema(async |url| {
-        let one = senet::store::open(&url).await.unwrap();
+        // A name of its own, so that killing its session touches no other test.
+        let app = format!("senet-presence-{}", senet::secrets::new_room_id());
+        let one = senet::store::open(&format!("{url}&application_name={app}"))
+            .await
+            .unwrap();
         let two = senet::store::open(&url).await.unwrap();
         let id = senet::secrets::new_room_id();
         one.create_room(&room(&id), &[]).await.unwrap();
@@ -215,19 +238,49 @@ async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives() {
         one.hold_presence(&id, Side::Black, false).await.unwrap();
         assert!(!seen(Side::Black).await);
 
+        // The holding session dies while its instance lives: the hold goes
+        // with it, and holding again takes it on a new session.
+        one.hold_presence(&id, Side::Black, true).await.unwrap();
+        let mut admin = PgConnection::connect(&url).await.unwrap();
+        let killed: Vec<bool> = sqlx::query_scalar(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name = $1 AND query LIKE '%advisory_lock_shared%'",
+        )
+        .bind(&app)
+        .fetch_all(&mut admin)
+        .await
+        .unwrap();
+        assert_eq!(killed, [true]);
+        gone(&seen, Side::Black).await;
+        one.hold_presence(&id, Side::Black, true).await.unwrap();
+        assert!(seen(Side::Black).await);
+        one.hold_presence(&id, Side::Black, false).await.unwrap();
+
         one.hold_presence(&id, Side::White, true).await.unwrap();
         drop(one);
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        while seen(Side::White).await {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "the hold outlived its instance"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        gone(&seen, Side::White).await;
     })
     .await
 }
+
+/// Waits until `seen(side)` turns false, as PostgreSQL ends a session.
+async fn gone<F, Fut>(seen: &F, side: Side)
+where
+    F: Fn(Side) -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while seen(side).await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the hold outlived its session"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The application name of connections through the [`Relay`].
+const RELAYED: &str = "senet-relay-test";
 
 /// A TCP relay to the test's PostgreSQL server that can go silent.
 struct Relay {
@@ -263,7 +316,7 @@ impl Relay {
     fn url(&self, url: &str) -> String {
         let separator = if url.contains('?') { '&' } else { '?' };
         format!(
-            "{url}{separator}host={}&port={}&application_name=senet-relay-test",
+            "{url}{separator}host={}&port={}&application_name={RELAYED}",
             self.addr.ip(),
             self.addr.port()
         )

@@ -25,10 +25,10 @@
 //!
 //! Several instances: another instance's appends reach this task through
 //! `RoomTask::catch_up`, on a version conflict or on [`Command::CatchUp`].
-//! A side counts as connected if it has a connection here or on another
-//! live instance ([`Store::held_elsewhere`]); a task whose log says a side is
-//! connected elsewhere checks that every `presence_check`, so a player whose
-//! instance died is seen to be gone (see docs/ARCHITECTURE.md).
+//! A person counts as connected if they have a connection here or on another
+//! live instance ([`Store::held_elsewhere`]); a task whose log says a person
+//! is connected elsewhere checks that every `presence_check`, so a player
+//! whose instance died is seen to be gone (see docs/ARCHITECTURE.md).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -165,10 +165,10 @@ impl RoomTask {
     /// Handles commands until shutdown or until the room has been idle.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
         let mut idle_since = Some(Instant::now());
-        let mut bot_turn = BotTurn::default();
         let every = self.config.presence_check;
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
         presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut bot_turn = BotTurn::default();
         loop {
             self.schedule_bot(&mut bot_turn);
             let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
@@ -236,28 +236,31 @@ impl RoomTask {
             tracing::error!(%error, "could not read news from the log");
             return;
         }
-        if Side::BOTH
-            .into_iter()
-            .any(|side| self.has_connection(side) && !self.game.is_connected(side))
-        {
-            self.record_presence().await;
+        for side in Side::BOTH {
+            if self.person_connected(side) && !self.game.is_connected(side) {
+                // Perhaps our hold was lost with its session: take it again.
+                self.share_presence(Seat::side(side)).await;
+                self.record_presence().await;
+            }
         }
     }
 
-    /// Whether the log says `side` is connected though not here: to another
-    /// instance, or to one that died.
+    /// Whether the log says a person is connected though not here: to
+    /// another instance, or to one that died. (The bot is always here.)
     fn connected_elsewhere_by_the_log(&self) -> bool {
-        Side::BOTH
-            .into_iter()
-            .any(|side| self.game.is_connected(side) && !self.has_connection(side))
+        let bot = self.game.bot().map(|bot: Bot| bot.side);
+        Side::BOTH.into_iter().any(|side| {
+            bot != Some(side) && self.game.is_connected(side) && !self.person_connected(side)
+        })
     }
 
-    fn has_connection(&self, side: Side) -> bool {
+    /// Whether a person holding `side` has a connection here.
+    fn person_connected(&self, side: Side) -> bool {
         self.conns.values().any(|seat| seat.holds(side))
     }
 
     /// What a decision needs from outside the game: the clock and who is
-    /// connected, here or to another live instance. The bot's seat is always here.
+    /// connected: here, to another live instance, or the bot (always here).
     async fn context(&self, rematch_room: Option<String>) -> Context {
         Context {
             now: now_ms(),
@@ -272,7 +275,7 @@ impl RoomTask {
 
     async fn is_connected(&self, side: Side) -> bool {
         let bot = self.game.bot().map(|bot: Bot| bot.side);
-        if bot == Some(side) || self.has_connection(side) {
+        if bot == Some(side) || self.person_connected(side) {
             return true;
         }
         match self.store.held_elsewhere(self.game.id(), side).await {
@@ -289,7 +292,7 @@ impl RoomTask {
     /// that other instances count them ([`Store::hold_presence`]).
     async fn share_presence(&self, seat: Seat) {
         for side in Side::BOTH.into_iter().filter(|side| seat.holds(*side)) {
-            let held = self.has_connection(side);
+            let held = self.person_connected(side);
             if let Err(error) = self.store.hold_presence(self.game.id(), side, held).await {
                 tracing::warn!(%error, "could not share presence with other instances");
             }

@@ -99,14 +99,16 @@ pub trait Store: Send + Sync + 'static {
     /// Several instances: records that this instance now holds (`true`) or
     /// no longer holds a connection of `side` in `room`, so that
     /// [`Store::held_elsewhere`] answers other instances truthfully — also
-    /// after this instance dies. One instance knows its own connections, so
-    /// by default there is nothing to record.
+    /// after this instance dies. Recording the same again makes sure the
+    /// record still stands. One instance knows its own connections, so by
+    /// default there is nothing to record.
     async fn hold_presence(&self, _room: &str, _side: Side, _held: bool) -> Result<(), StoreError> {
         Ok(())
     }
 
-    /// Several instances: whether another live instance holds a connection
-    /// of `side` in `room`. With one instance there is no other.
+    /// Several instances: whether a live instance holds a connection of
+    /// `side` in `room` (asked for sides this instance holds none of). With
+    /// one instance there is no other.
     async fn held_elsewhere(&self, _room: &str, _side: Side) -> Result<bool, StoreError> {
         Ok(false)
     }

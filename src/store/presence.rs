@@ -56,7 +56,9 @@ impl PresenceLocks {
         }
     }
 
-    /// Takes (`held`) or lets go of the key of (room, side).
+    /// Takes (`held`) or lets go of the key of (room, side). If nothing
+    /// changes, makes sure the session still lives: PostgreSQL lets go of a
+    /// dead session's keys, and a new session takes them all again.
     pub(super) async fn set(&self, room: &str, side: Side, held: bool) -> Result<(), sqlx::Error> {
         let key = key(room, side);
         let mut session = self.session.lock().await;
@@ -65,19 +67,16 @@ impl PresenceLocks {
         } else {
             session.held.remove(&key)
         };
-        if !changed {
-            return Ok(());
-        }
         let result = match session.connection.as_mut() {
+            // A new session takes every held key, this one included.
+            None => return self.reconnect(&mut session).await,
+            Some(connection) if !changed => ping(connection).await,
             Some(connection) if held => lock(connection, key).await,
             Some(connection) => unlock(connection, key).await,
-            // A new session takes every held key, this one included.
-            None => self.reconnect(&mut session).await,
         };
         if result.is_err() {
-            // The next call makes a new session; PostgreSQL has already
-            // released the old one's locks if it is gone.
             session.connection = None;
+            return self.reconnect(&mut session).await;
         }
         result
     }
@@ -106,6 +105,10 @@ impl PresenceLocks {
         .fetch_one(pool)
         .await
     }
+}
+
+async fn ping(connection: &mut PgConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT 1").execute(connection).await.map(drop)
 }
 
 async fn lock(connection: &mut PgConnection, key: i64) -> Result<(), sqlx::Error> {

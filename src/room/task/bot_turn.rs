@@ -19,7 +19,7 @@ impl RoomTask {
             turn.stop();
             return;
         };
-        if !self.has_connection(bot.side.other()) {
+        if !self.person_connected(bot.side.other()) {
             turn.stop();
             return;
         }
