@@ -3,5 +3,7 @@
 //! # Layout
 //!
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
+//! - [`web`]: the browser client (`web/` embedded), served at `/`, `/r/{id}` and `/assets/`.
 pub mod commands;
 pub mod engine;
+pub mod web;
