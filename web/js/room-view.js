@@ -188,7 +188,13 @@ export function createRoomView(root, { onMove }) {
     show(problem, Boolean(model.problem));
     if (model.problem) problem.textContent = phrase(model.problem);
     if (!state) return;
-    Object.assign(root.dataset, { phase: state.phase, turn: state.turn ?? '', mode: state.mode ?? '', v: state.v ?? 0 });
+    Object.assign(root.dataset, {
+      phase: state.phase,
+      turn: state.turn ?? '',
+      mode: state.mode ?? '',
+      v: state.v ?? 0,
+      legal: state.legal.length,
+    });
     renderPlayer(model, 'black');
     renderPlayer(model, 'white');
     const movable = isMyTurn(model) && state.phase === 'move' && !model.pending ? state.legal : [];

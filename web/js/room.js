@@ -7,7 +7,7 @@ import { roomSummary, joinRoom, roomRecord, saveSeat, loadSeat } from './api.js'
 import { RoomSocket } from './connection.js';
 import { normalizeState, applyEvent } from './state.js';
 import { entriesFrom } from './movelog.js';
-import { createRoomView, isMyTurn } from './room-view.js';
+import { createRoomView } from './room-view.js';
 import { verifyRecord, showVerification } from './verify.js';
 import { createReplay } from './replay.js';
 
@@ -71,18 +71,25 @@ async function drain() {
   root.dataset.busy = 'false';
 }
 
-/** Redraw, then put the keyboard focus where the next action is if it was on a control that went away. */
+// Set once the person throws or moves from the page: from then on the keyboard focus follows
+// the game (to the movable pieces, then back to the throw button) so Enter alone can play.
+let focusFollowsPlay = false;
+
+/** Redraw, then move the focus to the next action if the focused control went away. */
 function render() {
-  const focused = document.activeElement;
-  const hadFocus = focused && focused !== document.body && root.contains(focused);
   view.render(model);
-  if (!hadFocus || (focused.isConnected && !focused.hidden && !focused.disabled)) return;
-  const next = root.querySelector('.piece.movable') ?? (isMyTurn(model) ? part('throw', root) : null);
-  if (next && !next.hidden) next.focus();
+  if (!focusFollowsPlay) return;
+  const active = document.activeElement;
+  const usable = active && active !== document.body && active.isConnected && !active.disabled && !active.closest('[hidden]');
+  if (usable) return;
+  const throwButton = part('throw', root);
+  const next = root.querySelector('.piece.movable') ?? (throwButton.hidden || throwButton.disabled ? null : throwButton);
+  next?.focus();
 }
 
 function act(type, data = {}) {
   if (model.pending || !socket) return;
+  if (type === 'roll' || type === 'move') focusFollowsPlay = true;
   const id = socket.send(type, data);
   if (id === null) return;
   model.pending = id;

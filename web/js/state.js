@@ -57,8 +57,8 @@ export function applyEvent(previous, type, d) {
       for (const side of SIDES) s.players[side].seated = true;
       break;
     case 'rolled':
-      Object.assign(s, { turn: d.side, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
-      s.phase = s.legal.length > 0 ? 'move' : 'roll';
+      // With no legal move the phase stays "move" until the server's `passed` follows.
+      Object.assign(s, { turn: d.side, phase: 'move', throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
       break;
     case 'moved':
       Object.assign(s, { position: d.position, turn: d.next, phase: 'roll', throw: null, legal: [] });

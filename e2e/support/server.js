@@ -1,0 +1,59 @@
+// Start the real `senet serve` binary on 127.0.0.1:0 with a fresh SQLite database, and learn
+// its address from the URL it prints.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The binary: $SENET_BIN, else the release build, else the debug build. */
+export function serverBinary() {
+  if (process.env.SENET_BIN) return process.env.SENET_BIN;
+  const release = path.join(repo, 'target', 'release', 'senet');
+  return existsSync(release) ? release : path.join(repo, 'target', 'debug', 'senet');
+}
+
+/** Start a server; resolves to `{url, stop(), logs()}`. `extraArgs` go after `serve`. */
+export async function startServer(extraArgs = []) {
+  const binary = serverBinary();
+  if (!existsSync(binary)) throw new Error(`no server binary at ${binary}: build it (cargo build --release) or set SENET_BIN`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'senet-e2e-'));
+  const args = ['serve', '--listen', '127.0.0.1:0', '--database-url', `sqlite://${dir}/senet.db`, ...extraArgs];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
+  let output = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server printed no URL within 30 s:\n${output}`)), 30_000);
+    const look = (chunk) => {
+      output += chunk.toString();
+      const match = output.match(/http:\/\/(127\.0\.0\.1|localhost):\d+/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[0]);
+      }
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', (chunk) => {
+      output += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    logs: () => output,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

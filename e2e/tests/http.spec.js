@@ -1,0 +1,30 @@
+// What the server sends with the pages: Content-Security-Policy, cache headers, module types.
+import { test, expect } from '../support/fixtures.js';
+
+test('pages are revalidated, assets cached for a year, and the policy is strict', async ({ open }) => {
+  const page = await open('/');
+  const response = await page.request.get('/');
+  expect(response.status()).toBe(200);
+  const headers = response.headers();
+  expect(headers['cache-control']).toBe('no-cache');
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  const policy = headers['content-security-policy'];
+  expect(policy).toContain("script-src 'self'");
+  expect(policy).toContain("style-src 'self'");
+  expect(policy).toContain("connect-src 'self'");
+  expect(policy).not.toContain('unsafe');
+
+  const moduleUrl = await page.evaluate(() => document.querySelector('script[type="module"]').src);
+  expect(moduleUrl).toMatch(/\/assets\/[0-9a-f]{16}\/js\/lobby\.js$/);
+  const asset = await page.request.get(moduleUrl);
+  expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+  expect(asset.headers()['content-type']).toMatch(/^text\/javascript/);
+
+  const room = await page.request.get('/r/0123456789abcdef0123456789abcdef');
+  expect(room.headers()['content-type']).toMatch(/^text\/html/);
+});
+
+test('an unknown room says so', async ({ open }) => {
+  const page = await open('/r/00000000000000000000000000000000', { allowNetworkErrors: true });
+  await expect(page.getByTestId('problem')).toHaveText('This room does not exist. Check the link, or start a new game from the lobby.');
+});
