@@ -166,8 +166,14 @@ export function createRoomView(root, { onMove }) {
     const rematch = part('rematch', root);
     show(rematch, sidesOf(seat).length > 0 && !state.rematch);
     rematch.textContent = t(state.mode === 'online' ? 'action.rematch' : 'action.newGame');
-    rematch.disabled = !model.ready || model.pending || model.rematchAsked;
-    part('rematch-status', root).textContent = model.rematchAsked && !state.rematch ? t('rematch.waiting') : '';
+    const asked = state.rematch_offers;
+    const mine = sidesOf(seat);
+    const iAsked = mine.some((side) => asked.includes(side));
+    rematch.disabled = !model.ready || model.pending || iAsked;
+    let status = '';
+    if (!state.rematch && iAsked) status = t('rematch.waiting');
+    else if (!state.rematch && asked.length > 0) status = t('rematch.offered', { side: sideName(asked[0]) });
+    part('rematch-status', root).textContent = status;
     const next = part('next-room', root);
     show(next, Boolean(state.rematch));
     if (state.rematch) {

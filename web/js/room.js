@@ -40,7 +40,6 @@ const model = {
   problem: null,
   watchers: 0,
   seed: null,
-  rematchAsked: false,
 };
 
 let socket = null;
@@ -242,10 +241,7 @@ function wireControls() {
   part('decline-draw').addEventListener('click', () => act('draw-decline'));
   part('accept-draw').addEventListener('click', () => act('draw-accept'));
   part('claim-victory').addEventListener('click', () => act('claim-victory'));
-  part('rematch').addEventListener('click', () => {
-    model.rematchAsked = true;
-    act('rematch');
-  });
+  part('rematch').addEventListener('click', () => act('rematch'));
   const confirm = part('confirm-resign');
   part('resign').addEventListener('click', () => confirm.showModal());
   part('confirm-no').addEventListener('click', () => confirm.close());

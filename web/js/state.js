@@ -42,6 +42,7 @@ export function normalizeState(state) {
     draw_offer: drawOfferSide(state.draw_offer),
     result: state.result ?? null,
     rematch: state.rematch ?? null,
+    rematch_offers: state.rematch_offers ?? [],
     spectators: state.spectators ?? 0,
   };
 }
@@ -79,6 +80,9 @@ export function applyEvent(previous, type, d) {
       Object.assign(s, { phase: 'over', throw: null, legal: [], draw_offer: null });
       s.result = { winner: d.winner, reason: d.reason };
       s.seed = d.seed;
+      break;
+    case 'rematch-offered':
+      s.rematch_offers = [...(previous.rematch_offers ?? []), d.side];
       break;
     case 'rematch':
       s.rematch = d.room;

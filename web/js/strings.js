@@ -147,6 +147,7 @@ const en = {
   'reason.abandon': '{side} left the game.',
   'rematch.waiting': 'Rematch asked. Waiting for the other player…',
   'rematch.follow': 'Go to the next game',
+  'rematch.offered': '{side} asks for a rematch.',
 
   'after.heading': 'Check this game',
   'after.seedHash': 'Seed hash (published at the start)',
@@ -338,6 +339,7 @@ const zhHant = {
   'reason.abandon': '{side}離開了對局。',
   'rematch.waiting': '已要求再來一局，等待對方…',
   'rematch.follow': '前往下一局',
+  'rematch.offered': '{side}想再來一局。',
 
   'after.heading': '核對這一局',
   'after.seedHash': '種子雜湊（開局時公布）',
@@ -529,6 +531,7 @@ const ru = {
   'reason.abandon': '{side} покинули партию.',
   'rematch.waiting': 'Реванш предложен. Ждём соперника…',
   'rematch.follow': 'Перейти к следующей партии',
+  'rematch.offered': '{side} предлагают реванш.',
 
   'after.heading': 'Проверка партии',
   'after.seedHash': 'Хеш зерна (объявлен в начале)',
