@@ -24,7 +24,8 @@ function corner(square) {
 function centre(square) {
   const { x, y } = corner(square);
   const width = square === 'off' ? EXIT_WIDTH : CELL;
-  return { x: x + width / 2, y: y + CELL / 2 };
+  // A little below the middle, clear of the square's number in the corner.
+  return { x: x + width / 2, y: y + CELL / 2 + 4 };
 }
 
 /** The special houses: CSS class, name key and the drawing inside the square. */
@@ -66,8 +67,8 @@ function strokes(x, y, count) {
 export function pieceShape(side) {
   const d =
     side === 'black'
-      ? 'M0,-19 L16,13 Q0,21 -16,13 Z'
-      : 'M-15,-17 H15 Q5,0 15,17 H-15 Q-5,0 -15,-17 Z';
+      ? 'M0,-17 L14,11 Q0,18 -14,11 Z'
+      : 'M-13,-15 H13 Q4,0 13,15 H-13 Q-4,0 -13,-15 Z';
   return svg('path', { class: `shape shape-${side}`, d });
 }
 
@@ -151,7 +152,7 @@ export function createBoard(root, { onMove = null } = {}) {
         tabindex: move ? 0 : null,
         'aria-label': label,
       },
-      svg('g', { class: 'travel' }, svg('circle', { class: 'halo', r: 26 }), pieceShape(side)),
+      svg('g', { class: 'travel' }, svg('circle', { class: 'halo', r: 24 }), pieceShape(side)),
     );
     if (move && onMove) {
       const choose = () => onMove(square);

@@ -45,10 +45,11 @@ export function createRoomView(root, { onMove }) {
     const node = part(`player-${side}`, root);
     node.className = `player player-${side}${active ? ' active' : ''}`;
     node.dataset.presence = presence;
+    const you = sidesOf(model.seat).length === 1 && model.seat === side;
     node.replaceChildren(
       svg('svg', { class: 'icon', viewBox: '-20 -20 40 40', 'aria-hidden': 'true' }, pieceShape(side)),
       el('span', { class: 'name', text: sideName(side) }),
-      sidesOf(model.seat).length === 1 && model.seat === side ? el('span', { class: 'you', text: t('player.you') }) : null,
+      el('span', { class: 'you', hidden: !you, text: t('player.you') }),
       el('span', { class: `presence ${presence}`, text: t(`presence.${presence}`) }),
       el(
         'span',
