@@ -59,6 +59,10 @@ export async function startOnlineGame(open, { side = 'black', viewport } = {}) {
   await expect(creator.getByTestId('turn')).toHaveText('Waiting for the second player…');
   const link = await creator.getByTestId('invite-link').inputValue();
   expect(link).toBe(creator.url());
+  await creator.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await creator.getByTestId('copy-link').click();
+  await expect(creator.getByTestId('copy-status')).toHaveText('Link copied.');
+  expect(await creator.evaluate(() => navigator.clipboard.readText())).toBe(link);
   const friend = await open(link, viewport ? { viewport } : {});
   for (const page of [creator, friend]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   await expect(creator.getByTestId('invite')).toBeHidden();

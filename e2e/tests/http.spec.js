@@ -1,9 +1,9 @@
 // What the server sends with the pages: Content-Security-Policy, cache headers, module types.
 import { test, expect } from '../support/fixtures.js';
 
-test('pages are revalidated, assets cached for a year, and the policy is strict', async ({ open }) => {
+test('pages are revalidated, assets cached for a year, and the policy is strict', async ({ open, server }) => {
   const page = await open('/');
-  const response = await page.request.get('/');
+  const response = await page.request.get(`${server.url}/`);
   expect(response.status()).toBe(200);
   const headers = response.headers();
   expect(headers['cache-control']).toBe('no-cache');
@@ -20,7 +20,7 @@ test('pages are revalidated, assets cached for a year, and the policy is strict'
   expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
   expect(asset.headers()['content-type']).toMatch(/^text\/javascript/);
 
-  const room = await page.request.get('/r/0123456789abcdef0123456789abcdef');
+  const room = await page.request.get(`${server.url}/r/0123456789abcdef0123456789abcdef`);
   expect(room.headers()['content-type']).toMatch(/^text\/html/);
 });
 
