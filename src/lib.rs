@@ -2,8 +2,23 @@
 //!
 //! # Layout
 //!
+//! - [`commands`]: the `senet` command line, one file per subcommand.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
+//! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
+//! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.
+//! - [`secrets`]: room ids, seat tokens and their hashes, from the OS generator.
+//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite implementation.
+//! - [`server`]: HTTP + WebSocket front (axum): router, handlers, connection tasks, shutdown.
+//! - [`config`]: `senet serve` flags and environment variables.
+//! - [`room`]: live rooms: the registry, one task per room, the pure game state machine.
 //! - [`web`]: the browser client (`web/` embedded), served at `/`, `/r/{id}` and `/assets/`.
 pub mod commands;
+pub mod config;
 pub mod engine;
+pub mod fairness;
+pub mod protocol;
+pub mod room;
+pub mod secrets;
+pub mod server;
+pub mod store;
 pub mod web;

@@ -2,9 +2,8 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use senet::commands::Cli;
 
 fn main() -> ExitCode {
-    Cli::parse().run()
+    Cli::parse_or_exit().run()
 }

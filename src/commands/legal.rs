@@ -1,9 +1,9 @@
 //! `senet legal "<position>" <roll>`: every legal move, ordered by `from`.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::{UsageError, parse_position, parse_roll};
-use crate::engine::Target;
+use crate::engine::{Move, Position, Target};
 
 /// List every legal move of a position for one throw.
 #[derive(Debug, clap::Args)]
@@ -14,20 +14,45 @@ pub struct Args {
     roll: String,
 }
 
+/// One move as printed. A struct (not `json!`) so the keys keep the
+/// documented order: from, to, after.
+#[derive(Serialize)]
+struct LegalMove {
+    from: u8,
+    to: Landing,
+    after: String,
+}
+
+/// `to` is the square landed on by count (27 for the water) or `"off"`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Landing {
+    Square(u8),
+    Off(&'static str),
+}
+
+impl LegalMove {
+    fn new(position: &Position, mv: &Move) -> LegalMove {
+        let to = match mv.to {
+            Target::Square(square) => Landing::Square(square),
+            Target::Off => Landing::Off("off"),
+        };
+        LegalMove {
+            from: mv.from,
+            to,
+            after: position.after(mv).to_string(),
+        }
+    }
+}
+
 pub fn run(args: Args) -> Result<(), UsageError> {
     let position = parse_position(&args.position)?;
     let roll = parse_roll(&args.roll)?;
-    let moves: Vec<_> = position
+    let moves: Vec<LegalMove> = position
         .legal_moves(roll)
         .iter()
-        .map(|mv| {
-            let to = match mv.to {
-                Target::Square(square) => json!(square),
-                Target::Off => json!("off"),
-            };
-            json!({"from": mv.from, "to": to, "after": position.after(mv).to_string()})
-        })
+        .map(|mv| LegalMove::new(&position, mv))
         .collect();
-    println!("{}", serde_json::Value::Array(moves));
+    println!("{}", serde_json::to_string(&moves)?);
     Ok(())
 }

@@ -3,9 +3,12 @@
 
 mod legal;
 mod perft;
+mod serve;
+mod verify;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 use crate::engine::{Position, Roll};
@@ -25,13 +28,40 @@ pub struct Cli {
 enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
+    /// Run the room server.
+    Serve(crate::config::Config),
+    /// Check a finished game's record: seed, every throw, every move.
+    Verify(verify::Args),
 }
 
 impl Cli {
+    /// Parses the process arguments. `--help` and `--version` print as
+    /// usual; any other parse error is reduced to one line (clap's first
+    /// paragraph, which says what is wrong) and exits with status 2, like
+    /// every other bad input.
+    pub fn parse_or_exit() -> Cli {
+        Cli::try_parse().unwrap_or_else(|error| {
+            if !error.use_stderr() {
+                error.exit();
+            }
+            let message = match error.kind() {
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    "missing subcommand; see `senet --help`".to_string()
+                }
+                _ => first_paragraph(&error.render().to_string()),
+            };
+            eprintln!("senet: {message}");
+            std::process::exit(2);
+        })
+    }
+
     pub fn run(self) -> ExitCode {
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
+            Command::Serve(config) => serve::run(config),
+            // Verify has its own exit statuses: 1 means an inconsistent record.
+            Command::Verify(args) => return verify::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
@@ -51,6 +81,16 @@ impl<E: std::fmt::Display> From<E> for UsageError {
     fn from(error: E) -> Self {
         UsageError(error.to_string())
     }
+}
+
+/// The first paragraph of a clap error, joined into one line.
+fn first_paragraph(rendered: &str) -> String {
+    let words: Vec<&str> = rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    words.join(" ").trim_start_matches("error: ").to_string()
 }
 
 /// Parses a position argument in the engine's notation.

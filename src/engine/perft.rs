@@ -17,13 +17,14 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
 }
 
 fn perft_after_roll(position: &Position, roll: Roll, depth: u32) -> u64 {
+    if depth == 1 {
+        // Bulk count: each move (or the pass) is one leaf one ply down, so
+        // the last ply needs only the number of moves, not the moves.
+        return position.count_legal_moves(roll).max(1) as u64;
+    }
     let moves = position.legal_moves(roll);
     if moves.is_empty() {
         return perft(&position.pass(), depth - 1);
-    }
-    if depth == 1 {
-        // Bulk count: each move (or the pass) is one leaf one ply down.
-        return moves.len() as u64;
     }
     moves
         .iter()

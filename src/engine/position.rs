@@ -193,6 +193,114 @@ const fn path_mask(from: Square, to: Square) -> u32 {
     up_to_last & !up_to_from
 }
 
+/// 15 if free, else the first free square before it.
+fn rebirth_square(occupied: u32) -> Square {
+    let free_up_to_rebirth = !occupied & path_mask(0, HOUSE_OF_REBIRTH);
+    // Nine other pieces cannot fill fifteen squares, so one is always free.
+    (31 - free_up_to_rebirth.leading_zeros()) as Square
+}
+
+/// Squares `lo..=hi` as a bitboard.
+const fn squares_between(lo: Square, hi: Square) -> u32 {
+    if lo > hi { 0 } else { path_mask(lo - 1, hi) }
+}
+
+/// For each throw value (index 0 unused), the squares whose pieces would
+/// pass 26 without stopping on it (rule 9): 27-v ..= 25.
+const PAST_HAPPINESS: [u32; 6] = {
+    let mut masks = [0; 6];
+    let mut value = 1;
+    while value <= 5 {
+        masks[value] = squares_between(
+            HOUSE_OF_HAPPINESS + 1 - value as Square,
+            HOUSE_OF_HAPPINESS - 1,
+        );
+        value += 1;
+    }
+    masks
+};
+
+/// For each throw value, the squares from which it overshoots the exact
+/// count off the board (rule 11): 32-v ..= 30.
+const PAST_THE_END: [u32; 6] = {
+    let mut masks = [0; 6];
+    let mut value = 1;
+    while value <= 5 {
+        masks[value] = squares_between(OFF_THE_BOARD + 1 - value as Square, SQUARES);
+        value += 1;
+    }
+    masks
+};
+
+const SAFE_MASK: u32 = bit(HOUSE_OF_REBIRTH) | bit(HOUSE_OF_HAPPINESS);
+
+/// For one throw, the own pieces each rule stops, as bitboards of `from`
+/// squares. Computing all pieces at once (shifting the board by the throw)
+/// is what makes move generation cheap; [`Stops::reason`] turns the same
+/// masks into the reason for one piece, so the rules are written only here.
+struct Stops {
+    /// Rule 9: would pass 26 without stopping.
+    past_happiness: u32,
+    /// Rule 11: would overshoot the exact count off the board.
+    past_the_end: u32,
+    /// Rule 5: own piece on the landing square.
+    own_ahead: u32,
+    /// Rule 8: an enemy block on a square passed or landed on.
+    blocked: u32,
+    /// Rule 7: an enemy on a safe landing square.
+    safe_enemy_ahead: u32,
+    /// Squares of enemy pieces that are part of a block, for the reason.
+    block_squares: u32,
+}
+
+impl Stops {
+    fn new(own: u32, enemy: u32, roll: Roll) -> Stops {
+        let value = roll.value();
+        // Adjacent by track number, so 10–11 and 20–21 form blocks too.
+        let block_squares = enemy & ((enemy << 1) | (enemy >> 1));
+        let mut blocked = 0;
+        for step in 1..=value {
+            blocked |= block_squares >> step;
+        }
+        Stops {
+            past_happiness: PAST_HAPPINESS[usize::from(value)],
+            past_the_end: PAST_THE_END[usize::from(value)],
+            own_ahead: own >> value,
+            blocked,
+            safe_enemy_ahead: (enemy & SAFE_MASK) >> value,
+            block_squares,
+        }
+    }
+
+    fn any(&self) -> u32 {
+        self.past_happiness
+            | self.past_the_end
+            | self.own_ahead
+            | self.blocked
+            | self.safe_enemy_ahead
+    }
+
+    /// Why the piece on `from` cannot move, if it cannot.
+    fn reason(&self, from: Square, roll: Roll) -> Option<IllegalMove> {
+        let stopped = |mask: u32| mask & bit(from) != 0;
+        let to = from + roll.value();
+        if stopped(self.past_happiness) {
+            Some(IllegalMove::MustStopOn26)
+        } else if stopped(self.past_the_end) {
+            Some(IllegalMove::NotExactToBearOff)
+        } else if stopped(self.own_ahead) {
+            Some(IllegalMove::OccupiedByOwn(to))
+        } else if stopped(self.blocked) {
+            let first = (self.block_squares & path_mask(from, to)).trailing_zeros();
+            Some(IllegalMove::Blocked(first as Square))
+        } else if stopped(self.safe_enemy_ahead) {
+            Some(IllegalMove::SafeSquare(to))
+        } else {
+            None
+        }
+    }
+}
+
 impl Default for Position {
     fn default() -> Self {
         Position::start()
@@ -270,81 +378,74 @@ impl Position {
         self.black == 0 || self.white == 0
     }
 
-    /// Enemy pieces that stand next to another enemy piece (10–11 and 20–21
-    /// are adjacent too, since adjacency is by track number).
-    const fn blocking(enemy: u32) -> u32 {
-        enemy & ((enemy << 1) | (enemy >> 1))
-    }
-
     /// Checks one piece against the throw without building the new position.
     pub fn check(&self, from: Square, roll: Roll) -> Result<Move, IllegalMove> {
         if self.is_over() {
             return Err(IllegalMove::GameOver);
         }
-        let own = self.bitboard(self.turn);
+        let (own, enemy) = self.own_and_enemy();
         if !(1..=SQUARES).contains(&from) || own & bit(from) == 0 {
             return Err(IllegalMove::NoOwnPiece(from));
         }
-        let enemy = self.bitboard(self.turn.other());
-        let to = from + roll.value();
-        if from < HOUSE_OF_HAPPINESS && to > HOUSE_OF_HAPPINESS {
-            return Err(IllegalMove::MustStopOn26);
+        let stops = Stops::new(own, enemy, roll);
+        match stops.reason(from, roll) {
+            Some(reason) => Err(reason),
+            None => Ok(self.unchecked_move(from, roll)),
         }
-        if to > OFF_THE_BOARD {
-            return Err(IllegalMove::NotExactToBearOff);
-        }
-        if to <= SQUARES && own & bit(to) != 0 {
-            return Err(IllegalMove::OccupiedByOwn(to));
-        }
-        let blocked = Self::blocking(enemy) & path_mask(from, to);
-        if blocked != 0 {
-            return Err(IllegalMove::Blocked(blocked.trailing_zeros() as Square));
-        }
-        let (target, effect) = if to == OFF_THE_BOARD {
-            (Target::Off, Effect::BearOff)
-        } else if to == HOUSE_OF_WATER {
-            let rest = self.rebirth_square(own & !bit(from) | enemy);
-            (Target::Square(to), Effect::Water { rest })
-        } else if enemy & bit(to) != 0 {
-            if SAFE_SQUARES.contains(&to) {
-                return Err(IllegalMove::SafeSquare(to));
-            }
-            (Target::Square(to), Effect::Swap)
-        } else {
-            (Target::Square(to), Effect::Step)
-        };
-        Ok(Move {
-            from,
-            to: target,
-            roll,
-            effect,
-        })
-    }
-
-    /// 15 if free, else the first free square before it.
-    fn rebirth_square(&self, occupied: u32) -> Square {
-        let free_up_to_rebirth = !occupied & path_mask(0, HOUSE_OF_REBIRTH);
-        // Nine other pieces cannot fill fifteen squares, so one is always free.
-        (31 - free_up_to_rebirth.leading_zeros()) as Square
     }
 
     /// Every legal move for this throw, ordered by `from`. Empty means the
     /// throw cannot be used and the turn passes.
     pub fn legal_moves(&self, roll: Roll) -> MoveList {
         let mut list = MoveList::default();
-        for from in self.squares(self.turn) {
-            if let Ok(mv) = self.check(from, roll) {
-                list.push(mv);
-            }
+        let mut movable = self.movable(roll);
+        while movable != 0 {
+            let from = movable.trailing_zeros() as Square;
+            movable &= movable - 1;
+            list.push(self.unchecked_move(from, roll));
         }
         list
     }
 
     /// How many legal moves this throw has; cheaper than building the list.
     pub fn count_legal_moves(&self, roll: Roll) -> usize {
-        self.squares(self.turn)
-            .filter(|&from| self.check(from, roll).is_ok())
-            .count()
+        self.movable(roll).count_ones() as usize
+    }
+
+    /// Bitboard of the pieces of the side to move that can use this throw.
+    fn movable(&self, roll: Roll) -> u32 {
+        if self.is_over() {
+            return 0;
+        }
+        let (own, enemy) = self.own_and_enemy();
+        own & !Stops::new(own, enemy, roll).any()
+    }
+
+    fn own_and_enemy(&self) -> (u32, u32) {
+        (self.bitboard(self.turn), self.bitboard(self.turn.other()))
+    }
+
+    /// The move of the piece on `from`, which must be legal: only says
+    /// what the landing does.
+    fn unchecked_move(&self, from: Square, roll: Roll) -> Move {
+        let (own, enemy) = self.own_and_enemy();
+        let to = from + roll.value();
+        let (target, effect) = if to == OFF_THE_BOARD {
+            (Target::Off, Effect::BearOff)
+        } else if to == HOUSE_OF_WATER {
+            let rest = rebirth_square(own & !bit(from) | enemy);
+            (Target::Square(to), Effect::Water { rest })
+        } else if enemy & bit(to) != 0 {
+            (Target::Square(to), Effect::Swap)
+        } else {
+            (Target::Square(to), Effect::Step)
+        };
+        Move {
+            from,
+            to: target,
+            roll,
+            effect,
+        }
     }
 
     /// Plays the piece on `from` with `roll`, or says why it cannot move.

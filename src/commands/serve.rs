@@ -1,0 +1,45 @@
+//! `senet serve`: run the room server until SIGTERM or Ctrl-C.
+
+use tokio_util::sync::CancellationToken;
+
+use super::UsageError;
+use crate::config::Config;
+
+pub fn run(config: Config) -> Result<(), UsageError> {
+    init_tracing();
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime
+        .block_on(async {
+            let shutdown = CancellationToken::new();
+            tokio::spawn(cancel_on_signal(shutdown.clone()));
+            crate::server::serve(config, shutdown).await
+        })
+        .map_err(|e| UsageError(format!("{e:#}")))
+}
+
+/// Logs go to stderr (stdout carries the listening URL); `RUST_LOG` filters.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+async fn cancel_on_signal(shutdown: CancellationToken) {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+    tracing::info!("shutting down");
+    shutdown.cancel();
+}

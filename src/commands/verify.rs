@@ -1,0 +1,185 @@
+//! `senet verify <record.json>`: checks a finished game's record (as served
+//! by `GET /api/rooms/{id}/record`) without trusting the server. It checks
+//! the revealed seed against the published hash, recomputes every throw
+//! from the seed, and re-judges every throw and move with the same rules
+//! the server uses ([`Game::decide`]). Prints a JSON verdict; exit status 0
+//! when consistent, 1 with the first inconsistency, 2 for unreadable input.
+
+use std::collections::VecDeque;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::fairness::{parse_seed, seed_hash};
+use crate::protocol::{Action, EndReason, Event, Record, Seat};
+use crate::room::game::{Context, Game};
+use crate::store::{RoomRow, SeatRow};
+
+/// Check that a game record is consistent: seed, throws and moves.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The record, as JSON (`GET /api/rooms/{id}/record`).
+    record: std::path::PathBuf,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let record = std::fs::read_to_string(&args.record)
+        .map_err(|e| format!("cannot read {}: {e}", args.record.display()))
+        .and_then(|text| {
+            serde_json::from_str::<Record>(&text).map_err(|e| format!("not a game record: {e}"))
+        });
+    let record = match record {
+        Ok(record) => record,
+        Err(message) => {
+            eprintln!("senet: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match verify(&record) {
+        Ok(verdict) => {
+            println!("{verdict}");
+            ExitCode::SUCCESS
+        }
+        Err(problem) => {
+            println!(
+                "{}",
+                json!({"consistent": false, "room": record.room, "error": problem})
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The verdict on a consistent record, or the first inconsistency.
+pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
+    let seed_hex = record
+        .seed
+        .as_deref()
+        .ok_or("the record has no seed: the game is not over")?;
+    let seed = parse_seed(seed_hex).ok_or("the seed is not 64 hex digits")?;
+    if seed_hash(&seed) != record.seed_hash {
+        return Err("the revealed seed does not hash to seed_hash".into());
+    }
+    let seat = |client_seed: &str, marker: u8| SeatRow {
+        token_hash: [marker; 32],
+        client_seed: client_seed.to_string(),
+    };
+    let mut game = Game::new(RoomRow {
+        id: record.room.clone(),
+        mode: record.mode,
+        seed,
+        created_at: 0,
+        black: Some(seat(&record.client_seeds.black, 1)),
+        white: Some(seat(&record.client_seeds.white, 2)),
+    });
+    let mut replay = Replay::default();
+    for (index, recorded) in record.events.iter().enumerate() {
+        let at = format!("event v={} ({})", recorded.v, recorded.t);
+        if recorded.v != index as u64 + 1 {
+            return Err(format!("{at}: versions must run 1, 2, 3, ..."));
+        }
+        let event = Event::from_parts(&recorded.t, &recorded.d.to_string())
+            .map_err(|e| format!("{at}: unreadable: {e}"))?;
+        replay
+            .check(&game, &event, seed_hex)
+            .map_err(|problem| format!("{at}: {problem}"))?;
+        game.apply(recorded.v, &event);
+    }
+    if let Some(missing) = replay.expected.front() {
+        return Err(format!("the record ends before {missing:?}"));
+    }
+    let result = game
+        .result()
+        .ok_or("the record ends before the game is over")?;
+    Ok(json!({
+        "consistent": true,
+        "room": record.room,
+        "throws": replay.throws,
+        "moves": replay.moves,
+        "winner": result.winner,
+        "reason": result.reason,
+    }))
+}
+
+/// What the replay expects next, and what it counted.
+#[derive(Default)]
+struct Replay {
+    /// Events the last throw or move must be followed by (a pass, the end).
+    expected: VecDeque<Event>,
+    throws: u32,
+    moves: u32,
+}
+
+impl Replay {
+    fn check(&mut self, game: &Game, event: &Event, seed_hex: &str) -> Result<(), String> {
+        match event {
+            Event::Started { .. } => {
+                let expected = game.start_event();
+                if expected.as_ref() != Some(event) {
+                    return Err(format!("expected {expected:?}"));
+                }
+            }
+            Event::Rolled { .. } => {
+                self.throws += 1;
+                self.judge(game, Action::Roll, event)?;
+            }
+            Event::Moved { from, .. } => {
+                self.moves += 1;
+                self.judge(game, Action::Move { from: *from }, event)?;
+            }
+            Event::Passed { .. } => self.expect(event)?,
+            Event::GameOver { reason, seed, .. } => {
+                if seed != seed_hex {
+                    return Err("the seed differs from the record's".into());
+                }
+                if *reason == EndReason::BorneOff {
+                    self.expect(event)?;
+                } else if game.is_over() {
+                    return Err("the game was already over".into());
+                }
+            }
+            // Offers, presence and rematches are the players' business.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Re-decides a throw or move and compares with what the record says;
+    /// the consequences the rules dictate are expected next.
+    fn judge(&mut self, game: &Game, action: Action, event: &Event) -> Result<(), String> {
+        if let Some(missing) = self.expected.front() {
+            return Err(format!("expected {missing:?} first"));
+        }
+        let ctx = Context {
+            now: 0,
+            abandon_after_ms: 0,
+            connected: [true, true],
+            rematch_room: None,
+        };
+        let decided = game
+            .decide(Seat::Both, action, &ctx)
+            .map_err(|e| format!("the rules refuse it: {}", e.message))?;
+        let mut consequences = decided.into_iter().filter(|e| {
+            matches!(
+                e,
+                Event::Rolled { .. }
+                    | Event::Moved { .. }
+                    | Event::Passed { .. }
+                    | Event::GameOver { .. }
+            )
+        });
+        let expected = consequences.next();
+        if expected.as_ref() != Some(event) {
+            return Err(format!("the rules say {expected:?}"));
+        }
+        self.expected.extend(consequences);
+        Ok(())
+    }
+
+    fn expect(&mut self, event: &Event) -> Result<(), String> {
+        match self.expected.pop_front() {
+            Some(expected) if &expected == event => Ok(()),
+            expected => Err(format!("the rules say {expected:?}")),
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! `senet serve` settings: each is a flag with an environment variable and
+//! a default that works on a laptop.
+
+use std::time::Duration;
+
+use crate::room::RoomConfig;
+
+#[derive(Clone, Debug, clap::Args)]
+pub struct Config {
+    /// Address to listen on; port 0 picks a free port (the printed URL shows it).
+    #[arg(long, env = "SENET_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+
+    /// Database: a SQLite file, created on first start.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://senet.db")]
+    pub database_url: String,
+
+    /// Seconds the side to move may be away before the opponent may claim the win.
+    #[arg(long, env = "SENET_ABANDON_AFTER", default_value = "60", value_parser = parse_seconds)]
+    pub abandon_after: Duration,
+
+    /// Seconds a room with no connection stays in memory before its task ends.
+    #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
+    pub room_idle_after: Duration,
+
+    /// Messages one WebSocket may send in any second; more close it (1008).
+    #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
+    pub max_messages_per_second: usize,
+}
+
+impl Config {
+    /// The defaults, as `senet serve` with no flags and no environment.
+    pub fn with_database(database_url: impl Into<String>) -> Config {
+        Config {
+            listen: "127.0.0.1:8080".into(),
+            database_url: database_url.into(),
+            abandon_after: Duration::from_secs(60),
+            room_idle_after: Duration::from_secs(30),
+            max_messages_per_second: 20,
+        }
+    }
+
+    pub fn room_config(&self) -> RoomConfig {
+        RoomConfig {
+            abandon_after: self.abandon_after,
+            idle_after: self.room_idle_after,
+            ..RoomConfig::default()
+        }
+    }
+}
+
+/// Seconds, possibly fractional (`0.5`), as a duration.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a valid duration"))
+}

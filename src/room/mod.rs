@@ -1,0 +1,405 @@
+//! Rooms: the registry of live rooms ([`Rooms`]), one task per live room
+//! ([`task`]) and the pure game state machine it owns ([`game`]).
+//!
+//! A room is live while a task holds it in memory. The first use of a room
+//! (a join, a connection, a summary) loads it from the store's log and
+//! spawns its task; a task that has been idle ends and frees its memory.
+//! Every caller talks to a room only through its task's command channel.
+
+pub mod game;
+pub mod task;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
+
+pub use game::{ActionError, Game};
+pub use task::{Attached, Command, ConnId, Frame};
+
+use crate::engine::Side;
+use crate::fairness::{new_seed, seed_hash};
+use crate::protocol::{
+    Action, ClientSeeds, ErrorCode, Joined, Mode, Record, RecordedEvent, RoomCreated, RoomSummary,
+    Seat, SideChoice, State, UnixMs, Version,
+};
+use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
+use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use task::RoomTask;
+
+/// How rooms behave; fixed at start.
+#[derive(Clone, Debug)]
+pub struct RoomConfig {
+    /// How long the side to move may be away before the other may claim.
+    pub abandon_after: Duration,
+    /// How long a room with no connection stays in memory.
+    pub idle_after: Duration,
+    /// Frames a connection may fall behind before it gets a fresh `state`.
+    pub broadcast_capacity: usize,
+    /// Commands queued for one room before callers wait.
+    pub command_capacity: usize,
+}
+
+impl Default for RoomConfig {
+    fn default() -> Self {
+        RoomConfig {
+            abandon_after: Duration::from_secs(60),
+            idle_after: Duration::from_secs(30),
+            broadcast_capacity: 64,
+            command_capacity: 64,
+        }
+    }
+}
+
+/// Why a room request failed, for the HTTP and WebSocket layers to word.
+#[derive(Debug, thiserror::Error)]
+pub enum RoomError {
+    #[error("no such room")]
+    NotFound,
+    #[error("{}", .0.message)]
+    Refused(ActionError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the room is restarting")]
+    Unavailable,
+}
+
+impl From<ActionError> for RoomError {
+    fn from(error: ActionError) -> Self {
+        RoomError::Refused(error)
+    }
+}
+
+/// A way to send commands to one live room.
+#[derive(Clone)]
+pub struct RoomHandle {
+    commands: mpsc::Sender<Command>,
+}
+
+impl RoomHandle {
+    /// Sends a command built around a reply channel and waits for the answer.
+    /// `None` if the task ended before answering.
+    async fn call<T>(&self, command: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
+        let (reply, answer) = oneshot::channel();
+        self.commands.send(command(reply)).await.ok()?;
+        answer.await.ok()
+    }
+
+    pub async fn act(&self, conn: ConnId, action: Action) -> Result<Version, RoomError> {
+        self.call(|reply| Command::Act {
+            conn,
+            action,
+            reply,
+        })
+        .await
+        .ok_or(RoomError::Unavailable)?
+        .map_err(RoomError::Refused)
+    }
+
+    pub async fn snapshot(&self) -> Result<State, RoomError> {
+        self.call(|reply| Command::Snapshot { reply })
+            .await
+            .ok_or(RoomError::Unavailable)
+    }
+
+    /// Tells the room a connection left. Never waits: usable from `Drop`.
+    pub fn detach(&self, conn: ConnId) {
+        let command = Command::Detach { conn };
+        if let Err(mpsc::error::TrySendError::Full(command)) = self.commands.try_send(command) {
+            let commands = self.commands.clone();
+            tokio::spawn(async move { commands.send(command).await });
+        }
+    }
+}
+
+/// The registry of live rooms, shared by every request handler.
+#[derive(Clone)]
+pub struct Rooms {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Arc<dyn Store>,
+    config: RoomConfig,
+    live: Mutex<HashMap<String, RoomHandle>>,
+    tracker: TaskTracker,
+    shutdown: CancellationToken,
+}
+
+/// A caller retries a room whose task ended under it this many times.
+const MAX_RELOADS: usize = 3;
+
+impl Rooms {
+    pub fn new(
+        store: Arc<dyn Store>,
+        config: RoomConfig,
+        tracker: TaskTracker,
+        shutdown: CancellationToken,
+    ) -> Rooms {
+        Rooms {
+            inner: Arc::new(Inner {
+                store,
+                config,
+                live: Mutex::new(HashMap::new()),
+                tracker,
+                shutdown,
+            }),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.inner.store
+    }
+
+    /// Rooms currently held in memory.
+    pub fn live_count(&self) -> usize {
+        self.live().len()
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, RoomHandle>> {
+        self.inner.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Creates a room. A `local` room holds both seats with one token and
+    /// starts at once; an `online` room waits for a second player.
+    pub async fn create(
+        &self,
+        mode: Mode,
+        side: SideChoice,
+        client_seed: String,
+    ) -> Result<RoomCreated, RoomError> {
+        let token = new_token();
+        let seat_row = SeatRow {
+            token_hash: hash_token(&token),
+            client_seed,
+        };
+        let side = match side {
+            SideChoice::Black => Side::Black,
+            SideChoice::White => Side::White,
+            SideChoice::Random if rand::random::<bool>() => Side::Black,
+            SideChoice::Random => Side::White,
+        };
+        let (black, white, seat) = match (mode, side) {
+            (Mode::Local, _) => (Some(seat_row.clone()), Some(seat_row), Seat::Both),
+            (Mode::Online, Side::Black) => (Some(seat_row), None, Seat::Black),
+            (Mode::Online, Side::White) => (None, Some(seat_row), Seat::White),
+        };
+        let row = RoomRow {
+            id: new_room_id(),
+            mode,
+            seed: new_seed(),
+            created_at: now_ms(),
+            black,
+            white,
+        };
+        let first_events: Vec<StoredEvent> = Game::new(row.clone())
+            .start_event()
+            .map(|started| {
+                let (kind, data) = started.to_parts();
+                StoredEvent {
+                    v: 1,
+                    at: row.created_at,
+                    kind,
+                    data,
+                }
+            })
+            .into_iter()
+            .collect();
+        self.inner.store.create_room(&row, &first_events).await?;
+        tracing::info!(room = %row.id, mode = mode.name(), "room created");
+        Ok(RoomCreated {
+            url: format!("/r/{}", row.id),
+            room: row.id,
+            seat,
+            token,
+        })
+    }
+
+    pub async fn join(
+        &self,
+        id: &str,
+        side: Option<Side>,
+        client_seed: String,
+    ) -> Result<Joined, RoomError> {
+        self.call(id, |reply| Command::Join {
+            side,
+            client_seed: client_seed.clone(),
+            reply,
+        })
+        .await?
+        .map_err(RoomError::Refused)
+    }
+
+    /// Attaches a connection; the handle is how it talks to the room after.
+    pub async fn attach(
+        &self,
+        id: &str,
+        token: Option<String>,
+    ) -> Result<(RoomHandle, Attached), RoomError> {
+        for _ in 0..MAX_RELOADS {
+            let handle = self.handle(id).await?;
+            let token = token.clone();
+            match handle.call(|reply| Command::Attach { token, reply }).await {
+                Some(attached) => return Ok((handle, attached?)),
+                None => self.forget(id, &handle),
+            }
+        }
+        Err(RoomError::Unavailable)
+    }
+
+    pub async fn summary(&self, id: &str) -> Result<RoomSummary, RoomError> {
+        self.call(id, |reply| Command::Summary { reply }).await
+    }
+
+    /// The whole log of a room, with the seed once the game is over.
+    pub async fn record(&self, id: &str) -> Result<Record, RoomError> {
+        let store = &self.inner.store;
+        let row = store.room(id).await?.ok_or(RoomError::NotFound)?;
+        let events = store.events_after(id, 0).await?;
+        // The seed is revealed exactly when the log holds the game's end.
+        let over = events.iter().any(|e| e.kind == "game-over");
+        let seeds = |seat: &Option<SeatRow>| {
+            seat.as_ref()
+                .map(|s| s.client_seed.clone())
+                .unwrap_or_default()
+        };
+        Ok(Record {
+            room: row.id.clone(),
+            mode: row.mode,
+            seed_hash: seed_hash(&row.seed),
+            seed: over.then(|| hex::encode(row.seed)),
+            client_seeds: ClientSeeds {
+                black: seeds(&row.black),
+                white: seeds(&row.white),
+            },
+            events: events
+                .into_iter()
+                .map(|e| {
+                    Ok(RecordedEvent {
+                        v: e.v,
+                        at: e.at,
+                        d: serde_json::from_str(&e.data)
+                            .map_err(|err| StoreError::Corrupt(err.to_string()))?,
+                        t: e.kind,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+        })
+    }
+
+    /// Whether a room exists (live or in the store), checked before a
+    /// WebSocket upgrade so unknown rooms get a plain 404.
+    pub async fn exists(&self, id: &str) -> Result<bool, RoomError> {
+        if !is_room_id(id) {
+            return Ok(false);
+        }
+        if self.live().contains_key(id) {
+            return Ok(true);
+        }
+        Ok(self.inner.store.room(id).await?.is_some())
+    }
+
+    /// Sends a command to a room's task, loading the room if needed and
+    /// retrying if its task ended before answering.
+    async fn call<T>(
+        &self,
+        id: &str,
+        command: impl Fn(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, RoomError> {
+        for _ in 0..MAX_RELOADS {
+            let handle = self.handle(id).await?;
+            match handle.call(&command).await {
+                Some(answer) => return Ok(answer),
+                None => self.forget(id, &handle),
+            }
+        }
+        Err(RoomError::Unavailable)
+    }
+
+    /// The live room's handle, loading it from the store on first use.
+    async fn handle(&self, id: &str) -> Result<RoomHandle, RoomError> {
+        if !is_room_id(id) {
+            return Err(RoomError::NotFound);
+        }
+        if let Some(handle) = self.live_handle(id) {
+            return Ok(handle);
+        }
+        if self.inner.shutdown.is_cancelled() {
+            return Err(RoomError::Unavailable);
+        }
+        let task = RoomTask::load(self.inner.store.clone(), self.inner.config.clone(), id)
+            .await?
+            .ok_or(RoomError::NotFound)?;
+        let mut live = self.live();
+        // Another caller may have loaded it while we read the log: use theirs.
+        if let Some(handle) = live.get(id).filter(|h| !h.commands.is_closed()) {
+            return Ok(handle.clone());
+        }
+        let (commands, receiver) = mpsc::channel(self.inner.config.command_capacity);
+        let handle = RoomHandle { commands };
+        live.insert(id.to_string(), handle.clone());
+        drop(live);
+        self.spawn(task, receiver, handle.clone());
+        Ok(handle)
+    }
+
+    fn live_handle(&self, id: &str) -> Option<RoomHandle> {
+        self.live()
+            .get(id)
+            .filter(|h| !h.commands.is_closed())
+            .cloned()
+    }
+
+    fn spawn(&self, task: RoomTask, receiver: mpsc::Receiver<Command>, handle: RoomHandle) {
+        let rooms = self.clone();
+        let id = task.id().to_string();
+        let span = tracing::info_span!("room", room = %id);
+        let shutdown = self.inner.shutdown.clone();
+        self.inner.tracker.spawn(
+            async move {
+                task.run(receiver, shutdown).await;
+                rooms.forget(&id, &handle);
+            }
+            .instrument(span),
+        );
+    }
+
+    /// Drops the registry entry if it still belongs to the ended task.
+    fn forget(&self, id: &str, handle: &RoomHandle) {
+        let mut live = self.live();
+        if live
+            .get(id)
+            .is_some_and(|h| h.commands.same_channel(&handle.commands))
+        {
+            live.remove(id);
+        }
+    }
+}
+
+/// The wall clock as unix milliseconds.
+pub fn now_ms() -> UnixMs {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    since_epoch.as_millis() as UnixMs
+}
+
+impl From<RoomError> for ActionError {
+    fn from(error: RoomError) -> Self {
+        match error {
+            RoomError::Refused(error) => error,
+            RoomError::NotFound => ActionError::new(ErrorCode::RoomNotFound, "no such room"),
+            RoomError::Unavailable => {
+                ActionError::new(ErrorCode::Internal, "the room is restarting: try again")
+            }
+            RoomError::Store(error) => {
+                tracing::error!(%error, "store failure");
+                ActionError::new(ErrorCode::Internal, "internal error")
+            }
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! One tokio task per live room: the only owner of the room's [`Game`].
+//!
+//! Commands arrive on a bounded mpsc and are handled one at a time:
+//! decide → append to the store (committed) → apply → broadcast the
+//! pre-serialized frames → answer the caller. If the store says another
+//! writer took the next version first ([`StoreError::VersionConflict`]),
+//! the task reads what it missed from the log, applies and broadcasts it,
+//! and judges the action again against the new state. With one instance
+//! that never happens; with several on one database (PostgreSQL) it is what
+//! keeps a room from forking.
+//!
+//! The task ends when the server shuts down, or when the room has had no
+//! connection for `idle_after`; the log keeps everything, and the next use
+//! loads the room again.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::ws::Utf8Bytes;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::game::{ActionError, Context, Game};
+use super::{RoomConfig, now_ms};
+use crate::engine::Side;
+use crate::fairness::new_seed;
+use crate::protocol::{
+    Action, ErrorCode, Event, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
+};
+use crate::secrets::{hash_token, new_room_id, new_token};
+use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+
+/// How many times an action is re-judged after losing a version race
+/// before the caller is told to try again.
+const MAX_CONFLICT_RETRIES: usize = 5;
+
+/// Identifies one attached connection within its room.
+pub type ConnId = u64;
+
+/// A message for every connection of a room, serialized once.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The event's version; `None` for unversioned notices (`watchers`).
+    pub v: Option<Version>,
+    pub text: Utf8Bytes,
+    /// Set on the `rematch` event: each seated connection then tells its
+    /// own player, privately, where to sit.
+    pub rematch: Option<Arc<str>>,
+}
+
+/// What an attached connection gets: its seat, the state to start from,
+/// and the stream of everything after it.
+pub struct Attached {
+    pub conn: ConnId,
+    pub seat: Seat,
+    pub state: State,
+    pub frames: broadcast::Receiver<Frame>,
+}
+
+pub type Reply1<T> = oneshot::Sender<Result<T, ActionError>>;
+
+/// Requests to a room task. Every reply channel dropped unanswered means
+/// "the task ended before handling this": the caller reloads and retries.
+pub enum Command {
+    Join {
+        side: Option<Side>,
+        client_seed: String,
+        reply: Reply1<Joined>,
+    },
+    Attach {
+        token: Option<String>,
+        reply: Reply1<Attached>,
+    },
+    Detach {
+        conn: ConnId,
+    },
+    Act {
+        conn: ConnId,
+        action: Action,
+        reply: Reply1<Version>,
+    },
+    Snapshot {
+        reply: oneshot::Sender<State>,
+    },
+    Summary {
+        reply: oneshot::Sender<RoomSummary>,
+    },
+}
+
+pub struct RoomTask {
+    game: Game,
+    store: Arc<dyn Store>,
+    config: RoomConfig,
+    frames: broadcast::Sender<Frame>,
+    conns: HashMap<ConnId, Seat>,
+    next_conn: ConnId,
+}
+
+impl RoomTask {
+    /// Loads a room from the store: `None` if it does not exist.
+    pub async fn load(
+        store: Arc<dyn Store>,
+        config: RoomConfig,
+        id: &str,
+    ) -> Result<Option<RoomTask>, StoreError> {
+        let Some(row) = store.room(id).await? else {
+            return Ok(None);
+        };
+        let (frames, _) = broadcast::channel(config.broadcast_capacity);
+        let mut task = RoomTask {
+            game: Game::new(row),
+            store,
+            config,
+            frames,
+            conns: HashMap::new(),
+            next_conn: 1,
+        };
+        task.catch_up().await?;
+        // A crash between taking the second seat and logging `started`
+        // leaves a full room that never started: start it now.
+        if let Some(started) = task.game.start_event() {
+            task.commit_with_retry(|_| Ok(vec![started.clone()]))
+                .await
+                .map_err(|e| StoreError::Corrupt(e.message))?;
+        }
+        Ok(Some(task))
+    }
+
+    pub fn id(&self) -> &str {
+        self.game.id()
+    }
+
+    /// Handles commands until shutdown or until the room has been idle.
+    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
+        let mut idle_since = Some(Instant::now());
+        loop {
+            let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
+            tokio::select! {
+                biased;
+                _ = shutdown.cancelled() => break,
+                command = commands.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => break,
+                },
+                _ = sleep_until_some(idle_deadline) => break,
+            }
+            idle_since = match (self.conns.is_empty(), idle_since) {
+                (false, _) => None,
+                (true, None) => Some(Instant::now()),
+                (true, since) => since,
+            };
+        }
+        tracing::debug!("room task ends");
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Join {
+                side,
+                client_seed,
+                reply,
+            } => {
+                let _ = reply.send(self.join(side, client_seed).await);
+            }
+            Command::Attach { token, reply } => {
+                let _ = reply.send(self.attach(token).await);
+            }
+            Command::Detach { conn } => self.detach(conn).await,
+            Command::Act {
+                conn,
+                action,
+                reply,
+            } => {
+                let _ = reply.send(self.act(conn, action).await);
+            }
+            Command::Snapshot { reply } => {
+                let _ = reply.send(self.game.state(self.spectators()));
+            }
+            Command::Summary { reply } => {
+                let _ = reply.send(self.summary());
+            }
+        }
+    }
+
+    /// What a decision needs from outside the game: the clock and who is here.
+    fn context(&self, rematch_room: Option<String>) -> Context {
+        let connected = |side| self.conns.values().any(|seat| seat.holds(side));
+        Context {
+            now: now_ms(),
+            abandon_after_ms: self.config.abandon_after.as_millis() as i64,
+            connected: [connected(Side::Black), connected(Side::White)],
+            rematch_room,
+        }
+    }
+
+    fn spectators(&self) -> usize {
+        self.conns
+            .values()
+            .filter(|&&s| s == Seat::Spectator)
+            .count()
+    }
+
+    fn summary(&self) -> RoomSummary {
+        RoomSummary {
+            room: self.game.id().to_string(),
+            mode: self.game.mode(),
+            status: self.game.status(),
+            players: self.game.players(),
+            spectators: self.spectators(),
+            result: self.game.result(),
+        }
+    }
+
+    async fn join(
+        &mut self,
+        side: Option<Side>,
+        client_seed: String,
+    ) -> Result<Joined, ActionError> {
+        let token = new_token();
+        let seat = SeatRow {
+            token_hash: hash_token(&token),
+            client_seed,
+        };
+        let side = loop {
+            let side = self.game.free_seat(side)?;
+            if self
+                .store
+                .take_seat(self.game.id(), side, &seat)
+                .await
+                .map_err(internal)?
+            {
+                break side;
+            }
+            // Taken meanwhile through another instance: learn who sits where.
+            self.reload_seats().await.map_err(internal)?;
+        };
+        self.reload_seats().await.map_err(internal)?;
+        if self.game.start_event().is_some() {
+            self.commit_with_retry(|game| Ok(game.start_event().into_iter().collect()))
+                .await?;
+        }
+        Ok(Joined {
+            seat: Seat::side(side),
+            token,
+        })
+    }
+
+    async fn reload_seats(&mut self) -> Result<(), StoreError> {
+        let row = self
+            .store
+            .room(self.game.id())
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("a live room vanished from the store".into()))?;
+        self.game.set_seats(row.black, row.white);
+        Ok(())
+    }
+
+    async fn attach(&mut self, token: Option<String>) -> Result<Attached, ActionError> {
+        let seat = match token {
+            None => Seat::Spectator,
+            Some(token) => match self.game.seat_of(&hash_token(&token)) {
+                Seat::Spectator => {
+                    return Err(ActionError::new(
+                        ErrorCode::BadToken,
+                        "this token holds no seat in this room; send hello without a token to watch",
+                    ));
+                }
+                seat => seat,
+            },
+        };
+        let frames = self.frames.subscribe();
+        let conn = self.next_conn;
+        self.next_conn += 1;
+        self.conns.insert(conn, seat);
+        self.connections_changed(seat).await;
+        Ok(Attached {
+            conn,
+            seat,
+            state: self.game.state(self.spectators()),
+            frames,
+        })
+    }
+
+    async fn detach(&mut self, conn: ConnId) {
+        if let Some(seat) = self.conns.remove(&conn) {
+            self.connections_changed(seat).await;
+        }
+    }
+
+    /// Logs a `presence` event if a player came or went, and tells everyone
+    /// the number of spectators if that changed.
+    async fn connections_changed(&mut self, seat: Seat) {
+        if seat == Seat::Spectator {
+            let count = self.spectators();
+            self.send(Frame {
+                v: None,
+                text: Reply::Watchers { count }.to_json().into(),
+                rematch: None,
+            });
+            return;
+        }
+        let ctx = self.context(None);
+        let result = self
+            .commit_with_retry(|game| Ok(game.presence_update(&ctx).into_iter().collect()))
+            .await;
+        if let Err(error) = result {
+            tracing::warn!(message = %error.message, "presence not recorded");
+        }
+    }
+
+    async fn act(&mut self, conn: ConnId, action: Action) -> Result<Version, ActionError> {
+        let seat = *self
+            .conns
+            .get(&conn)
+            .ok_or_else(|| ActionError::new(ErrorCode::HelloRequired, "say hello first"))?;
+        if action == Action::Rematch {
+            return self.rematch(seat).await;
+        }
+        let ctx = self.context(None);
+        self.commit_with_retry(|game| game.decide(seat, action, &ctx))
+            .await
+    }
+
+    /// A rematch opens the new room (colours swapped, same tokens, already
+    /// started) before the `rematch` event that sends players there.
+    async fn rematch(&mut self, seat: Seat) -> Result<Version, ActionError> {
+        let new_room = new_room_id();
+        let ctx = self.context(Some(new_room.clone()));
+        let events = self.game.decide(seat, Action::Rematch, &ctx)?;
+        if events.iter().any(|e| matches!(e, Event::Rematch { .. })) {
+            self.open_rematch_room(new_room).await.map_err(internal)?;
+        }
+        self.commit_with_retry(|game| game.decide(seat, Action::Rematch, &ctx))
+            .await
+    }
+
+    async fn open_rematch_room(&self, id: String) -> Result<(), StoreError> {
+        let old = self.game.row();
+        let row = RoomRow {
+            id,
+            mode: old.mode,
+            seed: new_seed(),
+            created_at: now_ms(),
+            black: old.white.clone(),
+            white: old.black.clone(),
+        };
+        let started = Game::new(row.clone())
+            .start_event()
+            .expect("a rematch room has both seats");
+        let first = stored_event(1, now_ms(), &started);
+        self.store.create_room(&row, &[first]).await
+    }
+
+    /// Decides with `decide` against the current state and commits the
+    /// result; on a version conflict, catches up and decides again.
+    /// Returns the version of the last event (the current one if none).
+    async fn commit_with_retry(
+        &mut self,
+        decide: impl Fn(&Game) -> Result<Vec<Event>, ActionError>,
+    ) -> Result<Version, ActionError> {
+        for _ in 0..MAX_CONFLICT_RETRIES {
+            let events = decide(&self.game)?;
+            match self.commit(&events).await {
+                Ok(v) => return Ok(v),
+                Err(StoreError::VersionConflict(v)) => {
+                    tracing::info!(v, "lost the race for a version; re-judging");
+                    self.catch_up().await.map_err(internal)?;
+                }
+                Err(other) => return Err(internal(other)),
+            }
+        }
+        Err(ActionError::new(
+            ErrorCode::Internal,
+            "the room is too busy: try again",
+        ))
+    }
+
+    /// Persists events, then applies and broadcasts them.
+    async fn commit(&mut self, events: &[Event]) -> Result<Version, StoreError> {
+        let at = now_ms();
+        let first = self.game.version() + 1;
+        let stored: Vec<StoredEvent> = events
+            .iter()
+            .zip(first..)
+            .map(|(event, v)| stored_event(v, at, event))
+            .collect();
+        self.store.append(self.game.id(), &stored).await?;
+        for (event, v) in events.iter().zip(first..) {
+            self.apply_and_send(v, event);
+        }
+        Ok(self.game.version())
+    }
+
+    /// Reads and applies what other writers appended after our version.
+    async fn catch_up(&mut self) -> Result<(), StoreError> {
+        let missed = self
+            .store
+            .events_after(self.game.id(), self.game.version())
+            .await?;
+        for stored in missed {
+            let event = Event::from_parts(&stored.kind, &stored.data).map_err(|e| {
+                StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind))
+            })?;
+            self.apply_and_send(stored.v, &event);
+        }
+        Ok(())
+    }
+
+    fn apply_and_send(&mut self, v: Version, event: &Event) {
+        self.game.apply(v, event);
+        let rematch = match event {
+            Event::Rematch { room } => Some(Arc::from(room.as_str())),
+            _ => None,
+        };
+        self.send(Frame {
+            v: Some(v),
+            text: event.frame(v).into(),
+            rematch,
+        });
+        // An AI seat (a later issue) acts here: when the side to move is a
+        // bot, the task schedules its throw or move as another command.
+    }
+
+    fn send(&self, frame: Frame) {
+        // No receivers is fine: nobody is watching.
+        let _ = self.frames.send(frame);
+    }
+}
+
+fn stored_event(v: Version, at: UnixMs, event: &Event) -> StoredEvent {
+    let (kind, data) = event.to_parts();
+    StoredEvent { v, at, kind, data }
+}
+
+/// Store failures are logged here and reach the client as `internal` only.
+fn internal(error: StoreError) -> ActionError {
+    tracing::error!(%error, "store failure");
+    ActionError::new(ErrorCode::Internal, "internal error")
+}
+
+async fn sleep_until_some(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}

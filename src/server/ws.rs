@@ -1,0 +1,387 @@
+//! One task per WebSocket: a single `select!` loop over the client's frames,
+//! the room's broadcast and the server's shutdown.
+//!
+//! The connection enforces the per-socket limits (frame size → close 1009,
+//! message rate → close 1008), turns client frames into room commands, and
+//! forwards the room's frames in version order. A connection that falls
+//! behind the broadcast gets a fresh `state` instead of the lost events.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::Value;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use super::AppState;
+use super::error::AppError;
+use crate::protocol::{Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState};
+use crate::room::{ActionError, Attached, ConnId, Frame, RoomHandle, Rooms};
+
+/// Largest text frame a client may send.
+pub const MAX_FRAME_BYTES: usize = 4 * 1024;
+
+const CLOSE_POLICY: u16 = 1008;
+const CLOSE_TOO_BIG: u16 = 1009;
+const CLOSE_RESTART: u16 = 1012;
+
+/// `GET /ws/rooms/{id}`: 404 before the upgrade for an unknown room.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, AppError> {
+    if !state.rooms.exists(&id).await? {
+        return Err(AppError::NotFound);
+    }
+    let span = tracing::info_span!("conn", room = %id);
+    let connection = Connection {
+        rooms: state.rooms.clone(),
+        room: id,
+        token: None,
+        attached: None,
+        last_v: 0,
+        rate: RateLimit::new(state.max_messages_per_second),
+    };
+    let shutdown = state.shutdown.clone();
+    let tracker = state.tracker.clone();
+    Ok(ws
+        // tungstenite's own limits sit above ours so that an oversized
+        // frame still reaches us and gets a clean 1009 instead of an error.
+        .max_message_size(4 * MAX_FRAME_BYTES)
+        .max_frame_size(4 * MAX_FRAME_BYTES)
+        .read_buffer_size(8 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(256 * 1024)
+        .on_upgrade(move |socket| {
+            tracker.track_future(
+                async move { connection.run(socket, shutdown).await }.instrument(span),
+            )
+        }))
+}
+
+/// A seat in a room, held while the connection lives.
+struct Seated {
+    room: RoomHandle,
+    conn: ConnId,
+    seat: Seat,
+    frames: tokio::sync::broadcast::Receiver<Frame>,
+}
+
+impl Drop for Seated {
+    fn drop(&mut self) {
+        self.room.detach(self.conn);
+    }
+}
+
+struct Connection {
+    rooms: Rooms,
+    room: String,
+    /// Kept to tell this player their seat after a rematch; never logged.
+    token: Option<String>,
+    attached: Option<Seated>,
+    /// The last event version sent, so nothing is sent twice.
+    last_v: u64,
+    rate: RateLimit,
+}
+
+/// Why the loop ends.
+enum Close {
+    /// The peer left or the socket failed: nothing more to send.
+    Gone,
+    With(u16, &'static str),
+}
+
+impl Connection {
+    async fn run(mut self, mut socket: WebSocket, shutdown: tokio_util::sync::CancellationToken) {
+        let close = loop {
+            let step = tokio::select! {
+                _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
+                message = socket.recv() => self.on_message(&mut socket, message).await,
+                frame = next_frame(self.attached.as_mut()) => self.on_frame(&mut socket, frame).await,
+            };
+            if let Err(close) = step {
+                break close;
+            }
+        };
+        if let Close::With(code, reason) = close {
+            let frame = CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            };
+            let _ = socket.send(Message::Close(Some(frame))).await;
+        }
+    }
+
+    async fn on_message(
+        &mut self,
+        socket: &mut WebSocket,
+        message: Option<Result<Message, axum::Error>>,
+    ) -> Result<(), Close> {
+        let text = match message {
+            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Err(Close::Gone),
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => return Ok(()),
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Binary(bytes))) => {
+                self.check_limits(bytes.len())?;
+                let error = ActionError::new(ErrorCode::BadJson, "send JSON in text frames");
+                return send_reply(socket, &error_reply(error, None)).await;
+            }
+        };
+        self.check_limits(text.len())?;
+        match Request::parse(&text) {
+            Ok(request) => self.on_request(socket, request).await,
+            Err(bad) => {
+                let error = ActionError::new(bad.code, bad.message);
+                send_reply(socket, &error_reply(error, bad.id)).await
+            }
+        }
+    }
+
+    fn check_limits(&mut self, len: usize) -> Result<(), Close> {
+        if len > MAX_FRAME_BYTES {
+            return Err(Close::With(CLOSE_TOO_BIG, "frame larger than 4 KiB"));
+        }
+        if !self.rate.allow(Instant::now()) {
+            return Err(Close::With(
+                CLOSE_POLICY,
+                "more than 20 messages per second",
+            ));
+        }
+        Ok(())
+    }
+
+    async fn on_request(&mut self, socket: &mut WebSocket, request: Request) -> Result<(), Close> {
+        let id = request.id;
+        match request.message {
+            ClientMessage::Ping => send_reply(socket, &Reply::Pong { id }).await,
+            ClientMessage::Hello { token } => self.hello(socket, token, id).await,
+            ClientMessage::Sync => match &self.attached {
+                None => send_reply(socket, &hello_required(id)).await,
+                Some(seated) => match seated.room.snapshot().await {
+                    Ok(state) => self.send_state(socket, state, id).await,
+                    Err(error) => send_reply(socket, &error_reply(error.into(), id)).await,
+                },
+            },
+            ClientMessage::Act(action) => self.act(socket, action, id).await,
+        }
+    }
+
+    async fn hello(
+        &mut self,
+        socket: &mut WebSocket,
+        token: Option<String>,
+        id: Option<Value>,
+    ) -> Result<(), Close> {
+        if self.attached.is_some() {
+            let error = ActionError::new(ErrorCode::BadRequest, "hello was already said");
+            return send_reply(socket, &error_reply(error, id)).await;
+        }
+        let (room, attached) = match self.rooms.attach(&self.room, token.clone()).await {
+            Ok(ok) => ok,
+            Err(error) => return send_reply(socket, &error_reply(error.into(), id)).await,
+        };
+        let Attached {
+            conn,
+            seat,
+            state,
+            frames,
+        } = attached;
+        self.token = token;
+        self.last_v = state.v;
+        let rematch = state.rematch.clone();
+        self.attached = Some(Seated {
+            room,
+            conn,
+            seat,
+            frames,
+        });
+        send_reply(socket, &Reply::Welcome { seat, state }).await?;
+        match rematch {
+            Some(room) => self.send_rematch_seat(socket, &room).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn act(
+        &mut self,
+        socket: &mut WebSocket,
+        action: Action,
+        id: Option<Value>,
+    ) -> Result<(), Close> {
+        let Some(seated) = &self.attached else {
+            return send_reply(socket, &hello_required(id)).await;
+        };
+        match seated.room.act(seated.conn, action).await {
+            Ok(v) => {
+                // The action's events are already in our queue: send them
+                // first, so the ack never overtakes what it acknowledges.
+                self.drain_until(socket, v).await?;
+                send_reply(socket, &Reply::Ack { id, v }).await
+            }
+            Err(error) => send_reply(socket, &error_reply(error.into(), id)).await,
+        }
+    }
+
+    async fn drain_until(&mut self, socket: &mut WebSocket, v: u64) -> Result<(), Close> {
+        while self.last_v < v {
+            let Some(seated) = self.attached.as_mut() else {
+                return Ok(());
+            };
+            let frame = match seated.frames.try_recv() {
+                Ok(frame) => Ok(frame),
+                Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
+                Err(TryRecvError::Closed) => Err(RecvError::Closed),
+                Err(TryRecvError::Empty) => return Ok(()),
+            };
+            self.on_frame(socket, frame).await?;
+        }
+        Ok(())
+    }
+
+    async fn on_frame(
+        &mut self,
+        socket: &mut WebSocket,
+        frame: Result<Frame, RecvError>,
+    ) -> Result<(), Close> {
+        match frame {
+            Ok(frame) => {
+                if let Some(v) = frame.v {
+                    if v <= self.last_v {
+                        return Ok(());
+                    }
+                    self.last_v = v;
+                }
+                send_text(socket, frame.text).await?;
+                match frame.rematch {
+                    Some(room) => self.send_rematch_seat(socket, &room).await,
+                    None => Ok(()),
+                }
+            }
+            Err(RecvError::Lagged(missed)) => {
+                tracing::debug!(missed, "connection lagged; sending a fresh state");
+                let Some(seated) = &self.attached else {
+                    return Ok(());
+                };
+                match seated.room.snapshot().await {
+                    Ok(state) => self.send_state(socket, state, None).await,
+                    Err(_) => Err(Close::With(CLOSE_RESTART, "room restarting")),
+                }
+            }
+            Err(RecvError::Closed) => Err(Close::With(CLOSE_RESTART, "room restarting")),
+        }
+    }
+
+    async fn send_state(
+        &mut self,
+        socket: &mut WebSocket,
+        state: RoomState,
+        id: Option<Value>,
+    ) -> Result<(), Close> {
+        self.last_v = self.last_v.max(state.v);
+        send_reply(socket, &Reply::State { state, id }).await
+    }
+
+    /// After a rematch each seated player keeps their token; this tells them
+    /// (privately) the new room and their new colour.
+    async fn send_rematch_seat(&mut self, socket: &mut WebSocket, room: &str) -> Result<(), Close> {
+        let (Some(seated), Some(token)) = (&self.attached, &self.token) else {
+            return Ok(());
+        };
+        if seated.seat == Seat::Spectator {
+            return Ok(());
+        }
+        let reply = Reply::Seat {
+            room: room.to_string(),
+            url: format!("/r/{room}"),
+            seat: seated.seat.swapped(),
+            token: token.clone(),
+        };
+        send_reply(socket, &reply).await
+    }
+}
+
+async fn next_frame(seated: Option<&mut Seated>) -> Result<Frame, RecvError> {
+    match seated {
+        Some(seated) => seated.frames.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+fn hello_required(id: Option<Value>) -> Reply {
+    let error = ActionError::new(
+        ErrorCode::HelloRequired,
+        "send hello first (with your token to play, without to watch)",
+    );
+    error_reply(error, id)
+}
+
+fn error_reply(error: ActionError, id: Option<Value>) -> Reply {
+    Reply::Error {
+        code: error.code,
+        message: error.message,
+        reason: error.reason.map(str::to_string),
+        id,
+    }
+}
+
+async fn send_reply(socket: &mut WebSocket, reply: &Reply) -> Result<(), Close> {
+    send_text(socket, reply.to_json().into()).await
+}
+
+async fn send_text(socket: &mut WebSocket, text: Utf8Bytes) -> Result<(), Close> {
+    socket
+        .send(Message::Text(text))
+        .await
+        .map_err(|_| Close::Gone)
+}
+
+/// At most `limit` messages in any one-second window.
+struct RateLimit {
+    limit: usize,
+    recent: VecDeque<Instant>,
+}
+
+impl RateLimit {
+    fn new(limit: usize) -> RateLimit {
+        RateLimit {
+            limit,
+            recent: VecDeque::with_capacity(limit + 1),
+        }
+    }
+
+    fn allow(&mut self, now: Instant) -> bool {
+        while self
+            .recent
+            .front()
+            .is_some_and(|&t| now.duration_since(t) >= Duration::from_secs(1))
+        {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(now);
+        self.recent.len() <= self.limit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_limit_allows_twenty_per_second() {
+        let mut rate = RateLimit::new(20);
+        let start = Instant::now();
+        for i in 0..20 {
+            assert!(rate.allow(start + Duration::from_millis(i)));
+        }
+        assert!(!rate.allow(start + Duration::from_millis(500)));
+        let mut rate = RateLimit::new(20);
+        for i in 0..40 {
+            assert!(rate.allow(start + Duration::from_millis(60 * i)), "{i}");
+        }
+    }
+}

@@ -1,0 +1,390 @@
+//! Test helpers shared by the server tests: a real server on 127.0.0.1:0
+//! (in-process, stopped on Drop, or a child process), a tiny HTTP client and
+//! a WebSocket client that speaks the protocol.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use senet::config::Config;
+use senet::server::Server;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+/// How long a test waits for any one frame before failing.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// A server in this process on its own temporary SQLite file.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub shutdown: CancellationToken,
+    pub task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    pub rooms: senet::room::Rooms,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+        let mut config = Config::with_database(url);
+        config.listen = "127.0.0.1:0".into();
+        // Scripted clients act faster than people; the limit itself is
+        // tested on its own with the default.
+        config.max_messages_per_second = 1_000;
+        adjust(&mut config);
+        let shutdown = CancellationToken::new();
+        let server = Server::bind(&config, shutdown.clone()).await.unwrap();
+        let addr = server.local_addr().unwrap();
+        let rooms = server.rooms().clone();
+        let task = tokio::spawn(server.run());
+        TestServer {
+            addr,
+            shutdown,
+            task: Some(task),
+            rooms,
+            dir,
+        }
+    }
+
+    /// Cancels and waits until every connection and room task is done.
+    pub async fn stop(mut self) {
+        self.shutdown.cancel();
+        if let Some(task) = self.task.take() {
+            task.await.unwrap().unwrap();
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection: (status, JSON body or Null).
+pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let response = String::from_utf8(response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let (_, body) = response.split_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+pub async fn create_room(addr: SocketAddr, mode: &str, side: &str) -> Value {
+    let body = json!({"mode": mode, "side": side, "client_seed": "creator"});
+    let (status, created) = http(addr, "POST", "/api/rooms", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    created
+}
+
+pub async fn join_room(addr: SocketAddr, room: &str) -> Value {
+    let body = json!({"client_seed": "joiner"});
+    let (status, joined) = http(addr, "POST", &format!("/api/rooms/{room}/join"), Some(body)).await;
+    assert_eq!(status, 200, "{joined}");
+    joined
+}
+
+/// A WebSocket client that keeps every event it received, in order.
+pub struct Client {
+    ws: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
+    /// Every event frame (those with `d.v`), as received.
+    pub events: Vec<Value>,
+    /// Every non-event frame, as received.
+    pub replies: Vec<Value>,
+    pub seat: String,
+    pub token: Option<String>,
+    pub state: Value,
+    next_id: u64,
+}
+
+/// How a connection ended, as the client saw it.
+#[derive(Debug, PartialEq)]
+pub enum Closed {
+    Code(u16),
+    NoCloseFrame,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr, room: &str) -> Client {
+        let url = format!("ws://{addr}/ws/rooms/{room}");
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+            .await
+            .unwrap();
+        Client {
+            ws,
+            events: Vec::new(),
+            replies: Vec::new(),
+            seat: String::new(),
+            token: None,
+            state: Value::Null,
+            next_id: 0,
+        }
+    }
+
+    /// Connects and says hello; the welcome's state is kept in `state`.
+    pub async fn join(addr: SocketAddr, room: &str, token: Option<&str>) -> Client {
+        let mut client = Client::connect(addr, room).await;
+        let hello = match token {
+            Some(token) => json!({"t": "hello", "d": {"token": token}}),
+            None => json!({"t": "hello"}),
+        };
+        client.send(hello).await;
+        let welcome = client.next_reply().await;
+        assert_eq!(welcome["t"], "welcome", "{welcome}");
+        client.seat = welcome["d"]["seat"].as_str().unwrap().to_string();
+        client.state = welcome["d"]["state"].clone();
+        client.token = token.map(str::to_string);
+        client
+    }
+
+    pub async fn send(&mut self, frame: Value) {
+        self.send_text(frame.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.ws.send(Message::text(text)).await.unwrap();
+    }
+
+    /// The next frame; events are also recorded in `events`.
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("timed out waiting for a frame")
+                .expect("socket closed")
+                .expect("socket error");
+            if let Message::Text(text) = message {
+                let frame: Value = serde_json::from_str(&text).unwrap();
+                if frame["d"].get("v").is_some() && frame["t"] != "ack" && frame["t"] != "state" {
+                    self.events.push(frame.clone());
+                } else {
+                    self.replies.push(frame.clone());
+                }
+                return frame;
+            }
+        }
+    }
+
+    /// The next frame that is not an event.
+    pub async fn next_reply(&mut self) -> Value {
+        loop {
+            let frame = self.next().await;
+            if !is_event(&frame) && frame["t"] != "watchers" {
+                return frame;
+            }
+        }
+    }
+
+    /// Sends an action with a fresh id and waits for its ack or error,
+    /// returning that reply. Events before it are kept in `events`.
+    pub async fn act(&mut self, t: &str, mut d: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        if d.is_null() {
+            d = json!({});
+        }
+        d["id"] = json!(id);
+        self.send(json!({"t": t, "d": d})).await;
+        loop {
+            let frame = self.next_reply().await;
+            if frame["d"]["id"] == json!(id) {
+                return frame;
+            }
+        }
+    }
+
+    /// Like [`Client::act`] but the action must succeed; returns the events
+    /// received while waiting: those of the action last, possibly preceded
+    /// by others this client had not read yet.
+    pub async fn ok(&mut self, t: &str, d: Value) -> Vec<Value> {
+        let before = self.events.len();
+        let reply = self.act(t, d).await;
+        assert_eq!(
+            reply["t"],
+            "ack",
+            "{t}: {reply} after {:?}",
+            &self.events[before..]
+        );
+        let v = reply["d"]["v"].as_u64().unwrap();
+        self.events[before..]
+            .iter()
+            .filter(|e| e["d"]["v"].as_u64().unwrap() <= v)
+            .cloned()
+            .collect()
+    }
+
+    /// Like [`Client::act`] but the action must fail with `code`.
+    pub async fn refused(&mut self, t: &str, d: Value, code: &str) -> Value {
+        let reply = self.act(t, d).await;
+        assert_eq!(reply["t"], "error", "{t}: {reply}");
+        assert_eq!(reply["d"]["code"], code, "{t}: {reply}");
+        reply
+    }
+
+    /// Reads frames until an event with version `v` has arrived.
+    pub async fn wait_for_v(&mut self, v: u64) {
+        while self.last_v() < v {
+            self.next().await;
+        }
+    }
+
+    /// The first reply of type `t`, already received or still to come.
+    pub async fn reply_of_type(&mut self, t: &str) -> Value {
+        if let Some(reply) = self.replies.iter().find(|r| r["t"] == t) {
+            return reply.clone();
+        }
+        loop {
+            let reply = self.next_reply().await;
+            if reply["t"] == t {
+                return reply;
+            }
+        }
+    }
+
+    /// Reads frames until an event of type `t` arrives; returns it.
+    pub async fn wait_for(&mut self, t: &str) -> Value {
+        loop {
+            let frame = self.next().await;
+            if frame["t"] == t {
+                return frame;
+            }
+        }
+    }
+
+    pub fn last_v(&self) -> u64 {
+        let from_events = self.events.last().map(|e| e["d"]["v"].as_u64().unwrap());
+        from_events
+            .unwrap_or(0)
+            .max(self.state["v"].as_u64().unwrap_or(0))
+    }
+
+    /// A fresh state from the server (`sync`).
+    pub async fn sync(&mut self) -> Value {
+        let reply = self.act("sync", Value::Null).await;
+        assert_eq!(reply["t"], "state", "{reply}");
+        reply["d"].clone()
+    }
+
+    /// Waits for the server to close the socket; returns the close code.
+    pub async fn closed(&mut self) -> Closed {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("timed out waiting for close");
+            match message {
+                Some(Ok(Message::Close(Some(frame)))) => return Closed::Code(frame.code.into()),
+                Some(Ok(Message::Close(None))) | None | Some(Err(_)) => {
+                    return Closed::NoCloseFrame;
+                }
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+pub fn is_event(frame: &Value) -> bool {
+    frame["d"].get("v").is_some() && frame["t"] != "ack" && frame["t"] != "state"
+}
+
+/// The game-relevant events (no presence) of a stream, for comparing.
+pub fn without_presence(events: &[Value]) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e["t"] != "presence")
+        .cloned()
+        .collect()
+}
+
+/// `senet serve` as a real child process on a given SQLite file.
+pub struct ChildServer {
+    pub child: tokio::process::Child,
+    pub addr: SocketAddr,
+}
+
+impl ChildServer {
+    pub async fn start(database: &std::path::Path, extra: &[&str]) -> ChildServer {
+        use tokio::io::AsyncBufReadExt;
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args([
+                "--database-url",
+                &format!("sqlite://{}", database.display()),
+            ])
+            .args(["--max-messages-per-second", "1000"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(PATIENCE, lines.next_line())
+            .await
+            .expect("the server prints its URL")
+            .unwrap()
+            .unwrap();
+        let addr = line
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        ChildServer { child, addr }
+    }
+
+    pub async fn kill(mut self) {
+        self.child.kill().await.unwrap();
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    pub async fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().unwrap();
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        tokio::time::timeout(PATIENCE, self.child.wait())
+            .await
+            .expect("the server exits after SIGTERM")
+            .unwrap()
+    }
+}
+
+impl Client {
+    /// Closes this client and waits until `observer` sees it gone.
+    pub async fn close_and_wait(&mut self, observer: &mut Client) {
+        let seat = self.seat.clone();
+        let _ = self.ws.close(None).await;
+        loop {
+            let event = observer.wait_for("presence").await;
+            if event["d"][&seat]["connected"] == false {
+                return;
+            }
+        }
+    }
+}
