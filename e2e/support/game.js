@@ -34,7 +34,7 @@ export async function settle(pages, minV = 0) {
           versions[0] >= minV
         );
       },
-      { timeout: 20_000, intervals: [50, 100, 200] },
+      { timeout: 20_000, intervals: [20, 20, 40, 40, 80] },
     )
     .toBe(true);
 }
@@ -50,8 +50,8 @@ export async function expectSameBoard(pages) {
 }
 
 /** In the lobby: create an online room as `side`, then open its link in a second context. */
-export async function startOnlineGame(open, { side = 'black', viewport } = {}) {
-  const creator = await open('/', viewport ? { viewport } : {});
+export async function startOnlineGame(open, { side = 'black', context = {} } = {}) {
+  const creator = await open('/', context);
   await creator.getByTestId('online-form').getByRole('radio', { name: side === 'black' ? 'Black' : 'White' }).check();
   await creator.getByTestId('create-online').click();
   await creator.waitForURL(/\/r\/[^/]+$/);
@@ -63,7 +63,7 @@ export async function startOnlineGame(open, { side = 'black', viewport } = {}) {
   await creator.getByTestId('copy-link').click();
   await expect(creator.getByTestId('copy-status')).toHaveText('Link copied.');
   expect(await creator.evaluate(() => navigator.clipboard.readText())).toBe(link);
-  const friend = await open(link, viewport ? { viewport } : {});
+  const friend = await open(link, context);
   for (const page of [creator, friend]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   await expect(creator.getByTestId('invite')).toBeHidden();
   const other = side === 'black' ? 'white' : 'black';
@@ -75,9 +75,10 @@ export async function startOnlineGame(open, { side = 'black', viewport } = {}) {
 /**
  * One action by clicking, as the side to move: the throw button, or a highlighted piece (the
  * most advanced one, which ends games sooner). `players` maps each side to its page; `pages`
- * are all pages that must agree. Returns what was done.
+ * are all pages that must agree; `preview` checks the hover shows the destination, `animated`
+ * that the move is animated. Returns what was done.
  */
-export async function takeTurn(players, pages, { preview = false } = {}) {
+export async function takeTurn(players, pages, { preview = false, animated = false } = {}) {
   const { phase, turn, v } = await roomInfo(pages[0]);
   const actor = players[turn];
   const others = pages.filter((page) => page !== actor);
@@ -98,6 +99,10 @@ export async function takeTurn(players, pages, { preview = false } = {}) {
       await expect(actor.getByTestId('destination')).toHaveAttribute('data-square', (await piece.getAttribute('data-to')) ?? '');
     }
     await piece.click();
+    if (animated) {
+      // The piece travels (Web Animations on its `.travel` group) before the board is redrawn.
+      await actor.waitForFunction(() => document.getAnimations().some((a) => a.effect?.target?.classList.contains('travel')), null, { polling: 'raf', timeout: 5_000 });
+    }
     done = 'move';
   } else {
     throw new Error(`no action in phase ${phase}`);

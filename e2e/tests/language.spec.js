@@ -80,7 +80,7 @@ test('the phone layout at 360 px: screenshots of the lobby and a game in progres
   expect(await lobby.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
   await lobby.screenshot({ path: path.join(screenshots, 'lobby-360.png'), fullPage: true });
 
-  const game = await startOnlineGame(open, { viewport: PHONE });
+  const game = await startOnlineGame(open, { context: { viewport: PHONE } });
   const players = { black: game.black, white: game.white };
   const pages = [game.black, game.white];
   // Play until a player has highlighted pieces to choose from, and photograph that moment.

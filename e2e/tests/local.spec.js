@@ -3,8 +3,8 @@
 import { test, expect } from '../support/fixtures.js';
 import { playOn, roomInfo, settle } from '../support/game.js';
 
-async function startLocalGame(open) {
-  const page = await open('/');
+async function startLocalGame(open, context = {}) {
+  const page = await open('/', context);
   await page.getByTestId('create-local').click();
   await page.waitForURL(/\/r\/[^/]+$/);
   await expect(page.getByTestId('seat')).toHaveText('Both sides play on this screen.');
@@ -13,7 +13,7 @@ async function startLocalGame(open) {
 }
 
 test('a same-screen game is played to the end and a new one started', async ({ open }) => {
-  const page = await startLocalGame(open);
+  const page = await startLocalGame(open, { reducedMotion: 'reduce' });
   await expect(page.getByTestId('offer-draw')).toBeHidden();
   await playOn({ black: page, white: page }, [page]);
   const { turn: winner } = await roomInfo(page);

@@ -4,7 +4,9 @@ import { test, expect } from '../support/fixtures.js';
 import { startOnlineGame, playOn, roomInfo, boardOf, takeTurn, settle } from '../support/game.js';
 
 test('two players play a whole online game by clicking; a spectator watches; the throws verify', async ({ open }) => {
-  const game = await startOnlineGame(open);
+  // Without animations, so that a whole game takes minutes, not many; the other tests animate.
+  const context = { reducedMotion: 'reduce' };
+  const game = await startOnlineGame(open, { context });
   const players = { black: game.black, white: game.white };
   const pages = [game.black, game.white];
   const urls = [];
@@ -14,7 +16,7 @@ test('two players play a whole online game by clicking; a spectator watches; the
   const throws = await playOn(players, pages, {
     onAction: async (actions) => {
       if (actions !== 8) return;
-      spectator = await open(game.url);
+      spectator = await open(game.url, context);
       spectator.on('request', (request) => urls.push(request.url()));
       await expect(spectator.getByTestId('seat')).toHaveText('You are watching this game.');
       await settle([...pages, spectator]);
@@ -79,6 +81,9 @@ test('a reloaded page keeps its seat and plays on', async ({ open }) => {
   const pages = [game.black, game.white];
   let actions = 0;
   await playOn(players, pages, { until: async () => (actions += 1) > 6 });
+  // Moves are animated (this context does not ask for reduced motion).
+  while ((await roomInfo(game.black)).phase !== 'move') await takeTurn(players, pages);
+  await takeTurn(players, pages, { animated: true });
   const before = await boardOf(game.white);
 
   await game.white.reload();

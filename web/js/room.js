@@ -135,6 +135,7 @@ function react(type, d) {
   switch (type) {
     case 'rolled':
       model.lastThrow = { sticks: d.sticks, value: d.value };
+      model.lastRoll.value = d.value;
       model.animateThrow = true;
       model.message = (d.legal ?? []).length === 0 ? { key: 'msg.noMove', params: { side: d.side, value: d.value } } : null;
       break;

@@ -22,7 +22,7 @@ export function drawSticks(root, thrown, { animate = false } = {}) {
       const x = 10 + i * 28;
       const stick = svg(
         'g',
-        { class: `stick ${marked ? 'marked' : 'blank'}`, 'data-testid': 'stick', 'data-marked': marked },
+        { class: `stick ${marked ? 'marked' : 'blank'}`, 'data-testid': 'stick', 'data-marked': String(marked) },
         svg('rect', { x, y: 8, width: 16, height: 64, rx: 7 }),
         // The marked face carries cross lines, so marked and blank differ by more than colour.
         marked ? svg('path', { class: 'marks', d: `M${x + 3},24 h10 M${x + 3},40 h10 M${x + 3},56 h10` }) : null,

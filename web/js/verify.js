@@ -54,7 +54,7 @@ export function showVerification(root, result) {
     el('p', {
       class: bad === 0 ? 'ok' : 'bad',
       'data-testid': 'verify-summary',
-      'data-ok': result.allOk,
+      'data-ok': String(result.allOk),
       text: bad === 0 ? t('verify.allOk', { n: result.throws.length }) : t('verify.someBad', { bad, n: result.throws.length }),
     }),
   ];
