@@ -1,18 +1,19 @@
 // Start the real `senet serve` binary on 127.0.0.1:0 with a fresh SQLite database, and learn
 // its address from the URL it prints.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The binary: $SENET_BIN, else the release build, else the debug build. */
+/** The binary: $SENET_BIN, else the newer of the release and debug builds. */
 export function serverBinary() {
   if (process.env.SENET_BIN) return process.env.SENET_BIN;
-  const release = path.join(repo, 'target', 'release', 'senet');
-  return existsSync(release) ? release : path.join(repo, 'target', 'debug', 'senet');
+  const builds = ['release', 'debug'].map((profile) => path.join(repo, 'target', profile, 'senet')).filter((file) => existsSync(file));
+  builds.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return builds[0] ?? path.join(repo, 'target', 'release', 'senet');
 }
 
 /** Start a server; resolves to `{url, stop(), logs()}`. `extraArgs` go after `serve`. */

@@ -28,3 +28,16 @@ test('an unknown room says so', async ({ open }) => {
   const page = await open('/r/00000000000000000000000000000000', { allowNetworkErrors: true });
   await expect(page.getByTestId('problem')).toHaveText('This room does not exist. Check the link, or start a new game from the lobby.');
 });
+
+test('a seat token the server refuses leaves the page watching, and says so', async ({ open }) => {
+  const creator = await open('/');
+  await creator.getByTestId('create-online').click();
+  await creator.waitForURL(/\/r\/[^/]+$/);
+  const room = new URL(creator.url()).pathname.split('/')[2];
+  const stale = await open('/');
+  await stale.evaluate((key) => localStorage.setItem(key, JSON.stringify({ seat: 'white', token: 'ab'.repeat(32) })), `senet.seat.${room}`);
+  await stale.goto(creator.url());
+  await expect(stale.getByTestId('problem')).toHaveText('The seat this browser held in this room is no longer valid, so you are watching.');
+  await expect(stale.getByTestId('seat')).toHaveText('You are watching this game.');
+  expect(await stale.evaluate((key) => localStorage.getItem(key), `senet.seat.${room}`)).toBeNull();
+});

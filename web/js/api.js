@@ -63,6 +63,11 @@ export function saveSeat(room, seat) {
   localStorage.setItem(seatKey(room), JSON.stringify({ seat: seat.seat, token: seat.token }));
 }
 
+/** Drop the seat of a room (its token was refused). */
+export function forgetSeat(room) {
+  localStorage.removeItem(seatKey(room));
+}
+
 /** The `{seat, token}` this browser holds for a room, or null. */
 export function loadSeat(room) {
   try {

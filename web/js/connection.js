@@ -9,7 +9,8 @@ const PING_EVERY_MS = 25_000;
 /**
  * Handlers: `status(name, detail)` with name "connecting" | "open" | "retrying" (detail.at = ms
  * timestamp of the next try); `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in
- * order; `reply(t, d)` for ack/error/pong; `seat(d)`; `watchers(d)`.
+ * order; `reply(t, d)` for ack/error/pong; `seat(d)`; `watchers(d)`; `tokenRejected()` when the
+ * server refuses the seat token (the socket then watches).
  */
 export class RoomSocket {
   #url;
@@ -107,8 +108,17 @@ export class RoomSocket {
         this.#syncing = false;
         this.#handlers.state(data);
         break;
-      case 'ack':
       case 'error':
+        if (data.code === 'bad_token' && !this.#welcomed) {
+          // The token holds no seat here (any more): watch instead, and say so.
+          this.#token = null;
+          this.#ws.send(JSON.stringify({ t: 'hello', d: {} }));
+          this.#handlers.tokenRejected();
+          break;
+        }
+        this.#handlers.reply(type, data);
+        break;
+      case 'ack':
       case 'pong':
         this.#handlers.reply(type, data);
         break;

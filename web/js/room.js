@@ -3,7 +3,7 @@
 
 import { part } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, translate } from './i18n.js';
-import { roomSummary, joinRoom, roomRecord, saveSeat, loadSeat } from './api.js';
+import { roomSummary, joinRoom, roomRecord, saveSeat, loadSeat, forgetSeat } from './api.js';
 import { RoomSocket } from './connection.js';
 import { normalizeState, applyEvent } from './state.js';
 import { entriesFrom } from './movelog.js';
@@ -216,6 +216,11 @@ const handlers = {
   },
   watchers(d) {
     model.watchers = d.count;
+    render();
+  },
+  tokenRejected() {
+    forgetSeat(roomId);
+    model.problem = { key: 'seat.lost' };
     render();
   },
 };
