@@ -109,6 +109,15 @@ export async function takeTurn(players, pages, { preview = false, animated = fal
   }
   await settle(pages, Number(v) + 1);
   await expectSameBoard(pages);
+  if (done === 'throw' && (await roomInfo(actor)).phase === 'roll') {
+    // The throw had no legal move: every page says so, and the turn passed.
+    for (const page of pages) {
+      await expect(page.getByTestId('message')).toHaveText(/ and cannot move: the turn passes to /);
+      await expect(page.getByTestId('move').last()).toHaveText(/: no move$/);
+    }
+    expect((await roomInfo(actor)).turn).not.toBe(turn);
+    done = 'pass';
+  }
   return done;
 }
 
@@ -118,7 +127,7 @@ export async function playOn(players, pages, { until = async () => false, maxAct
   for (let actions = 0; actions < maxActions; actions += 1) {
     if ((await roomInfo(pages[0])).phase === 'over' || (await until())) return throws;
     const done = await takeTurn(players, pages, { preview: actions % 9 === 3 });
-    if (done === 'throw') throws += 1;
+    if (done !== 'move') throws += 1;
     await onAction(actions + 1);
   }
   throw new Error(`game not over after ${maxActions} actions`);

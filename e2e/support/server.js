@@ -16,12 +16,25 @@ export function serverBinary() {
   return builds[0] ?? path.join(repo, 'target', 'release', 'senet');
 }
 
-/** Start a server; resolves to `{url, stop(), logs()}`. `extraArgs` go after `serve`. */
-export async function startServer(extraArgs = []) {
+/** A fresh folder for a server's database; `removeDataDir` deletes it. */
+export function newDataDir() {
+  return mkdtempSync(path.join(tmpdir(), 'senet-e2e-'));
+}
+
+export function removeDataDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Start a server; resolves to `{url, stop(), logs()}`. By default it gets a free port and a
+ * database of its own, deleted when it stops; pass `dataDir` (kept) and `listen` to start it
+ * again where it was. `extraArgs` go after `serve`.
+ */
+export async function startServer({ extraArgs = [], dataDir = null, listen = '127.0.0.1:0' } = {}) {
   const binary = serverBinary();
   if (!existsSync(binary)) throw new Error(`no server binary at ${binary}: build it (cargo build --release) or set SENET_BIN`);
-  const dir = mkdtempSync(path.join(tmpdir(), 'senet-e2e-'));
-  const args = ['serve', '--listen', '127.0.0.1:0', '--database-url', `sqlite://${dir}/senet.db`, ...extraArgs];
+  const dir = dataDir ?? newDataDir();
+  const args = ['serve', '--listen', listen, '--database-url', `sqlite://${dir}/senet.db`, ...extraArgs];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
   let output = '';
   const url = await new Promise((resolve, reject) => {
@@ -54,7 +67,7 @@ export async function startServer(extraArgs = []) {
         await exited;
         clearTimeout(timer);
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (!dataDir) removeDataDir(dir);
     },
   };
 }

@@ -5,7 +5,7 @@ import { startServer } from '../support/server.js';
 import { startOnlineGame, takeTurn, roomInfo } from '../support/game.js';
 
 test('the player left alone may claim victory once the server allows it', async ({ open }) => {
-  const server = await startServer(['--abandon-after', '2']);
+  const server = await startServer({ extraArgs: ['--abandon-after', '2'] });
   try {
     const game = await startOnlineGame((path, options) => open(new URL(path, server.url).href, options));
     const players = { black: game.black, white: game.white };
