@@ -44,7 +44,7 @@ export async function verifyRecord(record) {
   return { hashOk, throws, allOk: hashOk && throws.every((row) => row.ok) };
 }
 
-const faces = (sticks) => sticks.map((marked) => (marked ? '▮' : '▯')).join('');
+const faces = (sticks) => sticks.map((marked) => (marked ? '■' : '□')).join('');
 
 /** Render a verification result into `root`. */
 export function showVerification(root, result) {
