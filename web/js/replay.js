@@ -17,8 +17,11 @@ export function replaySteps(record) {
   return steps;
 }
 
-/** Mount the replay controls inside `root` (the `replay` section of the room page). */
-export function createReplay(root) {
+/**
+ * The replay inside `root` (the `replay` section of the room page), opened by `openButton` with
+ * the record that `loadRecord()` fetches.
+ */
+export function createReplay(root, openButton, loadRecord) {
   const board = createBoard(part('replay-board', root));
   const caption = part('replay-caption', root);
   const counter = part('replay-step', root);
@@ -29,7 +32,8 @@ export function createReplay(root) {
     const step = steps[index];
     board.render(step?.position ?? null);
     counter.textContent = t('replay.step', { i: index, n: Math.max(steps.length - 1, 0) });
-    caption.textContent = step?.entry ? describe(step.entry) : t('replay.start');
+    if (!step) caption.textContent = t('replay.failed');
+    else caption.textContent = step.entry ? describe(step.entry) : t('replay.start');
     part('replay-first', root).disabled = index === 0;
     part('replay-prev', root).disabled = index === 0;
     part('replay-next', root).disabled = index >= steps.length - 1;
@@ -49,14 +53,18 @@ export function createReplay(root) {
     if (event.key === 'ArrowRight') go(index + 1);
   });
 
+  openButton.addEventListener('click', async () => {
+    try {
+      steps = replaySteps(await loadRecord());
+    } catch {
+      steps = [];
+    }
+    index = 0;
+    show(root, true);
+    draw();
+  });
+
   return {
-    /** Load a record and show its first step. */
-    load(record) {
-      steps = replaySteps(record);
-      index = 0;
-      show(root, true);
-      draw();
-    },
     relabel() {
       board.relabel();
       if (steps.length) draw();

@@ -8,7 +8,7 @@ import { RoomSocket } from './connection.js';
 import { normalizeState, applyEvent } from './state.js';
 import { entriesFrom } from './movelog.js';
 import { createRoomView } from './room-view.js';
-import { verifyRecord, showVerification } from './verify.js';
+import { mountVerification } from './verify.js';
 import { createReplay } from './replay.js';
 
 /** Error codes that have their own sentence in the tables; others get a generic one. */
@@ -43,9 +43,10 @@ const model = {
 };
 
 let socket = null;
-let verification = null; // the last "verify the throws" result, redrawn on a language switch
 const view = createRoomView(root, { onMove: (from) => act('move', { from }) });
-const replay = createReplay(part('replay'));
+const loadRecord = () => roomRecord(roomId);
+const replay = createReplay(part('replay'), part('open-replay'), loadRecord);
+const verification = mountVerification(part('verify'), part('verify-result'), loadRecord);
 
 // Server messages are applied strictly in order; a move's animation finishes before the next.
 const queue = [];
@@ -256,8 +257,6 @@ function wireControls() {
     act('resign');
   });
   part('copy-link').addEventListener('click', copyInvite);
-  part('verify').addEventListener('click', verifyThrows);
-  part('open-replay').addEventListener('click', async () => replay.load(await roomRecord(roomId)));
 }
 
 async function copyInvite() {
@@ -273,27 +272,12 @@ async function copyInvite() {
   translate(part('invite'));
 }
 
-async function verifyThrows() {
-  const out = part('verify-result');
-  out.replaceChildren();
-  out.dataset.i18n = 'verify.running';
-  translate(out.parentElement);
-  try {
-    verification = await verifyRecord(await roomRecord(roomId));
-    delete out.dataset.i18n;
-    showVerification(out, verification);
-  } catch (err) {
-    out.dataset.i18n = err.message === 'no-subtle-crypto' ? 'verify.noCrypto' : 'verify.failed';
-    translate(out.parentElement);
-  }
-}
-
 async function start() {
   mountLanguageSwitch(part('language'));
   onLanguageChange(() => {
     view.relabel();
     replay.relabel();
-    if (verification) showVerification(part('verify-result'), verification);
+    verification.relabel();
     render();
   });
   wireControls();

@@ -175,6 +175,7 @@ const en = {
   'replay.last': 'End ▶|',
   'replay.step': 'Step {i} of {n}',
   'replay.start': 'The starting position.',
+  'replay.failed': 'The game record could not be loaded.',
 
   'error.not_seated': 'You are watching: only the players can do that.',
   'error.not_your_turn': 'It is not your turn.',
@@ -368,6 +369,7 @@ const zhHant = {
   'replay.last': '終局 ▶|',
   'replay.step': '第 {i} 步，共 {n} 步',
   'replay.start': '開局局面。',
+  'replay.failed': '無法載入對局紀錄。',
 
   'error.not_seated': '你在觀戰：只有對弈者能這樣做。',
   'error.not_your_turn': '還沒輪到你。',
@@ -561,6 +563,7 @@ const ru = {
   'replay.last': 'Конец ▶|',
   'replay.step': 'Шаг {i} из {n}',
   'replay.start': 'Начальная позиция.',
+  'replay.failed': 'Не удалось загрузить запись партии.',
 
   'error.not_seated': 'Вы наблюдаете: это могут только игроки.',
   'error.not_your_turn': 'Сейчас не ваш ход.',

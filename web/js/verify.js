@@ -46,8 +46,32 @@ export async function verifyRecord(record) {
 
 const faces = (sticks) => sticks.map((marked) => (marked ? '■' : '□')).join('');
 
+/**
+ * The "verify the throws" button: fetch the record with `loadRecord()`, check it, show the result
+ * in `out`. `relabel()` redraws the result in the current language.
+ */
+export function mountVerification(button, out, loadRecord) {
+  let shown = null; // a result, or the key of a status sentence
+  const draw = () => {
+    if (shown === null) return;
+    if (typeof shown === 'string') out.replaceChildren(el('p', { text: t(shown) }));
+    else showVerification(out, shown);
+  };
+  button.addEventListener('click', async () => {
+    shown = 'verify.running';
+    draw();
+    try {
+      shown = await verifyRecord(await loadRecord());
+    } catch (err) {
+      shown = err.message === 'no-subtle-crypto' ? 'verify.noCrypto' : 'verify.failed';
+    }
+    draw();
+  });
+  return { relabel: draw };
+}
+
 /** Render a verification result into `root`. */
-export function showVerification(root, result) {
+function showVerification(root, result) {
   const bad = result.throws.filter((row) => !row.ok).length;
   const summary = [
     el('p', { class: result.hashOk ? 'ok' : 'bad', 'data-testid': 'verify-hash', text: t(result.hashOk ? 'verify.hashOk' : 'verify.hashBad') }),
