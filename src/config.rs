@@ -23,6 +23,14 @@ pub struct Config {
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
     pub room_idle_after: Duration,
 
+    /// Events a connection may fall behind before it gets a fresh state instead of them.
+    #[arg(long, env = "SENET_BROADCAST_CAPACITY", default_value = "64", value_parser = clap::value_parser!(u16).range(1..))]
+    pub broadcast_capacity: u16,
+
+    /// Seconds between pings on each WebSocket; a peer silent for three is dropped.
+    #[arg(long, env = "SENET_PING_INTERVAL", default_value = "15", value_parser = parse_positive_seconds)]
+    pub ping_interval: Duration,
+
     /// Messages one WebSocket may send in any second; more close it (1008).
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
@@ -36,6 +44,8 @@ impl Config {
             database_url: database_url.into(),
             abandon_after: Duration::from_secs(60),
             room_idle_after: Duration::from_secs(30),
+            broadcast_capacity: 64,
+            ping_interval: Duration::from_secs(15),
             max_messages_per_second: 20,
         }
     }
@@ -44,6 +54,7 @@ impl Config {
         RoomConfig {
             abandon_after: self.abandon_after,
             idle_after: self.room_idle_after,
+            broadcast_capacity: usize::from(self.broadcast_capacity),
             ..RoomConfig::default()
         }
     }
@@ -55,4 +66,12 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
     Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a valid duration"))
+}
+
+/// Like [`parse_seconds`], but more than zero.
+fn parse_positive_seconds(text: &str) -> Result<Duration, String> {
+    match parse_seconds(text)? {
+        Duration::ZERO => Err("must be more than 0 seconds".into()),
+        positive => Ok(positive),
+    }
 }

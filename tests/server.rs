@@ -786,6 +786,14 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
         (1, Some(false)),
         "{verdict}"
     );
+
+    // Three servers' debug logs: the room is named, the secrets never are.
+    let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
+    assert!(log.contains(&table.room), "logs name the room");
+    let seed = record["seed"].as_str().unwrap();
+    for secret in [tokens.0.as_str(), tokens.1.as_str(), seed] {
+        assert!(!log.contains(secret), "a secret was logged");
+    }
 }
 
 async fn online_table_at(addr: std::net::SocketAddr) -> Table {
@@ -800,4 +808,174 @@ async fn online_table_at(addr: std::net::SocketAddr) -> Table {
         ("black", "white")
     );
     Table { room, black, white }
+}
+
+#[tokio::test]
+async fn a_connection_that_falls_behind_gets_a_fresh_state() {
+    // With room for one frame, a throw that also cancels a draw offer (two
+    // events at once) leaves every other connection behind.
+    let server = TestServer::start_with(|config| config.broadcast_capacity = 1).await;
+    let mut table = online_table(&server).await;
+    let mut spectator = Client::join(server.addr, &table.room, None).await;
+    table.white.ok("draw-offer", Value::Null).await;
+    table.black.ok("roll", Value::Null).await;
+    // The actor too: its ack comes after a fresh state, not after lost events.
+    let unasked = |c: &Client| {
+        c.replies
+            .iter()
+            .any(|r| r["t"] == "state" && r["d"].get("id").is_none())
+    };
+    assert!(unasked(&table.black), "{:?}", table.black.frames);
+    let last = table.black.sync().await["v"].as_u64().unwrap();
+    let fresh = spectator.reply_of_type("state").await;
+    assert_eq!(fresh["d"].get("id"), None, "sent unasked");
+    assert!(fresh["d"]["v"].as_u64().unwrap() >= last - 1);
+    assert_eq!(fresh["d"]["draw_offer"], Value::Null);
+    // Nothing the fresh state already holds arrives after it.
+    let fresh_v = fresh["d"]["v"].as_u64().unwrap();
+    let at = spectator.frames.iter().position(|f| f == &fresh).unwrap();
+    spectator.wait_for_v(last).await;
+    let later = &spectator.frames[at + 1..];
+    assert!(
+        later
+            .iter()
+            .filter(|f| is_event(f))
+            .all(|e| e["d"]["v"].as_u64().unwrap() > fresh_v),
+        "{later:?}"
+    );
+    assert_eq!(
+        game_part(&spectator.sync().await),
+        game_part(&table.black.sync().await)
+    );
+}
+
+#[tokio::test]
+async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
+    let server = TestServer::start_with(|config| {
+        config.ping_interval = std::time::Duration::from_millis(250);
+    })
+    .await;
+    // White's client is never read again, so it never answers a ping;
+    // black keeps reading (and so answering) and must stay connected.
+    let Table {
+        room,
+        mut black,
+        mut white,
+    } = online_table(&server).await;
+    loop {
+        let presence = black.wait_for("presence").await;
+        if presence["d"]["white"]["connected"] == false {
+            assert_eq!(presence["d"]["black"]["connected"], true);
+            break;
+        }
+    }
+    // Black, reading all along, outlives many heartbeats.
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(1_000);
+    while std::time::Instant::now() < until {
+        assert_eq!(black.sync().await["players"]["black"]["connected"], true);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        white.closed().await,
+        Closed::NoCloseFrame,
+        "white was dropped"
+    );
+
+    // A socket that never says hello is closed, though it answers pings.
+    let mut mute = Client::connect(server.addr, &room).await;
+    assert_eq!(mute.closed().await, Closed::Code(1008));
+}
+
+#[tokio::test]
+async fn racing_joiners_get_one_seat() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let path = format!("/api/rooms/{room}/join");
+    let joins = (0..6).map(|_| http(server.addr, "POST", &path, Some(json!({}))));
+    let mut statuses: Vec<u16> = futures_util::future::join_all(joins)
+        .await
+        .into_iter()
+        .map(|(status, _)| status)
+        .collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 409, 409, 409, 409, 409]);
+    let (_, record) = http(
+        server.addr,
+        "GET",
+        &format!("/api/rooms/{room}/record"),
+        None,
+    )
+    .await;
+    let started = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["t"] == "started")
+        .count();
+    assert_eq!(started, 1);
+}
+
+/// Two servers on one database: the second holds a stale copy of the room,
+/// loses the race for the next version, reads what it missed from the log,
+/// passes it on in order and judges its action again.
+#[tokio::test]
+async fn a_stale_room_catches_up_after_losing_a_version_race() {
+    let first = TestServer::start().await;
+    let second = TestServer::beside(&first).await;
+    let mut table = online_table(&first).await;
+    let mut watcher = Client::join(second.addr, &table.room, None).await;
+    let loaded_at = watcher.last_v();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    play_random(&mut table, &mut rng, 6).await;
+    let truth = game_part(&table.black.sync().await);
+    assert!(truth["v"].as_u64().unwrap() > loaded_at + 3);
+    assert_eq!(
+        watcher.sync().await["v"].as_u64(),
+        Some(loaded_at),
+        "the second server is stale"
+    );
+
+    // White also connects through the second server: its presence event
+    // clashes with versions the first server wrote.
+    let white_token = table.white.token.clone().unwrap();
+    let white_there = Client::join(second.addr, &table.room, Some(&white_token)).await;
+    let mut expected = truth.clone();
+    expected["v"] = white_there.state["v"].clone();
+    assert_eq!(
+        game_part(&white_there.state),
+        expected,
+        "caught up before judging"
+    );
+    watcher
+        .wait_for_v(white_there.state["v"].as_u64().unwrap())
+        .await;
+    let versions: Vec<u64> = watcher
+        .events
+        .iter()
+        .map(|e| e["d"]["v"].as_u64().unwrap())
+        .collect();
+    let all: Vec<u64> = (loaded_at + 1..=white_there.state["v"].as_u64().unwrap()).collect();
+    assert_eq!(
+        versions, all,
+        "the watcher got every missed event, in order"
+    );
+    let (_, record) = http(
+        first.addr,
+        "GET",
+        &format!("/api/rooms/{}/record", table.room),
+        None,
+    )
+    .await;
+    let logged: Vec<u64> = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["v"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        logged,
+        (1..=logged.len() as u64).collect::<Vec<_>>(),
+        "no fork, no gap"
+    );
 }

@@ -1,6 +1,7 @@
 //! `senet serve`: run the room server until SIGTERM or Ctrl-C.
 
 use tokio_util::sync::CancellationToken;
+use tracing_subscriber::EnvFilter;
 
 use super::UsageError;
 use crate::config::Config;
@@ -17,10 +18,15 @@ pub fn run(config: Config) -> Result<(), UsageError> {
         .map_err(|e| UsageError(format!("{e:#}")))
 }
 
+/// Libraries that log whole WebSocket messages (tokens included) at debug
+/// and trace level: capped whatever `RUST_LOG` asks for.
+const MESSAGE_LOGGERS_CAP: &str = "tungstenite=info,tokio_tungstenite=info";
+
 /// Logs go to stderr (stdout carries the listening URL); `RUST_LOG` filters.
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let wanted = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
+    let filter = EnvFilter::try_new(format!("{wanted},{MESSAGE_LOGGERS_CAP}"))
+        .unwrap_or_else(|_| EnvFilter::new(format!("info,{MESSAGE_LOGGERS_CAP}")));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

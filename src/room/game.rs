@@ -76,6 +76,8 @@ pub struct Game {
     seed_hash: String,
     position: Position,
     stage: Stage,
+    /// The players' seeds as logged in `started`: part of every throw.
+    client_seeds: ClientSeeds,
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
     draw_offer: Option<Side>,
@@ -97,6 +99,10 @@ impl Game {
             room,
             position: Position::start(),
             stage: Stage::Waiting,
+            client_seeds: ClientSeeds {
+                black: String::new(),
+                white: String::new(),
+            },
             throws: 0,
             draw_offer: None,
             presence: [absent; 2],
@@ -200,7 +206,10 @@ impl Game {
     pub fn apply(&mut self, v: Version, event: &Event) {
         self.v = v;
         match event {
-            Event::Started { .. } => self.stage = Stage::Roll,
+            Event::Started { client_seeds, .. } => {
+                self.client_seeds = client_seeds.clone();
+                self.stage = Stage::Roll;
+            }
             Event::Rolled { sticks, .. } => {
                 self.throws += 1;
                 self.stage = Stage::Move {
@@ -314,8 +323,8 @@ impl Game {
         let sticks = sticks_for(
             &self.room.seed,
             &self.room.id,
-            &self.client_seed(Side::Black),
-            &self.client_seed(Side::White),
+            &self.client_seeds.black,
+            &self.client_seeds.white,
             self.throws,
         );
         let roll = sticks.roll();
@@ -649,6 +658,59 @@ mod tests {
             game.apply(game.version() + 1, event);
         }
         Ok(events)
+    }
+
+    /// Whole local games through decide/apply: at every move, each square
+    /// that is not a legal `from` is refused with the engine's own reason and
+    /// leaves the state as it was. Over a few games every reason shows up.
+    #[test]
+    fn every_refused_move_carries_the_engine_reason_and_changes_nothing() {
+        let mut reasons = std::collections::BTreeSet::new();
+        for game_number in 0..20u8 {
+            let mut room = started_game(Mode::Local).row().clone();
+            room.seed = [game_number; 32];
+            let mut game = Game::new(room);
+            let started = game.start_event().unwrap();
+            game.apply(1, &started);
+            while !game.is_over() {
+                let events = act(&mut game, Seat::Both, Action::Roll).unwrap();
+                let Some(Event::Rolled { legal, value, .. }) =
+                    events.iter().find(|e| matches!(e, Event::Rolled { .. }))
+                else {
+                    unreachable!()
+                };
+                if legal.is_empty() {
+                    continue;
+                }
+                let before = game.state(0);
+                let roll = crate::engine::Roll::new(*value).unwrap();
+                let position: Position = before.position.parse().unwrap();
+                for from in 0..=31u8 {
+                    if legal.iter().any(|m| m.from == from) {
+                        continue;
+                    }
+                    let refused = game
+                        .decide(Seat::Both, Action::Move { from }, &ctx())
+                        .unwrap_err();
+                    assert_eq!(refused.code, ErrorCode::IllegalMove);
+                    let expected = position.check(from, roll).unwrap_err().code();
+                    assert_eq!(refused.reason, Some(expected));
+                    reasons.insert(expected);
+                }
+                assert_eq!(game.state(0), before);
+                let chosen = legal[usize::from(game_number) % legal.len()].from;
+                act(&mut game, Seat::Both, Action::Move { from: chosen }).unwrap();
+            }
+        }
+        let all = [
+            "blocked",
+            "must_stop_on_26",
+            "no_own_piece",
+            "not_exact_to_bear_off",
+            "occupied_by_own",
+            "safe_square",
+        ];
+        assert_eq!(reasons.into_iter().collect::<Vec<_>>(), all);
     }
 
     #[test]

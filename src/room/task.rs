@@ -12,6 +12,18 @@
 //! The task ends when the server shuts down, or when the room has had no
 //! connection for `idle_after`; the log keeps everything, and the next use
 //! loads the room again.
+//!
+//! Seams for later work:
+//! - A computer seat lives here: the task would know which side is a bot,
+//!   count it as always connected in `RoomTask::context`, and after each
+//!   commit on the bot's turn run its search off the runtime (a blocking
+//!   pool) and feed the result back through the same `decide` → commit path
+//!   as a person's action, as another branch of the `select!` in `run`.
+//! - Several instances: another instance's appends reach this task through
+//!   `RoomTask::catch_up` (today on a version conflict; a notification
+//!   could trigger the same call). Presence comes from this task's own
+//!   connections only, so it must be combined across instances before an
+//!   abandonment claim can be trusted there.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -58,7 +70,8 @@ pub struct Attached {
     pub frames: broadcast::Receiver<Frame>,
 }
 
-pub type Reply1<T> = oneshot::Sender<Result<T, ActionError>>;
+/// Where a room task answers a command that can be refused.
+pub type Answer<T> = oneshot::Sender<Result<T, ActionError>>;
 
 /// Requests to a room task. Every reply channel dropped unanswered means
 /// "the task ended before handling this": the caller reloads and retries.
@@ -66,11 +79,11 @@ pub enum Command {
     Join {
         side: Option<Side>,
         client_seed: String,
-        reply: Reply1<Joined>,
+        reply: Answer<Joined>,
     },
     Attach {
         token: Option<String>,
-        reply: Reply1<Attached>,
+        reply: Answer<Attached>,
     },
     Detach {
         conn: ConnId,
@@ -78,7 +91,7 @@ pub enum Command {
     Act {
         conn: ConnId,
         action: Action,
-        reply: Reply1<Version>,
+        reply: Answer<Version>,
     },
     Snapshot {
         reply: oneshot::Sender<State>,
@@ -119,11 +132,13 @@ impl RoomTask {
         task.catch_up().await?;
         // A crash between taking the second seat and logging `started`
         // leaves a full room that never started: start it now.
-        if let Some(started) = task.game.start_event() {
-            task.commit_with_retry(|_| Ok(vec![started.clone()]))
-                .await
-                .map_err(|e| StoreError::Corrupt(e.message))?;
+        if task.game.start_event().is_some() {
+            let started = |game: &Game| Ok(game.start_event().into_iter().collect());
+            if let Err(error) = task.commit_with_retry(started).await {
+                tracing::warn!(room = id, message = %error.message, "could not start a full room");
+            }
         }
+        tracing::debug!(room = id, v = task.game.version(), "room loaded");
         Ok(Some(task))
     }
 
@@ -259,15 +274,7 @@ impl RoomTask {
     async fn attach(&mut self, token: Option<String>) -> Result<Attached, ActionError> {
         let seat = match token {
             None => Seat::Spectator,
-            Some(token) => match self.game.seat_of(&hash_token(&token)) {
-                Seat::Spectator => {
-                    return Err(ActionError::new(
-                        ErrorCode::BadToken,
-                        "this token holds no seat in this room; send hello without a token to watch",
-                    ));
-                }
-                seat => seat,
-            },
+            Some(token) => self.seat_of_token(&token).await?,
         };
         let frames = self.frames.subscribe();
         let conn = self.next_conn;
@@ -280,6 +287,22 @@ impl RoomTask {
             state: self.game.state(self.spectators()),
             frames,
         })
+    }
+
+    /// The seat a token holds. An unknown token may belong to a seat taken
+    /// through another instance, so the seats are re-read once before refusing.
+    async fn seat_of_token(&mut self, token: &str) -> Result<Seat, ActionError> {
+        let hash = hash_token(token);
+        if self.game.seat_of(&hash) == Seat::Spectator {
+            self.reload_seats().await.map_err(internal)?;
+        }
+        match self.game.seat_of(&hash) {
+            Seat::Spectator => Err(ActionError::new(
+                ErrorCode::BadToken,
+                "this token holds no seat in this room; send hello without a token to watch",
+            )),
+            seat => Ok(seat),
+        }
     }
 
     async fn detach(&mut self, conn: ConnId) {
@@ -409,6 +432,13 @@ impl RoomTask {
 
     fn apply_and_send(&mut self, v: Version, event: &Event) {
         self.game.apply(v, event);
+        match event {
+            Event::Started { .. } => tracing::info!(v, "game started"),
+            Event::GameOver { winner, reason, .. } => {
+                tracing::info!(v, ?winner, ?reason, "game over");
+            }
+            _ => {}
+        }
         let rematch = match event {
             Event::Rematch { room } => Some(Arc::from(room.as_str())),
             _ => None,
@@ -418,8 +448,6 @@ impl RoomTask {
             text: event.frame(v).into(),
             rematch,
         });
-        // An AI seat (a later issue) acts here: when the side to move is a
-        // bot, the task schedules its throw or move as another command.
     }
 
     fn send(&self, frame: Frame) {

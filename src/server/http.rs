@@ -1,4 +1,4 @@
-//! Thin REST handlers: parse and check the body, ask [`Rooms`], answer JSON.
+//! Thin REST handlers: parse and check the body, ask [`crate::room::Rooms`], answer JSON.
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;

@@ -36,6 +36,8 @@ pub struct AppState {
     pub tracker: TaskTracker,
     /// Messages one connection may send per second before it is closed.
     pub max_messages_per_second: usize,
+    /// How often each WebSocket is pinged to notice peers that vanished.
+    pub ping_every: std::time::Duration,
 }
 
 pub fn app(state: AppState) -> Router {
@@ -46,10 +48,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/healthz", get(http::healthz))
+        .with_state(state)
+        // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs:
+        // .merge(crate::web::router())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
-    // The web client's pages (`/`, `/r/{id}`) are merged here: .merge(crate::web::router())
 }
 
 /// A bound server, not yet running: tests read its address first.
@@ -77,6 +80,7 @@ impl Server {
                 shutdown,
                 tracker,
                 max_messages_per_second: config.max_messages_per_second,
+                ping_every: config.ping_interval,
             },
         })
     }

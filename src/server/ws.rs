@@ -1,5 +1,5 @@
 //! One task per WebSocket: a single `select!` loop over the client's frames,
-//! the room's broadcast and the server's shutdown.
+//! the room's broadcast, the server's shutdown and a heartbeat.
 //!
 //! The connection enforces the per-socket limits (frame size → close 1009,
 //! message rate → close 1008), turns client frames into room commands, and
@@ -25,6 +25,12 @@ use crate::room::{ActionError, Attached, ConnId, Frame, RoomHandle, Rooms};
 /// Largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 4 * 1024;
 
+/// A peer that takes longer than this to accept a frame is dropped, so a
+/// client that stops reading cannot hold the connection task (or memory).
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// Heartbeats without hearing anything before a peer counts as gone.
+const SILENT_HEARTBEATS: u32 = 3;
+
 const CLOSE_POLICY: u16 = 1008;
 const CLOSE_TOO_BIG: u16 = 1009;
 const CLOSE_RESTART: u16 = 1012;
@@ -46,14 +52,16 @@ pub async fn upgrade(
         attached: None,
         last_v: 0,
         rate: RateLimit::new(state.max_messages_per_second),
+        ping_every: state.ping_every,
     };
     let shutdown = state.shutdown.clone();
     let tracker = state.tracker.clone();
     Ok(ws
         // tungstenite's own limits sit above ours so that an oversized
-        // frame still reaches us and gets a clean 1009 instead of an error.
-        .max_message_size(4 * MAX_FRAME_BYTES)
-        .max_frame_size(4 * MAX_FRAME_BYTES)
+        // frame still reaches us and gets a clean 1009; past these, the
+        // socket is simply dropped.
+        .max_message_size(16 * MAX_FRAME_BYTES)
+        .max_frame_size(16 * MAX_FRAME_BYTES)
         .read_buffer_size(8 * 1024)
         .write_buffer_size(0)
         .max_write_buffer_size(256 * 1024)
@@ -87,6 +95,9 @@ struct Connection {
     /// The last event version sent, so nothing is sent twice.
     last_v: u64,
     rate: RateLimit,
+    /// How often the server pings; silence for a few of these drops the peer
+    /// (a vanished network sends no close, and presence must still change).
+    ping_every: Duration,
 }
 
 /// Why the loop ends.
@@ -98,11 +109,31 @@ enum Close {
 
 impl Connection {
     async fn run(mut self, mut socket: WebSocket, shutdown: tokio_util::sync::CancellationToken) {
+        let mut heartbeat =
+            tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
+        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_heard = Instant::now();
+        // Sockets that never say hello hold no seat; they get as long as a
+        // silent peer before they are closed.
+        let hello_deadline = Instant::now() + self.ping_every * SILENT_HEARTBEATS;
         let close = loop {
             let step = tokio::select! {
                 _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
-                message = socket.recv() => self.on_message(&mut socket, message).await,
+                message = socket.recv() => {
+                    last_heard = Instant::now();
+                    self.on_message(&mut socket, message).await
+                }
                 frame = next_frame(self.attached.as_mut()) => self.on_frame(&mut socket, frame).await,
+                _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
+                    Err(Close::With(CLOSE_POLICY, "no hello"))
+                }
+                _ = heartbeat.tick() => {
+                    if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {
+                        Err(Close::Gone)
+                    } else {
+                        send(&mut socket, Message::Ping(Default::default())).await
+                    }
+                }
             };
             if let Err(close) = step {
                 break close;
@@ -334,10 +365,14 @@ async fn send_reply(socket: &mut WebSocket, reply: &Reply) -> Result<(), Close> 
 }
 
 async fn send_text(socket: &mut WebSocket, text: Utf8Bytes) -> Result<(), Close> {
-    socket
-        .send(Message::Text(text))
-        .await
-        .map_err(|_| Close::Gone)
+    send(socket, Message::Text(text)).await
+}
+
+async fn send(socket: &mut WebSocket, message: Message) -> Result<(), Close> {
+    match tokio::time::timeout(SEND_TIMEOUT, socket.send(message)).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) | Err(_) => Err(Close::Gone),
+    }
 }
 
 /// At most `limit` messages in any one-second window.
@@ -350,7 +385,7 @@ impl RateLimit {
     fn new(limit: usize) -> RateLimit {
         RateLimit {
             limit,
-            recent: VecDeque::with_capacity(limit + 1),
+            recent: VecDeque::new(),
         }
     }
 

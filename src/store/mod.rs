@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use crate::engine::Side;
 use crate::fairness::Seed;
 use crate::protocol::{Mode, UnixMs, Version};
 use crate::secrets::TokenHash;
@@ -73,15 +74,12 @@ pub trait Store: Send + Sync + 'static {
 
     /// Takes a free seat; `false` if someone holds it already (the check and
     /// the write are one atomic step, so two joiners never share a seat).
-    async fn take_seat(
-        &self,
-        room: &str,
-        side: crate::engine::Side,
-        seat: &SeatRow,
-    ) -> Result<bool, StoreError>;
+    async fn take_seat(&self, room: &str, side: Side, seat: &SeatRow) -> Result<bool, StoreError>;
 
-    /// Appends events numbered consecutively from the log's last version + 1,
-    /// all or none. [`StoreError::VersionConflict`] if any version exists.
+    /// Appends events, all or none. The caller numbers them consecutively
+    /// from the last version it knows + 1; if any of those versions exists
+    /// (another writer was first) nothing is written and the answer is
+    /// [`StoreError::VersionConflict`].
     async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
 
     /// The room's events with a version above `after`, in order.

@@ -36,6 +36,20 @@ impl TestServer {
     pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+        Self::start_on(dir, url, adjust).await
+    }
+
+    /// A second server on the same database as `other`.
+    pub async fn beside(other: &TestServer) -> TestServer {
+        let url = format!("sqlite://{}", other.dir.path().join("senet.db").display());
+        Self::start_on(tempfile::tempdir().unwrap(), url, |_| {}).await
+    }
+
+    async fn start_on(
+        dir: tempfile::TempDir,
+        url: String,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestServer {
         let mut config = Config::with_database(url);
         config.listen = "127.0.0.1:0".into();
         // Scripted clients act faster than people; the limit itself is
@@ -110,6 +124,8 @@ pub struct Client {
     pub events: Vec<Value>,
     /// Every non-event frame, as received.
     pub replies: Vec<Value>,
+    /// Every frame, in the order received.
+    pub frames: Vec<Value>,
     pub seat: String,
     pub token: Option<String>,
     pub state: Value,
@@ -133,6 +149,7 @@ impl Client {
             ws,
             events: Vec::new(),
             replies: Vec::new(),
+            frames: Vec::new(),
             seat: String::new(),
             token: None,
             state: Value::Null,
@@ -174,7 +191,11 @@ impl Client {
                 .expect("socket error");
             if let Message::Text(text) = message {
                 let frame: Value = serde_json::from_str(&text).unwrap();
-                if frame["d"].get("v").is_some() && frame["t"] != "ack" && frame["t"] != "state" {
+                self.frames.push(frame.clone());
+                if frame["t"] == "state" {
+                    self.state = frame["d"].clone();
+                }
+                if is_event(&frame) {
                     self.events.push(frame.clone());
                 } else {
                     self.replies.push(frame.clone());
@@ -270,6 +291,7 @@ impl Client {
         }
     }
 
+    /// The highest version seen, in an event or a state.
     pub fn last_v(&self) -> u64 {
         let from_events = self.events.last().map(|e| e["d"]["v"].as_u64().unwrap());
         from_events
@@ -325,9 +347,17 @@ pub struct ChildServer {
 }
 
 impl ChildServer {
+    /// Starts `senet serve`; its debug log is appended to `<database>.log`.
     pub async fn start(database: &std::path::Path, extra: &[&str]) -> ChildServer {
         use tokio::io::AsyncBufReadExt;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(database.with_extension("log"))
+            .unwrap();
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+            // tungstenite logs whole messages at trace: the server must cap it.
+            .env("RUST_LOG", "debug,tungstenite=trace")
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
             .args([
@@ -337,7 +367,7 @@ impl ChildServer {
             .args(["--max-messages-per-second", "1000"])
             .args(extra)
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
+            .stderr(log)
             .kill_on_drop(true)
             .spawn()
             .unwrap();
