@@ -4,7 +4,10 @@
 
 const RETRY_BASE_MS = 500;
 const RETRY_MAX_MS = 10_000;
-const PING_EVERY_MS = 25_000;
+const PING_EVERY_MS = 15_000;
+// Nothing heard (not even the pong) for this long: the connection is dead even if the browser
+// has not noticed (a phone that changed networks), so drop it and reconnect.
+const SILENCE_LIMIT_MS = 3 * PING_EVERY_MS;
 
 /**
  * Handlers: `status(name, detail)` with name "connecting" | "open" | "retrying" (detail.at = ms
@@ -24,6 +27,7 @@ export class RoomSocket {
   #lastVersion = 0;
   #syncing = false;
   #nextId = 1;
+  #lastHeard = 0;
 
   constructor(roomId, token, handlers) {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -60,14 +64,21 @@ export class RoomSocket {
     ws.addEventListener('open', () => {
       ws.send(JSON.stringify({ t: 'hello', d: this.#token ? { token: this.#token } : {} }));
     });
-    ws.addEventListener('message', (message) => this.#receive(message.data));
-    ws.addEventListener('close', () => {
-      if (this.#ws !== ws) return;
-      this.#ws = null;
-      this.#welcomed = false;
-      clearInterval(this.#pingTimer);
-      this.#scheduleRetry();
+    ws.addEventListener('message', (message) => {
+      this.#lastHeard = Date.now();
+      this.#receive(message.data);
     });
+    ws.addEventListener('close', () => this.#drop(ws));
+  }
+
+  /** Forget a socket that closed or went silent, and try again after a while. */
+  #drop(ws) {
+    if (this.#ws !== ws) return;
+    this.#ws = null;
+    this.#welcomed = false;
+    clearInterval(this.#pingTimer);
+    ws.close();
+    this.#scheduleRetry();
   }
 
   #scheduleRetry() {
@@ -150,6 +161,10 @@ export class RoomSocket {
 
   #startPing() {
     clearInterval(this.#pingTimer);
-    this.#pingTimer = setInterval(() => this.send('ping'), PING_EVERY_MS);
+    this.#lastHeard = Date.now();
+    this.#pingTimer = setInterval(() => {
+      if (Date.now() - this.#lastHeard > SILENCE_LIMIT_MS) this.#drop(this.#ws);
+      else this.send('ping');
+    }, PING_EVERY_MS);
   }
 }
