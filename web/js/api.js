@@ -1,7 +1,7 @@
 // The server's HTTP API (docs/PROTOCOL.md, "HTTP") and the seat tokens this browser holds.
 
 /** An HTTP error answer: `code` is the protocol's error code, `status` the HTTP status. */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, code, message) {
     super(message || code);
     this.status = status;
@@ -27,7 +27,7 @@ async function request(method, path, body) {
 }
 
 /** 16 random bytes as hex: this browser's share in the throws (see "Verifying the throws"). */
-export function newClientSeed() {
+function newClientSeed() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

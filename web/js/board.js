@@ -8,8 +8,8 @@ import { readPosition } from './state.js';
 const CELL = 60;
 const EXIT_WIDTH = 50;
 const SLIDE_MS = 380;
-export const BOARD_WIDTH = 10 * CELL + EXIT_WIDTH;
-export const BOARD_HEIGHT = 3 * CELL;
+const BOARD_WIDTH = 10 * CELL + EXIT_WIDTH;
+const BOARD_HEIGHT = 3 * CELL;
 
 /** Top-left corner of square n (1..30) in the snake; "off" is the exit beside square 30. */
 function corner(square) {

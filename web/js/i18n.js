@@ -19,11 +19,6 @@ function initialLanguage() {
   return 'en';
 }
 
-/** The language in use ("en", "zh-Hant" or "ru"). */
-export function language() {
-  return current;
-}
-
 /**
  * The text for `key` with `{name}` placeholders filled from `params`.
  * A table entry that is an object holds plural forms chosen by `params.n`.
@@ -56,7 +51,7 @@ export function translate(root = document) {
 }
 
 /** Switch language, remember the choice, and redraw. */
-export function setLanguage(code) {
+function setLanguage(code) {
   if (!LANGUAGES.includes(code) || code === current) return;
   current = code;
   localStorage.setItem(STORAGE_KEY, code);

@@ -6,7 +6,7 @@ import { createBoard } from './board.js';
 import { entriesFrom, describe } from './movelog.js';
 
 /** Steps `[{position, entry}]` of a record: the start, then the position after each move or pass. */
-export function replaySteps(record) {
+function replaySteps(record) {
   const events = record.events ?? [];
   const started = events.find((event) => event.t === 'started');
   if (!started) return [];

@@ -13,14 +13,14 @@ const MOVES_SHOWN = 12;
 const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
 
 /** Translate a stored `{key, params}` message, naming sides in the current language. */
-export function phrase({ key, params = {} }) {
+function phrase({ key, params = {} }) {
   const words = { ...params };
   for (const name of SIDE_PARAMS) if (words[name]) words[name] = sideName(words[name]);
   return t(key, words);
 }
 
 /** The sides this seat plays: both on one screen, none for a spectator. */
-export function sidesOf(seat) {
+function sidesOf(seat) {
   if (seat === 'both') return ['black', 'white'];
   return seat === 'black' || seat === 'white' ? [seat] : [];
 }
@@ -28,7 +28,7 @@ export function sidesOf(seat) {
 const isPlaying = (state) => state?.phase === 'roll' || state?.phase === 'move';
 
 /** Whether this seat is the one to act now. */
-export function isMyTurn(model) {
+function isMyTurn(model) {
   return isPlaying(model.state) && sidesOf(model.seat).includes(model.state.turn);
 }
 

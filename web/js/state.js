@@ -23,7 +23,7 @@ export function readPosition(position) {
 }
 
 /** The side that made an open draw offer, whatever shape the server gives it in. */
-export function drawOfferSide(offer) {
+function drawOfferSide(offer) {
   if (!offer) return null;
   return typeof offer === 'string' ? offer : offer.side ?? null;
 }

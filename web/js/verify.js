@@ -14,7 +14,7 @@ function bytesToHex(bytes) {
 }
 
 /** The sticks of one throw from the first byte of its HMAC: bit i = stick i marked. */
-export function sticksFromByte(byte) {
+function sticksFromByte(byte) {
   const sticks = [0, 1, 2, 3].map((i) => ((byte >> i) & 1) === 1);
   const marked = sticks.filter(Boolean).length;
   return { sticks, value: marked === 0 ? 5 : marked };
