@@ -9,7 +9,8 @@ export default defineConfig({
   fullyParallel: false,
   timeout: 8 * 60_000,
   expect: { timeout: 15_000 },
-  reporter: process.env.CI ? [['list']] : [['list']],
+  reporter: [['list']],
+  forbidOnly: Boolean(process.env.CI),
   outputDir: process.env.E2E_RESULTS_DIR ?? 'test-results',
   use: {
     browserName: 'chromium',
