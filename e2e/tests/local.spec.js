@@ -35,8 +35,11 @@ test('the keyboard alone plays: Enter throws, Enter moves the focused piece', as
     const { v, phase } = await roomInfo(page);
     if (phase === 'move') {
       // The focus went to a highlighted piece by itself; it shows where it would land.
-      await expect(page.locator('.piece.movable:focus')).toHaveCount(1);
-      await expect(page.getByTestId('destination')).toBeVisible();
+      const focused = page.locator('.piece.movable:focus');
+      await expect(focused).toHaveCount(1);
+      await expect(focused).toHaveAttribute('role', 'button');
+      await expect(focused).toHaveAttribute('aria-label', /^(Black|White) piece on \d+: move (to \d+|to 27, into the water|bear off)$/);
+      await expect(page.getByTestId('destination')).toHaveAttribute('data-square', (await focused.getAttribute('data-to')) ?? '');
       moves += 1;
     } else {
       await expect(page.getByTestId('throw')).toBeFocused();
