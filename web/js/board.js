@@ -114,6 +114,10 @@ export function createBoard(root, { onMove = null } = {}) {
         ),
       );
     }
+    // The route, faintly: the snake from 1 to 30 and off the board, so the middle row's
+    // right-to-left direction is plain to see.
+    const route = [...Array.from({ length: 30 }, (_, i) => centre(i + 1)), centre('off')];
+    cells.append(svg('polyline', { class: 'route', points: route.map(({ x, y }) => `${x},${y}`).join(' ') }));
     const exit = corner('off');
     cells.append(
       svg(
