@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use crate::room::RoomConfig;
+use crate::room::bot::default_max_concurrent;
+use crate::room::{BotConfig, RoomConfig};
 
 #[derive(Clone, Debug, clap::Args)]
 pub struct Config {
@@ -34,6 +35,14 @@ pub struct Config {
     /// Messages one WebSocket may send in any second; more close it (1008).
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
+
+    /// Milliseconds the computer waits before each throw and move, so a person can follow.
+    #[arg(long, env = "SENET_AI_DELAY_MS", default_value = "700")]
+    pub ai_delay_ms: u64,
+
+    /// AI searches running at once over all rooms (default: the number of CPUs).
+    #[arg(long, env = "SENET_AI_MAX_CONCURRENT", default_value_t = default_max_concurrent(), value_parser = clap::value_parser!(u16).range(1..))]
+    pub ai_max_concurrent: u16,
 }
 
 impl Config {
@@ -47,6 +56,8 @@ impl Config {
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
             max_messages_per_second: 20,
+            ai_delay_ms: 700,
+            ai_max_concurrent: default_max_concurrent(),
         }
     }
 
@@ -55,6 +66,11 @@ impl Config {
             abandon_after: self.abandon_after,
             idle_after: self.room_idle_after,
             broadcast_capacity: usize::from(self.broadcast_capacity),
+            // One semaphore for the whole server: this is called once, at bind.
+            bots: BotConfig::new(
+                Duration::from_millis(self.ai_delay_ms),
+                usize::from(self.ai_max_concurrent),
+            ),
             ..RoomConfig::default()
         }
     }

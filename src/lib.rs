@@ -4,6 +4,7 @@
 //!
 //! - [`commands`]: the `senet` command line, one file per subcommand.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
+//! - [`ai`]: the computer opponent (evaluation, expectiminimax search, levels).
 //! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
 //! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.
 //! - [`secrets`]: room ids, seat tokens and their hashes, from the OS generator.
@@ -12,6 +13,7 @@
 //! - [`config`]: `senet serve` flags and environment variables.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game state machine.
 //! - [`web`]: the browser client (`web/` embedded), served at `/`, `/r/{id}` and `/assets/`.
+pub mod ai;
 pub mod commands;
 pub mod config;
 pub mod engine;

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::ai::Level;
 use crate::engine::Side;
 
 /// The version of a room's last event; events are numbered 1, 2, 3, ...
@@ -25,6 +26,8 @@ pub enum Mode {
     Online,
     /// One screen: one token holds both seats.
     Local,
+    /// One player against the computer, which holds the other seat.
+    Ai,
 }
 
 impl Mode {
@@ -32,6 +35,7 @@ impl Mode {
         match self {
             Mode::Online => "online",
             Mode::Local => "local",
+            Mode::Ai => "ai",
         }
     }
 
@@ -39,6 +43,7 @@ impl Mode {
         match name {
             "online" => Some(Mode::Online),
             "local" => Some(Mode::Local),
+            "ai" => Some(Mode::Ai),
             _ => None,
         }
     }
@@ -102,7 +107,8 @@ pub struct CreateRoom {
     pub side: SideChoice,
     #[serde(default)]
     pub client_seed: String,
-    /// For `ai` rooms (not yet available).
+    /// The computer's strength in `ai` rooms (default `medium`); a string so
+    /// that an unknown level gets a message naming the known ones.
     #[serde(default)]
     pub level: Option<String>,
 }
@@ -135,6 +141,9 @@ pub struct Joined {
 pub struct RoomSummary {
     pub room: String,
     pub mode: Mode,
+    /// The computer's level, in `ai` rooms only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
     pub status: Status,
     pub players: Players,
     pub spectators: usize,
@@ -154,6 +163,9 @@ pub enum Status {
 pub struct Record {
     pub room: String,
     pub mode: Mode,
+    /// The computer's level, in `ai` rooms only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
     pub seed_hash: String,
     /// Hex; only once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -346,6 +358,9 @@ impl Reply {
 pub struct State {
     pub room: String,
     pub mode: Mode,
+    /// The computer's level, in `ai` rooms only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
     pub position: String,
     pub turn: Side,
     pub phase: Phase,

@@ -277,9 +277,17 @@ async fn http_errors_are_clear() {
     let addr = server.addr;
     let post =
         |path: &'static str, body: Value| async move { http(addr, "POST", path, Some(body)).await };
-    let (status, body) = post("/api/rooms", json!({"mode": "ai", "side": "black"})).await;
+    let (status, body) = post("/api/rooms", json!({"mode": "ai", "level": "expert"})).await;
     assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")));
-    assert!(body["message"].as_str().unwrap().contains("ai"));
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("easy, medium or hard")
+    );
+    let (status, body) = post("/api/rooms", json!({"mode": "online", "level": "hard"})).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_request")));
+    assert!(body["message"].as_str().unwrap().contains("\"ai\""));
     let (status, _) = post("/api/rooms", json!({"mode": "chess"})).await;
     assert_eq!(status, 400);
     let (status, _) = post(

@@ -1,8 +1,10 @@
 //! The command line: one file per subcommand. Each prints JSON on stdout;
 //! bad input gives a one-line message on stderr and exit status 2.
 
+mod bestmove;
 mod legal;
 mod perft;
+mod selfplay;
 mod serve;
 mod verify;
 
@@ -32,6 +34,8 @@ enum Command {
     Serve(crate::config::Config),
     /// Check a finished game's record: seed, every throw, every move.
     Verify(verify::Args),
+    Bestmove(bestmove::Args),
+    Selfplay(selfplay::Args),
 }
 
 impl Cli {
@@ -62,6 +66,8 @@ impl Cli {
             Command::Serve(config) => serve::run(config),
             // Verify has its own exit statuses: 1 means an inconsistent record.
             Command::Verify(args) => return verify::run(args),
+            Command::Bestmove(args) => bestmove::run(args),
+            Command::Selfplay(args) => selfplay::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

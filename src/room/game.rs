@@ -10,6 +10,8 @@
 //! Time, connections and new room ids come in through [`Context`], so the
 //! same decision can be re-made (and checked by `senet verify`) at will.
 
+use super::bot::{Bot, Step};
+use crate::ai::Level;
 use crate::engine::{Effect, Move, Position, Side, Sticks, Target};
 use crate::fairness::{seed_hash, sticks_for};
 use crate::protocol::{
@@ -126,6 +128,31 @@ impl Game {
 
     pub fn row(&self) -> &RoomRow {
         &self.room
+    }
+
+    /// The computer's seat, in `ai` rooms.
+    pub fn bot(&self) -> Option<Bot> {
+        Bot::of_room(&self.room)
+    }
+
+    pub fn level(&self) -> Option<Level> {
+        self.bot().map(|bot| bot.level)
+    }
+
+    /// What the computer must do now, if the game is running and it is its
+    /// turn: only the position and the current throw, nothing of the seed.
+    pub fn bot_step(&self) -> Option<(Bot, Step)> {
+        let bot = self.bot().filter(|bot| bot.side == self.position.turn())?;
+        let step = match self.stage {
+            Stage::Roll => Step::Roll,
+            Stage::Move { sticks } => Step::Move {
+                position: self.position,
+                roll: sticks.roll(),
+                throw: self.throws - 1,
+            },
+            Stage::Waiting | Stage::Over(_) => return None,
+        };
+        Some((bot, step))
     }
 
     pub fn is_over(&self) -> bool {
@@ -562,6 +589,7 @@ impl Game {
         State {
             room: self.room.id.clone(),
             mode: self.room.mode,
+            level: self.level(),
             position: self.position.to_string(),
             turn: self.position.turn(),
             phase: self.phase(),

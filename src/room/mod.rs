@@ -1,11 +1,13 @@
 //! Rooms: the registry of live rooms ([`Rooms`]), one task per live room
-//! ([`task`]) and the pure game state machine it owns ([`game`]).
+//! ([`task`]), the pure game state machine it owns ([`game`]) and the
+//! computer's seat in `ai` rooms ([`bot`]).
 //!
 //! A room is live while a task holds it in memory. The first use of a room
 //! (a join, a connection, a summary) loads it from the store's log and
 //! spawns its task; a task that has been idle ends and frees its memory.
 //! Every caller talks to a room only through its task's command channel.
 
+pub mod bot;
 pub mod game;
 pub mod task;
 
@@ -18,9 +20,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
+pub use bot::BotConfig;
 pub use game::{ActionError, Game};
 pub use task::{Attached, Command, ConnId, Frame};
 
+use crate::ai::Level;
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
@@ -29,6 +33,7 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use bot::Bot;
 use task::RoomTask;
 
 /// How rooms behave; fixed at start.
@@ -42,6 +47,8 @@ pub struct RoomConfig {
     pub broadcast_capacity: usize,
     /// Commands queued for one room before callers wait.
     pub command_capacity: usize,
+    /// The computer's pace and the bound on searches running at once.
+    pub bots: BotConfig,
 }
 
 impl Default for RoomConfig {
@@ -51,6 +58,7 @@ impl Default for RoomConfig {
             idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             command_capacity: 64,
+            bots: BotConfig::default(),
         }
     }
 }
@@ -165,12 +173,14 @@ impl Rooms {
     }
 
     /// Creates a room. A `local` room holds both seats with one token and
-    /// starts at once; an `online` room waits for a second player.
+    /// starts at once; an `online` room waits for a second player; an `ai`
+    /// room seats the computer at `level` (ignored otherwise) and starts.
     pub async fn create(
         &self,
         mode: Mode,
         side: SideChoice,
         client_seed: String,
+        level: Level,
     ) -> Result<RoomCreated, RoomError> {
         let token = new_token();
         let seat_row = SeatRow {
@@ -187,6 +197,8 @@ impl Rooms {
             (Mode::Local, _) => (Some(seat_row.clone()), Some(seat_row), Seat::Both),
             (Mode::Online, Side::Black) => (Some(seat_row), None, Seat::Black),
             (Mode::Online, Side::White) => (None, Some(seat_row), Seat::White),
+            (Mode::Ai, Side::Black) => (Some(seat_row), Some(Bot::seat(level)), Seat::Black),
+            (Mode::Ai, Side::White) => (Some(Bot::seat(level)), Some(seat_row), Seat::White),
         };
         let row = RoomRow {
             id: new_room_id(),
@@ -268,6 +280,7 @@ impl Rooms {
                 .unwrap_or_default()
         };
         Ok(Record {
+            level: Bot::of_room(&row).map(|bot| bot.level),
             room: row.id.clone(),
             mode: row.mode,
             seed_hash: seed_hash(&row.seed),

@@ -13,12 +13,15 @@
 //! connection for `idle_after`; the log keeps everything, and the next use
 //! loads the room again.
 //!
+//! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
+//! after each command, if it is the bot's turn and its person is connected,
+//! it starts the bot thinking (`task/bot_turn.rs`); the answer comes back as another
+//! branch of the `select!` in `run` and is judged and committed like a
+//! person's action, but only if the room is still at the version the bot
+//! decided for. The bot counts as always connected, so presence and
+//! abandonment never concern its seat.
+//!
 //! Seams for later work:
-//! - A computer seat lives here: the task would know which side is a bot,
-//!   count it as always connected in `RoomTask::context`, and after each
-//!   commit on the bot's turn run its search off the runtime (a blocking
-//!   pool) and feed the result back through the same `decide` → commit path
-//!   as a person's action, as another branch of the `select!` in `run`.
 //! - Several instances: another instance's appends reach this task through
 //!   `RoomTask::catch_up` (today on a version conflict; a notification
 //!   could trigger the same call). Presence comes from this task's own
@@ -33,6 +36,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::bot::Bot;
 use super::game::{ActionError, Context, Game};
 use super::{RoomConfig, now_ms};
 use crate::engine::Side;
@@ -42,6 +46,10 @@ use crate::protocol::{
 };
 use crate::secrets::{hash_token, new_room_id, new_token};
 use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+
+mod bot_turn;
+
+use bot_turn::BotTurn;
 
 /// How many times an action is re-judged after losing a version race
 /// before the caller is told to try again.
@@ -149,7 +157,9 @@ impl RoomTask {
     /// Handles commands until shutdown or until the room has been idle.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
         let mut idle_since = Some(Instant::now());
+        let mut bot_turn = BotTurn::default();
         loop {
+            self.schedule_bot(&mut bot_turn);
             let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
             tokio::select! {
                 biased;
@@ -158,6 +168,7 @@ impl RoomTask {
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
+                decided = bot_turn.answer() => self.bot_acts(decided).await,
                 _ = sleep_until_some(idle_deadline) => break,
             }
             idle_since = match (self.conns.is_empty(), idle_since) {
@@ -198,9 +209,16 @@ impl RoomTask {
         }
     }
 
-    /// What a decision needs from outside the game: the clock and who is here.
+    /// Whether a person holding `side` has a connection here.
+    fn person_connected(&self, side: Side) -> bool {
+        self.conns.values().any(|seat| seat.holds(side))
+    }
+
+    /// What a decision needs from outside the game: the clock and who is
+    /// here. The bot's seat is always here.
     fn context(&self, rematch_room: Option<String>) -> Context {
-        let connected = |side| self.conns.values().any(|seat| seat.holds(side));
+        let bot = self.game.bot().map(|bot: Bot| bot.side);
+        let connected = |side| bot == Some(side) || self.person_connected(side);
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
@@ -220,6 +238,7 @@ impl RoomTask {
         RoomSummary {
             room: self.game.id().to_string(),
             mode: self.game.mode(),
+            level: self.game.level(),
             status: self.game.status(),
             players: self.game.players(),
             spectators: self.spectators(),

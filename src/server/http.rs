@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 
 use super::AppState;
 use super::error::AppError;
+use crate::ai::{Level, ParseLevelError};
 use crate::protocol::{CreateRoom, JoinRoom, Joined, Mode, Record, RoomCreated, RoomSummary};
 
 /// Longest `client_seed` accepted, in characters.
@@ -41,23 +42,35 @@ pub async fn create_room(
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
     let request = body(request)?;
     check_client_seed(&request.client_seed)?;
-    let mode = match request.mode.as_str() {
-        "ai" => {
-            return Err(AppError::BadRequest(
-                "playing the computer (mode \"ai\") is not available yet".into(),
-            ));
-        }
-        other => Mode::from_name(other).ok_or_else(|| {
-            AppError::BadRequest(format!(
-                "unknown mode {other:?}: expected \"online\" or \"local\""
-            ))
-        })?,
-    };
+    let mode = Mode::from_name(&request.mode).ok_or_else(|| {
+        AppError::BadRequest(format!(
+            "unknown mode {:?}: expected \"online\", \"local\" or \"ai\"",
+            request.mode
+        ))
+    })?;
+    let level = ai_level(mode, request.level.as_deref())?;
     let created = state
         .rooms
-        .create(mode, request.side, request.client_seed)
+        .create(mode, request.side, request.client_seed, level)
         .await?;
     Ok((StatusCode::CREATED, Json(created)))
+}
+
+/// The computer's level when none is asked for: a fair game for most people.
+pub const DEFAULT_LEVEL: Level = Level::Medium;
+
+/// The level of an `ai` room; other modes have no computer to give one to.
+fn ai_level(mode: Mode, level: Option<&str>) -> Result<Level, AppError> {
+    match (mode, level) {
+        (Mode::Ai, None) => Ok(DEFAULT_LEVEL),
+        (Mode::Ai, Some(level)) => level
+            .parse()
+            .map_err(|e: ParseLevelError| AppError::BadRequest(e.to_string())),
+        (_, None) => Ok(DEFAULT_LEVEL),
+        (_, Some(_)) => Err(AppError::BadRequest(
+            "\"level\" is for rooms against the computer (mode \"ai\") only".into(),
+        )),
+    }
 }
 
 pub async fn join_room(

@@ -55,6 +55,8 @@ impl TestServer {
         // Scripted clients act faster than people; the limit itself is
         // tested on its own with the default.
         config.max_messages_per_second = 1_000;
+        // The computer plays at once: tests wait for events, not for people.
+        config.ai_delay_ms = 0;
         adjust(&mut config);
         let shutdown = CancellationToken::new();
         let server = Server::bind(&config, shutdown.clone()).await.unwrap();
@@ -365,6 +367,7 @@ impl ChildServer {
                 &format!("sqlite://{}", database.display()),
             ])
             .args(["--max-messages-per-second", "1000"])
+            .args(["--ai-delay-ms", "0"])
             .args(extra)
             .stdout(std::process::Stdio::piped())
             .stderr(log)

@@ -1,0 +1,248 @@
+//! The computer opponent: pure functions of (position, current throw, level,
+//! seed), no I/O and no async, so the server can run it on a blocking pool
+//! and every decision can be replayed.
+//!
+//! - [`eval`]: the static evaluation and its weights.
+//! - [`search`]: expectiminimax over the throws with a transposition table
+//!   and iterative deepening under a node budget.
+//!
+//! The AI never sees the game's throw seed or any future throw: its only
+//! inputs are the position, the throw it must play, the level and its own
+//! `seed`, which only breaks ties and drives `easy`'s randomness. The same
+//! inputs give the same move on any machine, under any load, because every
+//! limit is counted in nodes, never in time.
+//!
+//! How the levels were chosen and measured is in `docs/AI.md`.
+
+pub mod eval;
+pub mod search;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Move, MoveList, Position, Roll};
+
+pub use eval::Weights;
+pub use search::{Limits, SearchResult};
+
+/// How strong the computer plays. On the wire and the command line it is
+/// `"easy"`, `"medium"` or `"hard"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Looks one throw ahead with a race-only evaluation and random noise.
+    Easy,
+    /// Full evaluation, two throws deep.
+    Medium,
+    /// Full evaluation, as deep as the node budget allows.
+    Hard,
+}
+
+impl Level {
+    pub const ALL: [Level; 3] = [Level::Easy, Level::Medium, Level::Hard];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Hard => "hard",
+        }
+    }
+
+    /// The search settings that define this level.
+    pub const fn config(self) -> Config {
+        match self {
+            Level::Easy => Config {
+                weights: Weights::LIGHT,
+                limits: Limits {
+                    max_depth: 1,
+                    node_budget: 0,
+                },
+                noise: 6.0,
+            },
+            Level::Medium => Config {
+                weights: Weights::TUNED,
+                limits: Limits {
+                    max_depth: 2,
+                    // Never reached at depth 2 (at most 5 + 5 * 5 * 5 nodes per
+                    // root move); finite so the table stays small.
+                    node_budget: 4_096,
+                },
+                noise: 0.0,
+            },
+            Level::Hard => Config {
+                weights: Weights::TUNED,
+                limits: Limits {
+                    max_depth: 12,
+                    node_budget: HARD_NODE_BUDGET,
+                },
+                noise: 0.0,
+            },
+        }
+    }
+}
+
+/// Nodes `hard` may visit per decision; chosen so that its p99 decision time
+/// stays under 100 ms on one core of the reference machine (docs/AI.md).
+pub const HARD_NODE_BUDGET: u64 = 200_000;
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level {0:?}: expected easy, medium or hard")]
+pub struct ParseLevelError(pub String);
+
+impl FromStr for Level {
+    type Err = ParseLevelError;
+
+    fn from_str(text: &str) -> Result<Level, ParseLevelError> {
+        Level::ALL
+            .into_iter()
+            .find(|level| level.name() == text)
+            .ok_or_else(|| ParseLevelError(text.to_owned()))
+    }
+}
+
+/// Everything that defines how a player searches; a [`Level`] is a preset.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    pub weights: Weights,
+    pub limits: Limits,
+    /// Non-zero replaces the search: each move is scored by the evaluation
+    /// alone and shifted by a seeded amount in `-noise..noise` squares
+    /// before the best is picked (`easy`). Zero: search within `limits`.
+    pub noise: f64,
+}
+
+/// A decision with the work behind it, for statistics and logs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    /// `None` when the throw has no legal move (the turn passes).
+    pub chosen: Option<Move>,
+    /// Deepest completed search iteration (0 when there was nothing to choose).
+    pub depth: u8,
+    /// Positions visited.
+    pub nodes: u64,
+}
+
+/// The move the computer plays with `roll` in `position`, or `None` when
+/// no piece can use the throw. Deterministic in all four inputs.
+pub fn choose_move(position: &Position, roll: Roll, level: Level, seed: u64) -> Option<Move> {
+    decide(position, roll, &level.config(), seed).chosen
+}
+
+/// Like [`choose_move`] for any [`Config`], with search statistics.
+pub fn decide(position: &Position, roll: Roll, config: &Config, seed: u64) -> Decision {
+    let moves = position.legal_moves(roll);
+    if moves.len() <= 1 {
+        return forced(&moves);
+    }
+    let seed = decision_seed(position, roll, seed);
+    let jitter = |mv: &Move| mix(seed ^ u64::from(mv.from));
+    if config.noise == 0.0 {
+        let result = search::search(position, &moves, config.limits, &config.weights, jitter);
+        return Decision {
+            chosen: Some(result.best),
+            depth: result.depth,
+            nodes: result.nodes,
+        };
+    }
+    noisy_one_ply(position, &moves, config, jitter)
+}
+
+/// A uniformly random legal move, for measuring the levels against chance.
+pub fn random_move(position: &Position, roll: Roll, seed: u64) -> Option<Move> {
+    let moves = position.legal_moves(roll);
+    let pick = mix(decision_seed(position, roll, seed)) % (moves.len().max(1) as u64);
+    moves.iter().nth(pick as usize).copied()
+}
+
+fn forced(moves: &MoveList) -> Decision {
+    Decision {
+        chosen: moves.iter().next().copied(),
+        depth: 0,
+        nodes: 0,
+    }
+}
+
+/// Scores each move by the evaluation alone, adds seeded noise, plays the best.
+fn noisy_one_ply(
+    position: &Position,
+    moves: &MoveList,
+    config: &Config,
+    jitter: impl Fn(&Move) -> u64,
+) -> Decision {
+    let noisy_score = |mv: &Move| {
+        search::one_ply_value(position, mv, &config.weights)
+            + config.noise * unit_interval(jitter(mv))
+    };
+    let chosen = moves
+        .iter()
+        .map(|mv| (mv, noisy_score(mv)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(mv, _)| *mv);
+    Decision {
+        chosen,
+        depth: 1,
+        nodes: moves.len() as u64,
+    }
+}
+
+/// Folds the position and throw into the caller's seed, so one seed used
+/// for a whole game still gives independent choices at every decision.
+fn decision_seed(position: &Position, roll: Roll, seed: u64) -> u64 {
+    use crate::engine::Side;
+    let board =
+        u64::from(position.bitboard(Side::Black)) | u64::from(position.bitboard(Side::White)) << 32;
+    let turn = u64::from(position.turn() == Side::White);
+    mix(mix(seed ^ board) ^ (u64::from(roll.value()) << 1 | turn))
+}
+
+/// SplitMix64: a fixed, portable mixing function (no platform-dependent RNG).
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Maps 64 random bits to `-1.0..1.0` exactly (53-bit mantissa).
+fn unit_interval(bits: u64) -> f64 {
+    (bits >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_round_trip_through_text() {
+        for level in Level::ALL {
+            assert_eq!(level.to_string().parse::<Level>(), Ok(level));
+        }
+        assert!("random".parse::<Level>().is_err());
+        assert!("Hard".parse::<Level>().is_err());
+    }
+
+    #[test]
+    fn levels_serialize_as_their_names() {
+        assert_eq!(serde_json::to_string(&Level::Hard).unwrap(), "\"hard\"");
+        assert_eq!(
+            serde_json::from_str::<Level>("\"easy\"").unwrap(),
+            Level::Easy
+        );
+        assert!(serde_json::from_str::<Level>("\"random\"").is_err());
+    }
+
+    #[test]
+    fn unit_interval_stays_in_range() {
+        assert_eq!(unit_interval(0), -1.0);
+        assert!(unit_interval(u64::MAX) < 1.0);
+    }
+}
