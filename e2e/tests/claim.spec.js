@@ -7,7 +7,8 @@ import { startOnlineGame, takeTurn, roomInfo } from '../support/game.js';
 test('the player left alone may claim victory once the server allows it', async ({ open }) => {
   const server = await startServer({ extraArgs: ['--abandon-after', '2'] });
   try {
-    const game = await startOnlineGame((path, options) => open(new URL(path, server.url).href, options));
+    // The page left alone may try to reconnect while the server stops at the end.
+    const game = await startOnlineGame((path, options) => open(new URL(path, server.url).href, { ...options, allowNetworkErrors: true }));
     const players = { black: game.black, white: game.white };
     const pages = [game.black, game.white];
     // Play until it is white's turn to throw, then white goes away.

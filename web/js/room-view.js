@@ -32,6 +32,15 @@ function isMyTurn(model) {
   return isPlaying(model.state) && sidesOf(model.seat).includes(model.state.turn);
 }
 
+/** In a room against the computer, the seat that is not this page's is the computer's. */
+function isComputer(model, side) {
+  return model.state.mode === 'ai' && sidesOf(model.seat).length === 1 && model.seat !== side;
+}
+
+function computerLabel(state) {
+  return state.mode === 'ai' ? t('player.computer', { level: t(`ai.${state.level ?? 'medium'}`) }) : '';
+}
+
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
 export function createRoomView(root, { onMove }) {
   const board = createBoard(part('board', root), { onMove });
@@ -49,6 +58,7 @@ export function createRoomView(root, { onMove }) {
     node.replaceChildren(
       svg('svg', { class: 'icon', viewBox: '-20 -20 40 40', 'aria-hidden': 'true' }, pieceShape(side)),
       el('span', { class: 'name', text: sideName(side) }),
+      el('span', { class: 'computer', 'data-testid': `computer-${side}`, hidden: !isComputer(model, side), text: computerLabel(state) }),
       el('span', { class: 'you', hidden: !you, text: t('player.you') }),
       el('span', { class: `presence ${presence}`, text: t(`presence.${presence}`) }),
       el(
