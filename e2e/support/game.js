@@ -73,6 +73,23 @@ export async function startOnlineGame(open, { side = 'black', context = {} } = {
 }
 
 /**
+ * Note in the page whether a piece starts to travel: the board marks the moving piece, and a
+ * Web Animation runs on its `.travel` group. Observed as it happens, so a short animation on a
+ * busy machine cannot finish unseen.
+ */
+function watchForTravel(page) {
+  return page.evaluate(() => {
+    window.travelSeen = false;
+    const observer = new MutationObserver(() => {
+      if (!document.getAnimations().some((a) => a.effect?.target?.classList.contains('travel'))) return;
+      window.travelSeen = true;
+      observer.disconnect();
+    });
+    observer.observe(document.querySelector('[data-testid="board"]'), { subtree: true, attributeFilter: ['class'] });
+  });
+}
+
+/**
  * One action by clicking, as the side to move: the throw button, or a highlighted piece (the
  * most advanced one, which ends games sooner). `players` maps each side to its page; `pages`
  * are all pages that must agree; `preview` checks the hover shows the destination, `animated`
@@ -98,11 +115,9 @@ export async function takeTurn(players, pages, { preview = false, animated = fal
       await piece.hover();
       await expect(actor.getByTestId('destination')).toHaveAttribute('data-square', (await piece.getAttribute('data-to')) ?? '');
     }
+    if (animated) await watchForTravel(actor);
     await piece.click();
-    if (animated) {
-      // The piece travels (Web Animations on its `.travel` group) before the board is redrawn.
-      await actor.waitForFunction(() => document.getAnimations().some((a) => a.effect?.target?.classList.contains('travel')), null, { polling: 'raf', timeout: 5_000 });
-    }
+    if (animated) await actor.waitForFunction(() => window.travelSeen === true, null, { timeout: 5_000 });
     done = 'move';
   } else {
     throw new Error(`no action in phase ${phase}`);
