@@ -17,6 +17,7 @@
 //! - [`loadgen`]: `senet loadgen`, scripted players measuring a running server.
 //! - [`http1`]: a minimal HTTP/1.1 client for the project's own tools.
 //! - [`os`]: open-file limit and resident memory of a process.
+//! - [`web`]: the browser client (`web/` embedded), served at `/`, `/r/{id}` and `/assets/`.
 pub mod ai;
 pub mod cluster;
 pub mod commands;
@@ -32,3 +33,4 @@ pub mod secrets;
 pub mod server;
 pub mod store;
 pub mod telemetry;
+pub mod web;

@@ -61,7 +61,7 @@ pub fn app(state: AppState) -> Router {
         .route("/metrics", get(ops::metrics))
         .with_state(state)
         // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs:
-        // .merge(crate::web::router())
+        .merge(crate::web::router())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())
 }

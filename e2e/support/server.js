@@ -1,0 +1,73 @@
+// Start the real `senet serve` binary on 127.0.0.1:0 with a fresh SQLite database, and learn
+// its address from the URL it prints.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The binary: $SENET_BIN, else the newer of the release and debug builds. */
+export function serverBinary() {
+  if (process.env.SENET_BIN) return process.env.SENET_BIN;
+  const builds = ['release', 'debug'].map((profile) => path.join(repo, 'target', profile, 'senet')).filter((file) => existsSync(file));
+  builds.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return builds[0] ?? path.join(repo, 'target', 'release', 'senet');
+}
+
+/** A fresh folder for a server's database; `removeDataDir` deletes it. */
+export function newDataDir() {
+  return mkdtempSync(path.join(tmpdir(), 'senet-e2e-'));
+}
+
+export function removeDataDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Start a server; resolves to `{url, stop(), logs()}`. By default it gets a free port and a
+ * database of its own, deleted when it stops; pass `dataDir` (kept) and `listen` to start it
+ * again where it was. `extraArgs` go after `serve`.
+ */
+export async function startServer({ extraArgs = [], dataDir = null, listen = '127.0.0.1:0' } = {}) {
+  const binary = serverBinary();
+  if (!existsSync(binary)) throw new Error(`no server binary at ${binary}: build it (cargo build --release) or set SENET_BIN`);
+  const dir = dataDir ?? newDataDir();
+  const args = ['serve', '--listen', listen, '--database-url', `sqlite://${dir}/senet.db`, ...extraArgs];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
+  let output = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server printed no URL within 30 s:\n${output}`)), 30_000);
+    const look = (chunk) => {
+      output += chunk.toString();
+      const match = output.match(/http:\/\/(127\.0\.0\.1|localhost):\d+/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[0]);
+      }
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', (chunk) => {
+      output += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    logs: () => output,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      if (!dataDir) removeDataDir(dir);
+    },
+  };
+}

@@ -1,0 +1,33 @@
+// The server goes away mid-game and comes back on the same address and database: the pages show
+// the lost connection, reconnect by themselves with their tokens, and the game goes on.
+import { test, expect } from '../support/fixtures.js';
+import { startServer, newDataDir, removeDataDir } from '../support/server.js';
+import { startOnlineGame, takeTurn, boardOf } from '../support/game.js';
+
+test('pages reconnect by themselves after a server restart and play on', async ({ open }) => {
+  const dataDir = newDataDir();
+  let server = await startServer({ dataDir });
+  try {
+    const game = await startOnlineGame((path, options) => open(new URL(path, server.url).href, { ...options, allowNetworkErrors: true }));
+    const players = { black: game.black, white: game.white };
+    const pages = [game.black, game.white];
+    for (let i = 0; i < 4; i += 1) await takeTurn(players, pages);
+    const before = await boardOf(game.black);
+
+    await server.stop();
+    for (const page of pages) {
+      await expect(page.getByTestId('connection')).toHaveAttribute('data-state', /retrying|connecting/);
+      await expect(page.getByTestId('connection')).toHaveText(/^(Connection lost\. Trying again in \d+ s…|Connecting…)$/);
+      await expect(page.getByTestId('throw')).toBeDisabled();
+    }
+    server = await startServer({ dataDir, listen: new URL(server.url).host });
+    for (const page of pages) await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'open', { timeout: 20_000 });
+    await expect(game.black.getByTestId('seat')).toHaveText('You play black.');
+    await expect(game.white.getByTestId('seat')).toHaveText('You play white.');
+    expect((await boardOf(game.white)).position).toBe(before.position);
+    for (let i = 0; i < 4; i += 1) await takeTurn(players, pages);
+  } finally {
+    await server.stop();
+    removeDataDir(dataDir);
+  }
+});

@@ -1,0 +1,298 @@
+//! The web client: the files of `web/` (the lobby and room pages, the stylesheet, the ES modules)
+//! embedded in the binary, served with cache and security headers.
+//!
+//! Pages are served at `/` (lobby) and `/r/{id}` (room). Assets are served at
+//! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
+//! gets new asset URLs, so assets can be cached for a year while the pages, which name the
+//! current version, are revalidated on every load. The modules import each other by relative
+//! paths, so they stay under the same version.
+
+use axum::{
+    Router,
+    extract::Path,
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use rust_embed::Embed;
+use sha2::{Digest, Sha256};
+
+#[derive(Embed)]
+#[folder = "web/"]
+struct Assets;
+
+/// No inline scripts or styles, nothing from elsewhere. `connect-src 'self'` also allows the
+/// room WebSocket on the same host and port (CSP Level 3 maps ws:/wss: to 'self').
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; \
+     form-action 'self'; frame-ancestors 'none'";
+const CACHE_IMMUTABLE: &str = "public, max-age=31536000, immutable";
+const CACHE_REVALIDATE: &str = "no-cache";
+/// Written in the pages where the versioned asset prefix goes.
+const ASSET_PLACEHOLDER: &str = "{{assets}}";
+
+/// The routes of the web client. Generic over the state so the server can merge it into its
+/// own router whatever state that carries.
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    Router::new()
+        .route("/", get(lobby))
+        .route("/r/{id}", get(room))
+        .route("/assets/{version}/{*path}", get(asset))
+}
+
+async fn lobby(headers: HeaderMap) -> Response {
+    page("index.html", &headers)
+}
+
+/// The room page is the same for every room: it reads the id from its own URL.
+async fn room(Path(_id): Path<String>, headers: HeaderMap) -> Response {
+    page("room.html", &headers)
+}
+
+async fn asset(Path((version, path)): Path<(String, String)>, headers: HeaderMap) -> Response {
+    // Pages are only served by their own routes, which fill in the asset prefix.
+    let file = match Assets::get(&path) {
+        Some(file) if !path.ends_with(".html") => file,
+        _ => return with_security_headers((StatusCode::NOT_FOUND, "not found").into_response()),
+    };
+    // An old version (a page loaded before a deploy) still gets today's file, but not for long.
+    let cache = if version == assets_version() {
+        CACHE_IMMUTABLE
+    } else {
+        CACHE_REVALIDATE
+    };
+    let etag = format!("\"{}\"", hex::encode(file.metadata.sha256_hash()));
+    respond(
+        file.data.into_owned(),
+        content_type(file.metadata.mimetype()),
+        cache,
+        &etag,
+        &headers,
+    )
+}
+
+fn page(name: &str, headers: &HeaderMap) -> Response {
+    let Some(file) = Assets::get(name) else {
+        return with_security_headers(StatusCode::INTERNAL_SERVER_ERROR.into_response());
+    };
+    let version = assets_version();
+    let html = String::from_utf8_lossy(&file.data)
+        .replace(ASSET_PLACEHOLDER, &format!("/assets/{version}"));
+    let etag = format!("\"{version}\"");
+    respond(
+        html.into_bytes(),
+        "text/html; charset=utf-8".to_owned(),
+        CACHE_REVALIDATE,
+        &etag,
+        headers,
+    )
+}
+
+/// A body with its validators, or 304 when the browser already holds this version.
+fn respond(
+    body: Vec<u8>,
+    content_type: String,
+    cache: &'static str,
+    etag: &str,
+    request: &HeaderMap,
+) -> Response {
+    let fresh = request
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|tag| tag.trim() == etag));
+    let mut response = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        body.into_response()
+    };
+    let headers = response.headers_mut();
+    if !fresh && let Ok(value) = HeaderValue::from_str(&content_type) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    if let Ok(value) = HeaderValue::from_str(etag) {
+        headers.insert(header::ETAG, value);
+    }
+    with_security_headers(response)
+}
+
+fn with_security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // A room URL lets anyone watch the game: do not hand it to other sites.
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+/// Text types get an explicit charset (the modules and pages contain Chinese and Russian).
+fn content_type(mime: &str) -> String {
+    if mime.starts_with("text/") || mime == "image/svg+xml" {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_owned()
+    }
+}
+
+/// A short hash over the names and contents of every embedded file. Cheap in release builds,
+/// where rust-embed stores each file's SHA-256; recomputed per page so that a debug build,
+/// which reads `web/` from disk, never serves stale assets under an unchanged version.
+fn assets_version() -> String {
+    let mut names: Vec<_> = Assets::iter().collect();
+    names.sort();
+    let mut hasher = Sha256::new();
+    for name in names {
+        if let Some(file) = Assets::get(&name) {
+            hasher.update(name.as_bytes());
+            hasher.update(file.metadata.sha256_hash());
+        }
+    }
+    hex::encode(&hasher.finalize()[..8])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::to_bytes;
+
+    async fn body_text(response: Response) -> String {
+        let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    fn header_of(response: &Response, name: header::HeaderName) -> &str {
+        response.headers().get(name).unwrap().to_str().unwrap()
+    }
+
+    /// Paths after `{{assets}}/` in a page's source.
+    fn asset_references(source: &str) -> Vec<String> {
+        source
+            .split(ASSET_PLACEHOLDER)
+            .skip(1)
+            .map(|rest| {
+                rest.trim_start_matches('/')
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn pages_name_the_current_asset_version_and_are_revalidated() {
+        for response in [
+            lobby(HeaderMap::new()).await,
+            room(Path("abc".into()), HeaderMap::new()).await,
+        ] {
+            assert_eq!(response.status(), StatusCode::OK);
+            assert_eq!(header_of(&response, header::CACHE_CONTROL), "no-cache");
+            assert!(header_of(&response, header::CONTENT_TYPE).starts_with("text/html"));
+            let csp = header_of(&response, header::CONTENT_SECURITY_POLICY).to_owned();
+            assert!(csp.contains("connect-src 'self'") && !csp.contains("unsafe"));
+            let html = body_text(response).await;
+            assert!(!html.contains(ASSET_PLACEHOLDER));
+            assert!(html.contains(&format!("/assets/{}/js/", assets_version())));
+        }
+    }
+
+    #[tokio::test]
+    async fn every_referenced_asset_is_embedded_and_served_for_a_year() {
+        for page_name in ["index.html", "room.html"] {
+            let source =
+                String::from_utf8(Assets::get(page_name).unwrap().data.into_owned()).unwrap();
+            let references = asset_references(&source);
+            assert!(
+                references.len() >= 3,
+                "{page_name} references {references:?}"
+            );
+            for path in references {
+                let response =
+                    asset(Path((assets_version(), path.clone())), HeaderMap::new()).await;
+                assert_eq!(response.status(), StatusCode::OK, "{path}");
+                assert_eq!(header_of(&response, header::CACHE_CONTROL), CACHE_IMMUTABLE);
+            }
+        }
+    }
+
+    #[test]
+    fn pages_have_no_inline_scripts_or_styles() {
+        for page_name in ["index.html", "room.html"] {
+            let source =
+                String::from_utf8(Assets::get(page_name).unwrap().data.into_owned()).unwrap();
+            assert!(
+                !source.contains(" style="),
+                "{page_name} has a style attribute"
+            );
+            assert!(
+                !source.contains("<style"),
+                "{page_name} has a style element"
+            );
+            for script in source.split("<script").skip(1) {
+                let tag = script.split('>').next().unwrap();
+                assert!(tag.contains("src="), "{page_name} has an inline script");
+            }
+        }
+    }
+
+    #[test]
+    fn every_module_import_is_embedded() {
+        for name in Assets::iter().filter(|name| name.ends_with(".js")) {
+            let source = String::from_utf8(Assets::get(&name).unwrap().data.into_owned()).unwrap();
+            for import in source.split(" from './").skip(1) {
+                let target = format!("js/{}", import.split('\'').next().unwrap());
+                assert!(
+                    Assets::get(&target).is_some(),
+                    "{name} imports missing {target}"
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn modules_are_javascript_and_old_versions_are_not_cached_long() {
+        let response = asset(Path(("old".into(), "js/room.js".into())), HeaderMap::new()).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(header_of(&response, header::CACHE_CONTROL), "no-cache");
+        assert!(header_of(&response, header::CONTENT_TYPE).starts_with("text/javascript"));
+        assert_eq!(
+            header_of(&response, header::X_CONTENT_TYPE_OPTIONS),
+            "nosniff"
+        );
+    }
+
+    #[tokio::test]
+    async fn unknown_assets_and_pages_under_assets_are_not_found() {
+        for path in ["js/nothing.js", "room.html", "../Cargo.toml"] {
+            let response = asset(Path((assets_version(), path.into())), HeaderMap::new()).await;
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_matching_etag_gets_not_modified() {
+        let first = asset(
+            Path((assets_version(), "css/senet.css".into())),
+            HeaderMap::new(),
+        )
+        .await;
+        let etag = first.headers().get(header::ETAG).unwrap().clone();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::IF_NONE_MATCH, etag);
+        let second = asset(Path((assets_version(), "css/senet.css".into())), headers).await;
+        assert_eq!(second.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(header_of(&second, header::CACHE_CONTROL), CACHE_IMMUTABLE);
+    }
+}

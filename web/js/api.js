@@ -1,0 +1,79 @@
+// The server's HTTP API (docs/PROTOCOL.md, "HTTP") and the seat tokens this browser holds.
+
+/** An HTTP error answer: `code` is the protocol's error code, `status` the HTTP status. */
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, 'network', err.message);
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, data?.error ?? `http_${response.status}`, data?.message);
+  return data;
+}
+
+/** 16 random bytes as hex: this browser's share in the throws (see "Verifying the throws"). */
+function newClientSeed() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const roomPath = (id) => `/api/rooms/${encodeURIComponent(id)}`;
+
+/** Create a room: `{mode, side, level?}`; answers `{room, url, seat, token}`. */
+export function createRoom(options) {
+  return request('POST', '/api/rooms', { ...options, client_seed: newClientSeed() });
+}
+
+/** Take the free seat of a room; answers `{seat, token}` (409 room_full when none is free). */
+export function joinRoom(id) {
+  return request('POST', `${roomPath(id)}/join`, { client_seed: newClientSeed() });
+}
+
+/** The public summary of a room (404 when it does not exist). */
+export function roomSummary(id) {
+  return request('GET', roomPath(id));
+}
+
+/** The whole game as recorded by the server. */
+export function roomRecord(id) {
+  return request('GET', `${roomPath(id)}/record`);
+}
+
+// Seat tokens live in localStorage, one entry per room, so a reload keeps the seat.
+// They are never put in a URL.
+const seatKey = (room) => `senet.seat.${room}`;
+
+/** Remember `{seat, token}` for a room. */
+export function saveSeat(room, seat) {
+  localStorage.setItem(seatKey(room), JSON.stringify({ seat: seat.seat, token: seat.token }));
+}
+
+/** Drop the seat of a room (its token was refused). */
+export function forgetSeat(room) {
+  localStorage.removeItem(seatKey(room));
+}
+
+/** The `{seat, token}` this browser holds for a room, or null. */
+export function loadSeat(room) {
+  try {
+    const seat = JSON.parse(localStorage.getItem(seatKey(room)));
+    return typeof seat?.token === 'string' ? seat : null;
+  } catch {
+    return null;
+  }
+}

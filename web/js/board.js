@@ -1,0 +1,245 @@
+// The board as SVG: thirty squares in the snake order, the special houses, the pieces, the
+// highlighted legal moves (given by the server) and the animations of moves, swaps and the water.
+
+import { svg, prefersReducedMotion } from './dom.js';
+import { t, sideName } from './i18n.js';
+import { readPosition } from './state.js';
+
+const CELL = 60;
+const EXIT_WIDTH = 50;
+const SLIDE_MS = 380;
+const BOARD_WIDTH = 10 * CELL + EXIT_WIDTH;
+const BOARD_HEIGHT = 3 * CELL;
+
+/** Top-left corner of square n (1..30) in the snake; "off" is the exit beside square 30. */
+function corner(square) {
+  if (square === 'off') return { x: 10 * CELL, y: 2 * CELL };
+  const index = square - 1;
+  const row = Math.floor(index / 10);
+  const step = index % 10;
+  const column = row === 1 ? 9 - step : step; // the middle row runs right to left
+  return { x: column * CELL, y: row * CELL };
+}
+
+function centre(square) {
+  const { x, y } = corner(square);
+  const width = square === 'off' ? EXIT_WIDTH : CELL;
+  // A little below the middle, clear of the square's number in the corner.
+  return { x: x + width / 2, y: y + CELL / 2 + 4 };
+}
+
+/** The special houses: CSS class, name key and the drawing inside the square. */
+const HOUSES = {
+  15: { kind: 'rebirth', name: 'house.15', draw: ankh },
+  26: { kind: 'happiness', name: 'house.26', draw: nefer },
+  27: { kind: 'water', name: 'house.27', draw: waves },
+  28: { kind: 'end', name: 'house.28', draw: (x, y) => strokes(x, y, 3) },
+  29: { kind: 'end', name: 'house.29', draw: (x, y) => strokes(x, y, 2) },
+  30: { kind: 'end', name: 'house.30', draw: (x, y) => strokes(x, y, 1) },
+};
+
+function ankh(x, y) {
+  return svg('path', {
+    class: 'glyph',
+    d: `M${x + 30},${y + 31} c-9,-6 -9,-20 0,-20 c9,0 9,14 0,20 Z M${x + 30},${y + 31} V${y + 53} M${x + 19},${y + 34} H${x + 41}`,
+  });
+}
+
+function nefer(x, y) {
+  return svg('path', {
+    class: 'glyph',
+    d: `M${x + 30},${y + 28} c-13,0 -13,24 0,24 c13,0 13,-24 0,-24 Z M${x + 30},${y + 28} V${y + 12} M${x + 24},${y + 18} H${x + 36}`,
+  });
+}
+
+function waves(x, y) {
+  const wave = (dy) => `M${x + 10},${y + dy} q5,-6 10,0 t10,0 t10,0 t10,0`;
+  return svg('path', { class: 'glyph', d: `${wave(26)} ${wave(36)} ${wave(46)}` });
+}
+
+function strokes(x, y, count) {
+  const first = x + 30 - (count - 1) * 5;
+  const d = Array.from({ length: count }, (_, i) => `M${first + i * 10},${y + 30} V${y + 50}`).join(' ');
+  return svg('path', { class: 'glyph', d });
+}
+
+/** A piece drawn at the origin: black is a cone, white a spool, so they differ in shape too. */
+export function pieceShape(side) {
+  const d =
+    side === 'black'
+      ? 'M0,-17 L14,11 Q0,18 -14,11 Z'
+      : 'M-13,-15 H13 Q4,0 13,15 H-13 Q-4,0 -13,-15 Z';
+  return svg('path', { class: `shape shape-${side}`, d });
+}
+
+/** Label of square n for assistive technology: its number and, for a house, its name. */
+function squareLabel(square) {
+  const house = HOUSES[square];
+  return house ? t('board.houseSquare', { n: square, name: t(house.name) }) : t('board.square', { n: square });
+}
+
+function destinationLabel(to) {
+  if (to === 'off') return t('board.toOff');
+  if (to === 27) return t('board.toWater');
+  return t('board.toSquare', { n: to });
+}
+
+/**
+ * A board drawn into `root` (an `<svg>`). `onMove(from)` is called when a highlighted piece is
+ * chosen by click, Enter or Space; without it the board only shows.
+ */
+export function createBoard(root, { onMove = null } = {}) {
+  root.setAttribute('viewBox', `-4 -4 ${BOARD_WIDTH + 8} ${BOARD_HEIGHT + 8}`);
+  root.setAttribute('role', 'group');
+  const cells = svg('g', { class: 'cells' });
+  const marks = svg('g', { class: 'marks', 'aria-hidden': 'true' });
+  const pieces = svg('g', { class: 'pieces' });
+  root.replaceChildren(cells, marks, pieces);
+  let view = { position: null, legal: [] };
+
+  function drawCells() {
+    root.setAttribute('aria-label', t('board.label'));
+    cells.replaceChildren();
+    for (let square = 1; square <= 30; square += 1) {
+      const { x, y } = corner(square);
+      const house = HOUSES[square];
+      cells.append(
+        svg(
+          'g',
+          { class: `cell${house ? ` house house-${house.kind}` : ''}`, 'data-square': square },
+          svg('title', { text: squareLabel(square) }),
+          svg('rect', { x, y, width: CELL, height: CELL }),
+          house ? house.draw(x, y) : null,
+          svg('text', { class: 'number', x: x + 5, y: y + 14, text: square }),
+        ),
+      );
+    }
+    // The route, faintly: the snake from 1 to 30 and off the board, so the middle row's
+    // right-to-left direction is plain to see.
+    const route = [...Array.from({ length: 30 }, (_, i) => centre(i + 1)), centre('off')];
+    cells.append(svg('polyline', { class: 'route', points: route.map(({ x, y }) => `${x},${y}`).join(' ') }));
+    const exit = corner('off');
+    cells.append(
+      svg(
+        'g',
+        { class: 'cell exit', 'data-square': 'off' },
+        svg('title', { text: t('board.exit') }),
+        svg('rect', { x: exit.x + 4, y: exit.y, width: EXIT_WIDTH - 4, height: CELL }),
+        svg('path', { class: 'glyph', d: `M${exit.x + 14},${exit.y + 30} H${exit.x + 38} M${exit.x + 30},${exit.y + 22} L${exit.x + 38},${exit.y + 30} L${exit.x + 30},${exit.y + 38}` }),
+      ),
+    );
+  }
+
+  function showDestination(to) {
+    marks.replaceChildren();
+    if (to === null) return;
+    const { x, y } = corner(to);
+    const width = to === 'off' ? EXIT_WIDTH : CELL;
+    marks.append(svg('rect', { class: 'destination', 'data-testid': 'destination', 'data-square': to, x: x + 3, y: y + 3, width: width - 6, height: CELL - 6 }));
+  }
+
+  function drawPiece(side, square, move) {
+    const { x, y } = centre(square);
+    const label = move
+      ? t('board.movablePiece', { side: sideName(side), n: square, to: destinationLabel(move.to) })
+      : t('board.piece', { side: sideName(side), n: square });
+    const piece = svg(
+      'g',
+      {
+        class: `piece piece-${side}${move ? ' movable' : ''}`,
+        'data-testid': 'piece',
+        'data-side': side,
+        'data-square': square,
+        'data-to': move ? move.to : null,
+        transform: `translate(${x},${y})`,
+        role: move ? 'button' : 'img',
+        tabindex: move ? 0 : null,
+        'aria-label': label,
+      },
+      svg('g', { class: 'travel' }, svg('circle', { class: 'halo', r: 24 }), pieceShape(side)),
+    );
+    if (move && onMove) {
+      const choose = () => onMove(square);
+      piece.addEventListener('click', choose);
+      piece.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          choose();
+        }
+      });
+      for (const type of ['mouseenter', 'focus']) piece.addEventListener(type, () => showDestination(move.to));
+      for (const type of ['mouseleave', 'blur']) piece.addEventListener(type, () => showDestination(null));
+    }
+    return piece;
+  }
+
+  /** Draw `position` (notation) with the server's `legal` moves highlighted. */
+  function render(position, legal = []) {
+    view = { position, legal };
+    root.dataset.position = position ?? '';
+    showDestination(null);
+    pieces.replaceChildren();
+    if (!position) return;
+    const moves = new Map(legal.map((move) => [move.from, move]));
+    const { squares } = readPosition(position);
+    for (const side of ['black', 'white']) {
+      for (const square of squares[side]) pieces.append(drawPiece(side, square, moves.get(square)));
+    }
+  }
+
+  function pieceOn(square) {
+    return pieces.querySelector(`[data-square="${square}"] .travel`);
+  }
+
+  function offset(from, to) {
+    const a = centre(from);
+    const b = centre(to);
+    return `translate(${b.x - a.x}px, ${b.y - a.y}px)`;
+  }
+
+  function slide(node, from, to, extra = []) {
+    if (!node) return Promise.resolve();
+    const frames = [{ transform: 'translate(0px, 0px)' }, { transform: offset(from, to) }, ...extra];
+    return node.animate(frames, { duration: SLIDE_MS, easing: 'ease-in-out', fill: 'forwards' }).finished;
+  }
+
+  /** Animate a `moved` event on the board as it was before the move. */
+  async function animate(moved) {
+    if (prefersReducedMotion() || !view.position) return;
+    const mover = pieceOn(moved.from);
+    if (!mover) return;
+    mover.parentElement.classList.add('moving');
+    const steps = [];
+    if (moved.effect === 'swap') steps.push(slide(pieceOn(moved.to), moved.to, moved.from));
+    if (moved.effect === 'water') {
+      await slide(mover, moved.from, 27);
+      const sink = [
+        { transform: `${offset(moved.from, 27)} scale(1)`, opacity: 1 },
+        { transform: `${offset(moved.from, 27)} scale(0.2)`, opacity: 0.2, offset: 0.45 },
+        { transform: `${offset(moved.from, moved.rest)} scale(0.2)`, opacity: 0.2, offset: 0.55 },
+        { transform: `${offset(moved.from, moved.rest)} scale(1)`, opacity: 1 },
+      ];
+      steps.push(mover.animate(sink, { duration: SLIDE_MS * 2, fill: 'forwards' }).finished);
+    } else if (moved.effect === 'off') {
+      steps.push(
+        mover.animate([{ transform: 'translate(0px, 0px)', opacity: 1 }, { transform: offset(moved.from, 'off'), opacity: 0 }], {
+          duration: SLIDE_MS,
+          easing: 'ease-in',
+          fill: 'forwards',
+        }).finished,
+      );
+    } else {
+      steps.push(slide(mover, moved.from, moved.to));
+    }
+    await Promise.all(steps);
+  }
+
+  /** Redraw the texts after a language switch. */
+  function relabel() {
+    drawCells();
+    render(view.position, view.legal);
+  }
+
+  drawCells();
+  return { render, animate, relabel };
+}

@@ -1,0 +1,170 @@
+// The room's WebSocket (docs/PROTOCOL.md, "WebSocket"): says hello with the seat token, keeps the
+// event versions consecutive (asking for a fresh state on a gap), and reconnects by itself with
+// exponential backoff. It knows nothing about the page; it hands messages to its handlers.
+
+const RETRY_BASE_MS = 500;
+const RETRY_MAX_MS = 10_000;
+const PING_EVERY_MS = 15_000;
+// Nothing heard (not even the pong) for this long: the connection is dead even if the browser
+// has not noticed (a phone that changed networks), so drop it and reconnect.
+const SILENCE_LIMIT_MS = 3 * PING_EVERY_MS;
+
+/**
+ * Handlers: `status(name, detail)` with name "connecting" | "open" | "retrying" (detail.at = ms
+ * timestamp of the next try); `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in
+ * order; `reply(t, d)` for ack/error/pong; `seat(d)`; `watchers(d)`; `tokenRejected()` when the
+ * server refuses the seat token (the socket then watches).
+ */
+export class RoomSocket {
+  #url;
+  #token;
+  #handlers;
+  #ws = null;
+  #welcomed = false;
+  #attempt = 0;
+  #retryTimer = null;
+  #pingTimer = null;
+  #lastVersion = 0;
+  #syncing = false;
+  #nextId = 1;
+  #lastHeard = 0;
+
+  constructor(roomId, token, handlers) {
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    this.#url = `${scheme}//${location.host}/ws/rooms/${encodeURIComponent(roomId)}`;
+    this.#token = token;
+    this.#handlers = handlers;
+  }
+
+  /** Connect now, and again whenever the network comes back. */
+  start() {
+    this.#connect();
+    window.addEventListener('online', () => this.#reconnectNow());
+  }
+
+  /** True once the server has welcomed this connection. */
+  get ready() {
+    return this.#welcomed && this.#ws?.readyState === WebSocket.OPEN;
+  }
+
+  /** Send an action; returns its id (echoed in the reply), or null when not connected. */
+  send(type, data = {}) {
+    if (!this.ready) return null;
+    const id = this.#nextId++;
+    this.#ws.send(JSON.stringify({ t: type, d: { ...data, id } }));
+    return id;
+  }
+
+  #connect() {
+    clearTimeout(this.#retryTimer);
+    this.#handlers.status('connecting', {});
+    const ws = new WebSocket(this.#url);
+    this.#ws = ws;
+    this.#welcomed = false;
+    ws.addEventListener('open', () => {
+      ws.send(JSON.stringify({ t: 'hello', d: this.#token ? { token: this.#token } : {} }));
+    });
+    ws.addEventListener('message', (message) => {
+      this.#lastHeard = Date.now();
+      this.#receive(message.data);
+    });
+    ws.addEventListener('close', () => this.#drop(ws));
+  }
+
+  /** Forget a socket that closed or went silent, and try again after a while. */
+  #drop(ws) {
+    if (this.#ws !== ws) return;
+    this.#ws = null;
+    this.#welcomed = false;
+    clearInterval(this.#pingTimer);
+    ws.close();
+    this.#scheduleRetry();
+  }
+
+  #scheduleRetry() {
+    // Exponential backoff with jitter, so a restarted server is not hit by every page at once.
+    const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** this.#attempt);
+    const delay = Math.round(ceiling * (0.5 + Math.random() / 2));
+    this.#attempt += 1;
+    this.#retryTimer = setTimeout(() => this.#connect(), delay);
+    this.#handlers.status('retrying', { at: Date.now() + delay });
+  }
+
+  #reconnectNow() {
+    if (this.#ws) return;
+    this.#attempt = 0;
+    this.#connect();
+  }
+
+  #receive(text) {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const { t: type, d: data = {} } = message;
+    switch (type) {
+      case 'welcome':
+        this.#welcomed = true;
+        this.#attempt = 0;
+        this.#lastVersion = data.state?.v ?? 0;
+        this.#syncing = false;
+        this.#startPing();
+        this.#handlers.status('open', {});
+        this.#handlers.welcome(data);
+        break;
+      case 'state':
+        this.#lastVersion = data.v ?? this.#lastVersion;
+        this.#syncing = false;
+        this.#handlers.state(data);
+        break;
+      case 'error':
+        if (data.code === 'bad_token' && !this.#welcomed) {
+          // The token holds no seat here (any more): watch instead, and say so.
+          this.#token = null;
+          this.#ws.send(JSON.stringify({ t: 'hello', d: {} }));
+          this.#handlers.tokenRejected();
+          break;
+        }
+        this.#handlers.reply(type, data);
+        break;
+      case 'ack':
+      case 'pong':
+        this.#handlers.reply(type, data);
+        break;
+      case 'seat':
+        this.#handlers.seat(data);
+        break;
+      case 'watchers':
+        this.#handlers.watchers(data);
+        break;
+      default:
+        if (typeof data.v === 'number') this.#event(type, data);
+    }
+  }
+
+  #event(type, data) {
+    if (data.v <= this.#lastVersion) return; // already seen (state was newer)
+    if (data.v > this.#lastVersion + 1) {
+      // A gap: some events were missed; a fresh state replaces them.
+      if (!this.#syncing) {
+        this.#syncing = true;
+        this.send('sync');
+      }
+      return;
+    }
+    if (this.#syncing) return;
+    this.#lastVersion = data.v;
+    this.#handlers.event(type, data);
+  }
+
+  #startPing() {
+    clearInterval(this.#pingTimer);
+    this.#lastHeard = Date.now();
+    this.#pingTimer = setInterval(() => {
+      if (Date.now() - this.#lastHeard > SILENCE_LIMIT_MS) this.#drop(this.#ws);
+      else this.send('ping');
+    }, PING_EVERY_MS);
+  }
+}

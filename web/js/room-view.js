@@ -1,0 +1,240 @@
+// Draws the room page from the controller's model: players, board, sticks, whose turn, the
+// controls that this seat may use now, the move list, the end screen. It decides nothing about
+// the game; it shows the server's state.
+
+import { el, part, show, svg } from './dom.js';
+import { t, sideName } from './i18n.js';
+import { createBoard, pieceShape } from './board.js';
+import { drawSticks } from './sticks.js';
+import { describe } from './movelog.js';
+import { readPosition, opponent } from './state.js';
+
+const MOVES_SHOWN = 12;
+const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
+
+/** Translate a stored `{key, params}` message, naming sides in the current language. */
+function phrase({ key, params = {} }) {
+  const words = { ...params };
+  for (const name of SIDE_PARAMS) if (words[name]) words[name] = sideName(words[name]);
+  return t(key, words);
+}
+
+/** The sides this seat plays: both on one screen, none for a spectator. */
+function sidesOf(seat) {
+  if (seat === 'both') return ['black', 'white'];
+  return seat === 'black' || seat === 'white' ? [seat] : [];
+}
+
+const isPlaying = (state) => state?.phase === 'roll' || state?.phase === 'move';
+
+/** Whether this seat is the one to act now. */
+function isMyTurn(model) {
+  return isPlaying(model.state) && sidesOf(model.seat).includes(model.state.turn);
+}
+
+/** In a room against the computer, the seat that is not this page's is the computer's. */
+function isComputer(model, side) {
+  return model.state.mode === 'ai' && sidesOf(model.seat).length === 1 && model.seat !== side;
+}
+
+function computerLabel(state) {
+  return state.mode === 'ai' ? t('player.computer', { level: t(`ai.${state.level ?? 'medium'}`) }) : '';
+}
+
+/** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
+export function createRoomView(root, { onMove }) {
+  const board = createBoard(part('board', root), { onMove });
+
+  function renderPlayer(model, side) {
+    const state = model.state;
+    const player = state.players[side];
+    const borne = readPosition(state.position ?? '').borneOff[side];
+    const presence = !player.seated ? 'empty' : player.connected ? 'online' : 'away';
+    const active = isPlaying(state) && state.turn === side;
+    const node = part(`player-${side}`, root);
+    node.className = `player player-${side}${active ? ' active' : ''}`;
+    node.dataset.presence = presence;
+    const you = sidesOf(model.seat).length === 1 && model.seat === side;
+    node.replaceChildren(
+      svg('svg', { class: 'icon', viewBox: '-20 -20 40 40', 'aria-hidden': 'true' }, pieceShape(side)),
+      el('span', { class: 'name', text: sideName(side) }),
+      el('span', { class: 'computer', 'data-testid': `computer-${side}`, hidden: !isComputer(model, side), text: computerLabel(state) }),
+      el('span', { class: 'you', hidden: !you, text: t('player.you') }),
+      el('span', { class: `presence ${presence}`, text: t(`presence.${presence}`) }),
+      el(
+        'span',
+        { class: 'tray', 'data-testid': `borne-${side}`, 'data-count': borne, role: 'img', 'aria-label': t('player.borneOff', { side: sideName(side), n: borne }) },
+        ...Array.from({ length: 5 }, (_, i) =>
+          svg('svg', { class: `slot${i < borne ? ' filled' : ''}`, viewBox: '-20 -20 40 40', 'aria-hidden': 'true' }, i < borne ? pieceShape(side) : svg('circle', { r: 6 })),
+        ),
+      ),
+    );
+  }
+
+  function turnText(model) {
+    const { state, seat } = model;
+    if (state.phase === 'waiting') return t('turn.waiting');
+    if (!isPlaying(state)) return '';
+    const mine = isMyTurn(model) && seat !== 'both';
+    if (state.phase === 'roll') return mine ? t('turn.yourThrow') : t('turn.throw', { side: sideName(state.turn) });
+    return mine ? t('turn.yourMove') : t('turn.move', { side: sideName(state.turn) });
+  }
+
+  function renderThrow(model) {
+    const thrown = model.lastThrow;
+    drawSticks(part('sticks', root), thrown, { animate: model.animateThrow });
+    model.animateThrow = false;
+    part('throw-value', root).textContent = thrown ? t('throw.value', { value: thrown.value }) : t('sticks.none');
+    const button = part('throw', root);
+    show(button, isMyTurn(model) && model.state.phase === 'roll');
+    button.disabled = !model.ready || model.pending;
+  }
+
+  function renderDraw(model) {
+    const { state, seat } = model;
+    const player = sidesOf(seat).length === 1 && state.mode === 'online' && isPlaying(state);
+    const offer = state.draw_offer;
+    const canAct = model.ready && !model.pending;
+    const buttons = {
+      'offer-draw': player && !offer,
+      'withdraw-draw': player && offer === seat,
+      'accept-draw': player && offer === opponent(seat),
+      'decline-draw': player && offer === opponent(seat),
+    };
+    for (const [id, visible] of Object.entries(buttons)) {
+      show(part(id, root), visible);
+      part(id, root).disabled = !canAct;
+    }
+    let status = '';
+    if (offer && isPlaying(state)) status = offer === seat ? t('draw.yours') : t('draw.offered', { side: sideName(offer) });
+    part('draw-status', root).textContent = status;
+    show(part('resign', root), sidesOf(seat).length > 0 && isPlaying(state));
+    part('resign', root).disabled = !canAct;
+  }
+
+  /** The claim-victory part: it counts down, so it is redrawn every second too. */
+  function renderClaim(model) {
+    const { state, seat } = model;
+    const button = part('claim-victory', root);
+    const status = part('claim-status', root);
+    const claimAt = sidesOf(seat).length === 1 && isPlaying(state) ? state.players[opponent(seat)].claim_at : null;
+    if (claimAt === null || claimAt === undefined) {
+      show(button, false);
+      status.textContent = '';
+      return;
+    }
+    const seconds = Math.ceil((claimAt - Date.now()) / 1000);
+    const away = sideName(opponent(seat));
+    status.textContent = seconds > 0 ? t('claim.wait', { side: away, s: seconds }) : t('claim.ready', { side: away });
+    show(button, seconds <= 0);
+    button.disabled = !model.ready || model.pending;
+  }
+
+  function renderConnection(model) {
+    const node = part('connection', root.ownerDocument);
+    const { name, at } = model.connection;
+    node.dataset.state = name;
+    node.textContent =
+      name === 'retrying' ? t('conn.retrying', { s: Math.max(0, Math.ceil((at - Date.now()) / 1000)) }) : t(`conn.${name}`);
+  }
+
+  function renderMoves(model) {
+    const list = part('move-list', root);
+    const shown = model.log.slice(-MOVES_SHOWN);
+    list.start = model.log.length - shown.length + 1;
+    list.replaceChildren(...shown.map((entry) => el('li', { 'data-testid': 'move', text: describe(entry) })));
+    list.scrollTop = list.scrollHeight;
+  }
+
+  function renderInvite(model) {
+    const waiting = model.state.phase === 'waiting' && sidesOf(model.seat).length === 1;
+    show(part('invite', root), waiting);
+    if (waiting) part('invite-link', root).value = new URL(`/r/${model.room}`, location.href).href;
+  }
+
+  function resultTexts(model) {
+    const { winner, reason } = model.state.result ?? {};
+    const loser = winner === 'black' || winner === 'white' ? opponent(winner) : null;
+    const title = loser ? t('end.wins', { side: sideName(winner) }) : t('end.draw');
+    const because = t(`reason.${reason}`, { side: loser ? sideName(loser) : '' });
+    const mine = sidesOf(model.seat);
+    let you = '';
+    if (mine.length === 1) you = !loser ? t('end.youDrew') : mine[0] === winner ? t('end.youWon') : t('end.youLost');
+    return { title, because, you };
+  }
+
+  function renderEnd(model) {
+    const { state, seat } = model;
+    const over = state.phase === 'over';
+    show(part('end', root), over);
+    show(part('after', root), over);
+    if (!over) return;
+    const { title, because, you } = resultTexts(model);
+    part('end', root).dataset.winner = state.result?.winner ?? '';
+    part('end-title', root).textContent = title;
+    part('end-reason', root).textContent = because;
+    part('end-you', root).textContent = you;
+    const rematch = part('rematch', root);
+    show(rematch, sidesOf(seat).length > 0 && !state.rematch);
+    rematch.textContent = t(state.mode === 'online' ? 'action.rematch' : 'action.newGame');
+    const asked = state.rematch_offers;
+    const mine = sidesOf(seat);
+    const iAsked = mine.some((side) => asked.includes(side));
+    rematch.disabled = !model.ready || model.pending || iAsked;
+    let status = '';
+    if (!state.rematch && iAsked) status = t('rematch.waiting');
+    else if (!state.rematch && asked.length > 0) status = t('rematch.offered', { side: sideName(asked[0]) });
+    part('rematch-status', root).textContent = status;
+    const next = part('next-room', root);
+    show(next, Boolean(state.rematch));
+    if (state.rematch) {
+      next.href = `/r/${encodeURIComponent(state.rematch)}`;
+      next.textContent = t('rematch.follow');
+    }
+    part('seed-hash', root).textContent = state.seed_hash ?? '';
+    part('seed', root).textContent = model.seed ?? '';
+  }
+
+  /** Draw everything from the model. */
+  function render(model) {
+    const state = model.state;
+    root.dataset.seat = model.seat ?? '';
+    part('seat', root).textContent = model.seat ? t(`seat.${model.seat}`) : '';
+    renderConnection(model);
+    const problem = part('problem', root);
+    show(problem, Boolean(model.problem));
+    if (model.problem) problem.textContent = phrase(model.problem);
+    if (!state) return;
+    Object.assign(root.dataset, {
+      phase: state.phase,
+      turn: state.turn ?? '',
+      mode: state.mode ?? '',
+      v: state.v ?? 0,
+      legal: state.legal.length,
+    });
+    renderPlayer(model, 'black');
+    renderPlayer(model, 'white');
+    const movable = isMyTurn(model) && state.phase === 'move' && !model.pending ? state.legal : [];
+    board.render(state.position, movable);
+    part('turn', root).textContent = turnText(model);
+    renderThrow(model);
+    part('message', root).textContent = model.message ? phrase(model.message) : '';
+    renderDraw(model);
+    renderClaim(model);
+    part('watchers', root).textContent = t('watchers', { n: model.watchers });
+    renderMoves(model);
+    renderInvite(model);
+    renderEnd(model);
+  }
+
+  return {
+    render,
+    /** Redraw only what depends on the clock (countdowns). */
+    tick(model) {
+      renderConnection(model);
+      if (model.state) renderClaim(model);
+    },
+    animateMove: (moved) => board.animate(moved),
+    relabel: () => board.relabel(),
+  };
+}

@@ -1,0 +1,94 @@
+// The page's copy of the room state: the `State` of docs/PROTOCOL.md, brought up to date by each
+// event exactly as the server describes it. Nothing here decides what is legal; `legal` is the
+// server's list.
+
+const SIDES = ['black', 'white'];
+
+/** The other side. */
+export function opponent(side) {
+  return side === 'black' ? 'white' : 'black';
+}
+
+/** Squares of each side and the number borne off, read from the position notation. */
+export function readPosition(position) {
+  const squares = { black: [], white: [] };
+  for (let i = 0; i < 30; i += 1) {
+    if (position[i] === 'B') squares.black.push(i + 1);
+    if (position[i] === 'W') squares.white.push(i + 1);
+  }
+  return {
+    squares,
+    borneOff: { black: 5 - squares.black.length, white: 5 - squares.white.length },
+  };
+}
+
+/** The side that made an open draw offer, whatever shape the server gives it in. */
+function drawOfferSide(offer) {
+  if (!offer) return null;
+  return typeof offer === 'string' ? offer : offer.side ?? null;
+}
+
+/** A fresh copy of a `State` with every field the page reads present. */
+export function normalizeState(state) {
+  const players = {};
+  for (const side of SIDES) {
+    players[side] = { seated: false, connected: false, claim_at: null, ...(state.players?.[side] ?? {}) };
+  }
+  return {
+    ...state,
+    players,
+    legal: state.legal ?? [],
+    throw: state.throw ?? null,
+    draw_offer: drawOfferSide(state.draw_offer),
+    result: state.result ?? null,
+    rematch: state.rematch ?? null,
+    rematch_offers: state.rematch_offers ?? [],
+    spectators: state.spectators ?? 0,
+  };
+}
+
+/** The state after one event (the input is not changed). */
+export function applyEvent(previous, type, d) {
+  const s = { ...previous, players: { black: { ...previous.players.black }, white: { ...previous.players.white } } };
+  s.v = d.v;
+  switch (type) {
+    case 'started':
+      Object.assign(s, { position: d.position, turn: d.turn, phase: 'roll', seed_hash: d.seed_hash });
+      s.client_seeds = d.client_seeds;
+      for (const side of SIDES) s.players[side].seated = true;
+      break;
+    case 'rolled':
+      // With no legal move the phase stays "move" until the server's `passed` follows.
+      Object.assign(s, { turn: d.side, phase: 'move', throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
+      break;
+    case 'moved':
+      Object.assign(s, { position: d.position, turn: d.next, phase: 'roll', throw: null, legal: [] });
+      break;
+    case 'passed':
+      Object.assign(s, { turn: d.next, phase: 'roll', throw: null, legal: [] });
+      break;
+    case 'draw-offered':
+      s.draw_offer = d.side;
+      break;
+    case 'draw-cancelled':
+      s.draw_offer = null;
+      break;
+    case 'presence':
+      for (const side of SIDES) if (d[side]) Object.assign(s.players[side], d[side]);
+      break;
+    case 'game-over':
+      Object.assign(s, { phase: 'over', throw: null, legal: [], draw_offer: null });
+      s.result = { winner: d.winner, reason: d.reason };
+      s.seed = d.seed;
+      break;
+    case 'rematch-offered':
+      s.rematch_offers = [...(previous.rematch_offers ?? []), d.side];
+      break;
+    case 'rematch':
+      s.rematch = d.room;
+      break;
+    default:
+      break;
+  }
+  return s;
+}
