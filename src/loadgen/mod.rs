@@ -24,7 +24,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-pub use conn::Pacing;
+use conn::Pacing;
 pub use stats::Report;
 
 use crate::http1::BaseUrl;
