@@ -2,11 +2,11 @@
 //! moves) and reports throughput, action-to-event latency and the server's memory; the same
 //! clients can drive a bare WebSocket echo endpoint to measure the framework's own limit.
 //!
-//! - [`wire`]: the load generator's reading of the protocol.
-//! - [`conn`]: one measured client connection (pacing, timing, version checks).
-//! - [`player`]: rooms opened over HTTP and played by two clients each.
-//! - [`echo`]: the echo baseline.
-//! - [`stats`]: tallies and the JSON report.
+//! - `wire`: the load generator's reading of the protocol.
+//! - `conn`: one measured client connection (pacing, timing, version checks).
+//! - `player`: rooms opened over HTTP and played by two clients each.
+//! - `echo`: the echo baseline.
+//! - `stats`: tallies and the JSON report.
 
 mod conn;
 mod echo;
@@ -24,7 +24,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-pub use conn::Pacing;
+use conn::Pacing;
 pub use stats::Report;
 
 use crate::http1::BaseUrl;

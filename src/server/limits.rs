@@ -28,7 +28,7 @@ const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
 #[derive(Clone, Debug, clap::Args)]
 pub struct ConnectionSettings {
     /// Other sites whose pages may open WebSockets here (comma-separated origins such as
-    /// https://senet.example, or *); the server's own pages always may. Others get 403.
+    /// `https://senet.example`, or *); the server's own pages always may. Others get 403.
     #[arg(long, env = "SENET_ALLOWED_ORIGINS", default_value = "")]
     pub allowed_origins: AllowedOrigins,
 

@@ -4,6 +4,9 @@
 //! Shutdown (SIGTERM, Ctrl-C or a cancelled token): stop accepting, close
 //! every WebSocket with 1012, let room tasks finish the command they are
 //! writing, then return. Everything a client saw was committed before.
+//!
+//! [`limits`] and [`origin`] decide which WebSocket handshakes proceed (connection caps, the
+//! page's origin) and size the sockets; [`ops`] answers `/readyz` and `/metrics`.
 
 pub mod error;
 pub mod http;
