@@ -150,7 +150,7 @@ async fn search(
     .await;
     match searched {
         Ok((Some(chosen), took)) => {
-            metrics::histogram!("senet_ai_decision_seconds").record(took.as_secs_f64());
+            metrics::histogram!(crate::telemetry::AI_DECISION_TIME).record(took.as_secs_f64());
             tracing::debug!(
                 %level,
                 throw,
