@@ -94,19 +94,6 @@ fn check_bot_moves(record: &Value, bot_side: &str, level: Level) -> usize {
     checked
 }
 
-async fn verify(record: &Value, dir: &std::path::Path) -> Value {
-    let path = dir.join("record.json");
-    std::fs::write(&path, record.to_string()).unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .await
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 #[tokio::test]
 async fn games_against_each_level_reach_the_end_and_the_bot_plays_what_the_ai_chooses() {
     let server = TestServer::start().await;
@@ -136,7 +123,7 @@ async fn games_against_each_level_reach_the_end_and_the_bot_plays_what_the_ai_ch
         let bot_side = if side == "black" { "white" } else { "black" };
         let checked = check_bot_moves(&record, bot_side, level);
         assert!(checked > 10, "only {checked} bot moves");
-        let verdict = verify(&record, server.dir.path()).await;
+        let verdict = verify_accepted(&record).await;
         assert_eq!(verdict["consistent"], true, "{verdict}");
 
         let (_, summary) = http(server.addr, "GET", &format!("/api/rooms/{room}"), None).await;
@@ -267,7 +254,7 @@ async fn a_killed_server_finishes_an_ai_game_after_restart() {
 
     let record = record(server.addr, &room).await;
     assert!(check_bot_moves(&record, "white", Level::Medium) > 10);
-    let verdict = verify(&record, dir.path()).await;
+    let verdict = verify_accepted(&record).await;
     assert_eq!(verdict["consistent"], true, "{verdict}");
     // The debug log has the AI's decisions, never the person's token.
     let log = std::fs::read_to_string(database.with_extension("log")).unwrap();

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{ChildServer, Client, http};
+use common::{ChildServer, Client, http, verify_accepted};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription};
@@ -581,7 +581,7 @@ impl Table {
             self.acked.get("draw-offer").copied().unwrap_or(0),
             "draw offers applied once"
         );
-        verify(&record).await;
+        verify_accepted(&record).await;
     }
 }
 
@@ -589,25 +589,6 @@ async fn record(at: SocketAddr, room: &str) -> Value {
     let (status, record) = http(at, "GET", &format!("/api/rooms/{room}/record"), None).await;
     assert_eq!(status, 200, "{record}");
     record
-}
-
-/// Runs `senet verify` on a finished game's record: every throw recomputed
-/// from the seed, every move re-judged by the rules.
-async fn verify(record: &Value) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("record.json");
-    std::fs::write(&path, record.to_string()).unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "senet verify: {}",
-        String::from_utf8_lossy(&output.stdout)
-    );
 }
 
 /// Black on the first instance, white on the second, a spectator on each:

@@ -87,6 +87,31 @@ impl Drop for TestServer {
     }
 }
 
+/// Writes `record` to a file and runs `senet verify` on it: the exit code
+/// and the verdict it printed (Null if it printed no JSON).
+pub async fn verify(record: &Value) -> (i32, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("record.json");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .await
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output.status.code().unwrap(), verdict)
+}
+
+/// `senet verify` must accept `record` (every throw recomputed from the
+/// seed, every move re-judged by the rules); returns its verdict.
+pub async fn verify_accepted(record: &Value) -> Value {
+    let (code, verdict) = verify(record).await;
+    assert_eq!(code, 0, "senet verify: {verdict}");
+    assert!(verdict.is_object(), "senet verify printed no verdict");
+    verdict
+}
+
 /// One HTTP/1.1 request on a fresh connection: (status, JSON body or Null).
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
