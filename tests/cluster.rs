@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{ChildServer, Client, http, verify_accepted};
+use common::{ChildServer, Client, http, record, verify_accepted};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription};
@@ -606,12 +606,6 @@ impl Table {
         );
         verify_accepted(&record).await;
     }
-}
-
-async fn record(at: SocketAddr, room: &str) -> Value {
-    let (status, record) = http(at, "GET", &format!("/api/rooms/{room}/record"), None).await;
-    assert_eq!(status, 200, "{record}");
-    record
 }
 
 /// Black on the first instance, white on the second, a spectator on each:
