@@ -70,10 +70,11 @@ async fn next_appended(news: &mut Subscription, room: &str) -> u64 {
     }
 }
 
-/// Subscribes to `listener` and waits for the `Resync` it sends once it is
-/// listening (before, it hears nothing, so nothing else can come first).
-async fn listening(listener: &Listener) -> Subscription {
-    let mut news = listener.subscribe();
+/// Starts a listener on `url` until `shutdown` and waits for the `Resync` it
+/// sends once it is listening (before, it hears nothing, so nothing else can
+/// come first).
+async fn listening(url: &str, probe: Probe, shutdown: &CancellationToken) -> Subscription {
+    let mut news = Listener::start_with(url, probe, shutdown.clone()).subscribe();
     assert_eq!(next(&mut news).await, News::Resync);
     news
 }
@@ -114,8 +115,7 @@ async fn appends_are_heard_and_conflicts_are_not() {
     postgres_support::in_fresh_schema(async |url| {
         let store = senet::store::open(&url).await.unwrap();
         let shutdown = CancellationToken::new();
-        let listener = Listener::start(&url, shutdown.clone());
-        let mut news = listening(&listener).await;
+        let mut news = listening(&url, Probe::default(), &shutdown).await;
 
         let id = room_up_to(&*store, 2).await;
         assert_eq!(next_appended(&mut news, &id).await, 2);
@@ -144,8 +144,7 @@ async fn a_killed_listening_connection_resyncs_and_hears_again() {
     postgres_support::in_fresh_schema(async |url| {
         let store = senet::store::open(&url).await.unwrap();
         let shutdown = CancellationToken::new();
-        let listener = Listener::start(&url, shutdown.clone());
-        let mut news = listening(&listener).await;
+        let mut news = listening(&url, Probe::default(), &shutdown).await;
 
         let killed = kill_sessions(&url, LISTENER_APPLICATION_NAME, "").await;
         assert!(killed.contains(&true), "no listening connection to kill");
@@ -176,8 +175,7 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself() {
             every: Duration::from_millis(200),
             patience: Duration::from_millis(500),
         };
-        let listener = Listener::start_with(&relay.url(&url), probe, shutdown.clone());
-        let mut news = listening(&listener).await;
+        let mut news = listening(&relay.url(&url), probe, &shutdown).await;
         let id = room_up_to(&*store, 1).await;
         assert_eq!(next_appended(&mut news, &id).await, 1);
 
