@@ -54,12 +54,6 @@ async fn play_person(client: &mut Client, rng: &mut ChaCha8Rng, max_actions: usi
     }
 }
 
-async fn record(addr: SocketAddr, room: &str) -> Value {
-    let (status, record) = http(addr, "GET", &format!("/api/rooms/{room}/record"), None).await;
-    assert_eq!(status, 200, "{record}");
-    record
-}
-
 /// Replays a record and checks that every move of the computer's side is
 /// exactly what the AI chooses for that position and throw with the bot's
 /// own seed; returns how many moves were checked.
@@ -94,19 +88,6 @@ fn check_bot_moves(record: &Value, bot_side: &str, level: Level) -> usize {
     checked
 }
 
-async fn verify(record: &Value, dir: &std::path::Path) -> Value {
-    let path = dir.join("record.json");
-    std::fs::write(&path, record.to_string()).unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .await
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 #[tokio::test]
 async fn games_against_each_level_reach_the_end_and_the_bot_plays_what_the_ai_chooses() {
     let server = TestServer::start().await;
@@ -136,8 +117,7 @@ async fn games_against_each_level_reach_the_end_and_the_bot_plays_what_the_ai_ch
         let bot_side = if side == "black" { "white" } else { "black" };
         let checked = check_bot_moves(&record, bot_side, level);
         assert!(checked > 10, "only {checked} bot moves");
-        let verdict = verify(&record, server.dir.path()).await;
-        assert_eq!(verdict["consistent"], true, "{verdict}");
+        verify_accepted(&record).await;
 
         let (_, summary) = http(server.addr, "GET", &format!("/api/rooms/{room}"), None).await;
         assert_eq!(
@@ -267,8 +247,7 @@ async fn a_killed_server_finishes_an_ai_game_after_restart() {
 
     let record = record(server.addr, &room).await;
     assert!(check_bot_moves(&record, "white", Level::Medium) > 10);
-    let verdict = verify(&record, dir.path()).await;
-    assert_eq!(verdict["consistent"], true, "{verdict}");
+    verify_accepted(&record).await;
     // The debug log has the AI's decisions, never the person's token.
     let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
     assert!(log.contains("AI decision"));

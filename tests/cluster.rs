@@ -12,13 +12,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{ChildServer, Client, http};
+use common::{ChildServer, Client, http, record, verify_accepted};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription};
 use senet::engine::Side;
 use senet::protocol::Mode;
-use senet::store::{RoomRow, StoreError, StoredEvent};
+use senet::store::{RoomRow, Store, StoreError, StoredEvent};
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -70,10 +70,38 @@ async fn next_appended(news: &mut Subscription, room: &str) -> u64 {
     }
 }
 
-/// Waits for the `Resync` a listener sends once it is listening (before,
-/// it hears nothing, so nothing else can come first).
-async fn listening(news: &mut Subscription) {
-    assert_eq!(next(news).await, News::Resync);
+/// Starts a listener on `url` until `shutdown` and waits for the `Resync` it
+/// sends once it is listening (before, it hears nothing, so nothing else can
+/// come first).
+async fn listening(url: &str, probe: Probe, shutdown: &CancellationToken) -> Subscription {
+    let mut news = Listener::start_with(url, probe, shutdown.clone()).subscribe();
+    assert_eq!(next(&mut news).await, News::Resync);
+    news
+}
+
+/// Creates a fresh room in `store` and appends events `1..=last` to it;
+/// returns its id.
+async fn room_up_to(store: &dyn Store, last: u64) -> String {
+    let id = senet::secrets::new_room_id();
+    store.create_room(&room(&id), &[]).await.unwrap();
+    let events: Vec<StoredEvent> = (1..=last).map(event).collect();
+    store.append(&id, &events).await.unwrap();
+    id
+}
+
+/// Ends every session named `application` that matches `and_where` (SQL on
+/// `pg_stat_activity`); returns what `pg_terminate_backend` said for each.
+async fn kill_sessions(url: &str, application: &str, and_where: &str) -> Vec<bool> {
+    let mut admin = PgConnection::connect(url).await.unwrap();
+    // Only this file's fixed conditions are ever spliced in.
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name = $1 {and_where}"
+    )))
+    .bind(application)
+    .fetch_all(&mut admin)
+    .await
+    .unwrap()
 }
 
 /// A successful append is heard with the room's new last version; a
@@ -87,13 +115,9 @@ async fn appends_are_heard_and_conflicts_are_not() {
     postgres_support::in_fresh_schema(async |url| {
         let store = senet::store::open(&url).await.unwrap();
         let shutdown = CancellationToken::new();
-        let listener = Listener::start(&url, shutdown.clone());
-        let mut news = listener.subscribe();
-        listening(&mut news).await;
+        let mut news = listening(&url, Probe::default(), &shutdown).await;
 
-        let id = senet::secrets::new_room_id();
-        store.create_room(&room(&id), &[]).await.unwrap();
-        store.append(&id, &[event(1), event(2)]).await.unwrap();
+        let id = room_up_to(&*store, 2).await;
         assert_eq!(next_appended(&mut news, &id).await, 2);
 
         let clash = store.append(&id, &[event(2)]).await;
@@ -120,25 +144,14 @@ async fn a_killed_listening_connection_resyncs_and_hears_again() {
     postgres_support::in_fresh_schema(async |url| {
         let store = senet::store::open(&url).await.unwrap();
         let shutdown = CancellationToken::new();
-        let listener = Listener::start(&url, shutdown.clone());
-        let mut news = listener.subscribe();
-        listening(&mut news).await;
+        let mut news = listening(&url, Probe::default(), &shutdown).await;
 
-        let mut admin = PgConnection::connect(&url).await.unwrap();
-        let killed: Vec<bool> = sqlx::query_scalar(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
-        )
-        .bind(LISTENER_APPLICATION_NAME)
-        .fetch_all(&mut admin)
-        .await
-        .unwrap();
+        let killed = kill_sessions(&url, LISTENER_APPLICATION_NAME, "").await;
         assert!(killed.contains(&true), "no listening connection to kill");
         // News of other tests' rooms may come first.
         while next(&mut news).await != News::Resync {}
 
-        let id = senet::secrets::new_room_id();
-        store.create_room(&room(&id), &[]).await.unwrap();
-        store.append(&id, &[event(1)]).await.unwrap();
+        let id = room_up_to(&*store, 1).await;
         assert_eq!(next_appended(&mut news, &id).await, 1);
         shutdown.cancel();
     })
@@ -162,12 +175,8 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself() {
             every: Duration::from_millis(200),
             patience: Duration::from_millis(500),
         };
-        let listener = Listener::start_with(&relay.url(&url), probe, shutdown.clone());
-        let mut news = listener.subscribe();
-        listening(&mut news).await;
-        let id = senet::secrets::new_room_id();
-        store.create_room(&room(&id), &[]).await.unwrap();
-        store.append(&id, &[event(1)]).await.unwrap();
+        let mut news = listening(&relay.url(&url), probe, &shutdown).await;
+        let id = room_up_to(&*store, 1).await;
         assert_eq!(next_appended(&mut news, &id).await, 1);
 
         // Freeze once the probes' own connection exists too, so that it hangs
@@ -241,15 +250,8 @@ async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives() {
         // The holding session dies while its instance lives: the hold goes
         // with it, and holding again takes it on a new session.
         one.hold_presence(&id, Side::Black, true).await.unwrap();
-        let mut admin = PgConnection::connect(&url).await.unwrap();
-        let killed: Vec<bool> = sqlx::query_scalar(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE application_name = $1 AND query LIKE '%advisory_lock_shared%'",
-        )
-        .bind(&app)
-        .fetch_all(&mut admin)
-        .await
-        .unwrap();
+        let lock_holder = "AND query LIKE '%advisory_lock_shared%'";
+        let killed = kill_sessions(&url, &app, lock_holder).await;
         assert_eq!(killed, [true]);
         gone(&seen, Side::Black).await;
         one.hold_presence(&id, Side::Black, true).await.unwrap();
@@ -540,6 +542,25 @@ impl Table {
         false
     }
 
+    /// Twenty actions into the game, still playing, every connection up to date.
+    async fn play_a_little(&mut self, rng: &mut ChaCha8Rng) {
+        assert!(!self.play(rng, 20, false).await, "still playing");
+        self.settle().await;
+    }
+
+    /// Plays the game to its end and checks it against the record read
+    /// through `at`.
+    async fn finish(&mut self, rng: &mut ChaCha8Rng, at: SocketAddr) {
+        assert!(self.play(rng, MAX_STEPS, false).await, "the game ends");
+        self.check_against_record(at).await;
+    }
+
+    /// [`Table::finish`], every action raced by a draw offer.
+    async fn finish_racing(&mut self, rng: &mut ChaCha8Rng, at: SocketAddr) {
+        assert!(self.play(rng, MAX_STEPS, true).await, "the game ends");
+        self.check_against_record(at).await;
+    }
+
     /// Every connection saw exactly the record's events from the moment it
     /// came in, in version order, none missing or repeated; every
     /// acknowledged action is in the log once; `senet verify` accepts it.
@@ -581,33 +602,8 @@ impl Table {
             self.acked.get("draw-offer").copied().unwrap_or(0),
             "draw offers applied once"
         );
-        verify(&record).await;
+        verify_accepted(&record).await;
     }
-}
-
-async fn record(at: SocketAddr, room: &str) -> Value {
-    let (status, record) = http(at, "GET", &format!("/api/rooms/{room}/record"), None).await;
-    assert_eq!(status, 200, "{record}");
-    record
-}
-
-/// Runs `senet verify` on a finished game's record: every throw recomputed
-/// from the seed, every move re-judged by the rules.
-async fn verify(record: &Value) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("record.json");
-    std::fs::write(&path, record.to_string()).unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "senet verify: {}",
-        String::from_utf8_lossy(&output.stdout)
-    );
 }
 
 /// Black on the first instance, white on the second, a spectator on each:
@@ -624,11 +620,7 @@ async fn players_on_two_instances_play_a_whole_game() {
         table.watch_from(one.addr).await;
         table.watch_from(two.addr).await;
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        assert!(
-            table.play(&mut rng, MAX_STEPS, false).await,
-            "the game ends"
-        );
-        table.check_against_record(two.addr).await;
+        table.finish(&mut rng, two.addr).await;
     })
     .await
 }
@@ -648,8 +640,7 @@ async fn simultaneous_actions_on_two_instances_never_fork_a_game() {
         for _ in 0..3 {
             let mut table = Table::open(one.addr, two.addr).await;
             table.watch_from(one.addr).await;
-            assert!(table.play(&mut rng, MAX_STEPS, true).await, "the game ends");
-            table.check_against_record(one.addr).await;
+            table.finish_racing(&mut rng, one.addr).await;
         }
     })
     .await
@@ -672,8 +663,7 @@ async fn a_killed_instance_s_players_finish_on_the_other() {
         let mut only_one = Table::open(one.addr, one.addr).await;
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for table in [&mut across, &mut only_one] {
-            assert!(!table.play(&mut rng, 20, false).await, "still playing");
-            table.settle().await;
+            table.play_a_little(&mut rng).await;
         }
         one.kill().await;
 
@@ -685,11 +675,7 @@ async fn a_killed_instance_s_players_finish_on_the_other() {
         only_one.reseat_black(two.addr).await;
         only_one.reseat_white(two.addr).await;
         for table in [&mut across, &mut only_one] {
-            assert!(
-                table.play(&mut rng, MAX_STEPS, false).await,
-                "the game ends"
-            );
-            table.check_against_record(two.addr).await;
+            table.finish(&mut rng, two.addr).await;
         }
     })
     .await
@@ -876,17 +862,12 @@ async fn a_game_through_the_deployed_nginx_config() {
         let (chosen_addr, other_addr) = (chosen.addr.to_string(), other.addr.to_string());
         table.watch_from(other.addr).await;
         let mut rng = ChaCha8Rng::seed_from_u64(4);
-        assert!(!table.play(&mut rng, 20, false).await, "still playing");
-        table.settle().await;
+        table.play_a_little(&mut rng).await;
 
         chosen.kill().await;
         table.reseat_black(nginx.addr).await;
         table.reseat_white(nginx.addr).await;
-        assert!(
-            table.play(&mut rng, MAX_STEPS, false).await,
-            "the game ends"
-        );
-        table.check_against_record(nginx.addr).await;
+        table.finish(&mut rng, nginx.addr).await;
         let summary = format!("/api/rooms/{room}");
         assert_eq!(http(nginx.addr, "GET", &summary, None).await.0, 200);
         // The page route is hashed the same way, whether or not this build serves pages.

@@ -18,12 +18,17 @@ struct Table {
 }
 
 async fn online_table(server: &TestServer) -> Table {
-    let created = create_room(server.addr, "online", "black").await;
+    online_table_at(server.addr).await
+}
+
+/// A fresh online room on the server at `addr`: black creates, white joins.
+async fn online_table_at(addr: std::net::SocketAddr) -> Table {
+    let created = create_room(addr, "online", "black").await;
     let room = created["room"].as_str().unwrap().to_string();
-    let joined = join_room(server.addr, &room).await;
+    let joined = join_room(addr, &room).await;
     assert_eq!(joined["seat"], "white");
-    let black = Client::join(server.addr, &room, created["token"].as_str()).await;
-    let white = Client::join(server.addr, &room, joined["token"].as_str()).await;
+    let black = Client::join(addr, &room, created["token"].as_str()).await;
+    let white = Client::join(addr, &room, joined["token"].as_str()).await;
     assert_eq!(
         (black.seat.as_str(), white.seat.as_str()),
         ("black", "white")
@@ -166,13 +171,11 @@ async fn every_bad_input_gets_its_error_and_changes_nothing() {
         (json!("unknown_type"), json!(5))
     );
     stranger
-        .refused("roll", Value::Null, "hello_required")
-        .await;
-    stranger
-        .refused("sync", Value::Null, "hello_required")
-        .await;
-    stranger
-        .refused("hello", json!({"token": "not a seat"}), "bad_token")
+        .refused_all(&[
+            ("roll", Value::Null, "hello_required"),
+            ("sync", Value::Null, "hello_required"),
+            ("hello", json!({"token": "not a seat"}), "bad_token"),
+        ])
         .await;
     let pong = stranger.act("ping", Value::Null).await;
     assert_eq!(pong["t"], "pong");
@@ -186,29 +189,16 @@ async fn every_bad_input_gets_its_error_and_changes_nothing() {
         .await;
     table
         .black
-        .refused("move", json!({"from": 10}), "must_roll")
+        .refused_all(&[
+            ("move", json!({"from": 10}), "must_roll"),
+            ("move", json!({"from": "ten"}), "bad_request"),
+            ("draw-accept", Value::Null, "no_draw_offer"),
+            ("draw-decline", Value::Null, "no_draw_offer"),
+            ("claim-victory", Value::Null, "cannot_claim"),
+            ("rematch", Value::Null, "rematch_not_available"),
+            ("hello", json!({}), "bad_request"),
+        ])
         .await;
-    table
-        .black
-        .refused("move", json!({"from": "ten"}), "bad_request")
-        .await;
-    table
-        .black
-        .refused("draw-accept", Value::Null, "no_draw_offer")
-        .await;
-    table
-        .black
-        .refused("draw-decline", Value::Null, "no_draw_offer")
-        .await;
-    table
-        .black
-        .refused("claim-victory", Value::Null, "cannot_claim")
-        .await;
-    table
-        .black
-        .refused("rematch", Value::Null, "rematch_not_available")
-        .await;
-    table.black.refused("hello", json!({}), "bad_request").await;
     assert_eq!(game_part(&spectator.sync().await), before);
 
     // After a throw: a second throw, and moves the rules refuse, with reasons.
@@ -471,13 +461,7 @@ async fn resign_ends_the_game_and_reveals_the_seed() {
         (over["d"]["winner"].as_str(), over["d"]["reason"].as_str()),
         (Some("black"), Some("resign"))
     );
-    let (_, record) = http(
-        server.addr,
-        "GET",
-        &format!("/api/rooms/{}/record", table.room),
-        None,
-    )
-    .await;
+    let record = record(server.addr, &table.room).await;
     assert_eq!(record["seed"], over["d"]["seed"]);
     let (_, summary) = http(
         server.addr,
@@ -680,20 +664,6 @@ async fn graceful_shutdown_closes_sockets_with_1012() {
     assert_eq!(table.white.closed().await, Closed::Code(1012));
 }
 
-/// Reads a record over HTTP, writes it to a file, runs `senet verify` on it.
-async fn verify(record: &Value, dir: &std::path::Path, name: &str) -> (i32, Value) {
-    let path = dir.join(name);
-    std::fs::write(&path, record.to_string()).unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .arg("verify")
-        .arg(&path)
-        .output()
-        .await
-        .unwrap();
-    let verdict = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-    (output.status.code().unwrap(), verdict)
-}
-
 #[tokio::test]
 async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
     let dir = tempfile::tempdir().unwrap();
@@ -752,19 +722,8 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
 
     // The record verifies; a changed throw or a changed move does not.
     let server = ChildServer::start(&database, &[]).await;
-    let (_, record) = http(
-        server.addr,
-        "GET",
-        &format!("/api/rooms/{}/record", table.room),
-        None,
-    )
-    .await;
-    let (code, verdict) = verify(&record, dir.path(), "honest.json").await;
-    assert_eq!(
-        (code, verdict["consistent"].as_bool()),
-        (0, Some(true)),
-        "{verdict}"
-    );
+    let record = record(server.addr, &table.room).await;
+    let verdict = verify_accepted(&record).await;
     assert!(verdict["throws"].as_u64().unwrap() > 10);
 
     let mut changed_throw = record.clone();
@@ -776,24 +735,14 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
         .unwrap();
     let first = rolled["d"]["sticks"][0].as_bool().unwrap();
     rolled["d"]["sticks"][0] = json!(!first);
-    let (code, verdict) = verify(&changed_throw, dir.path(), "throw.json").await;
-    assert_eq!(
-        (code, verdict["consistent"].as_bool()),
-        (1, Some(false)),
-        "{verdict}"
-    );
+    verify_rejected(&changed_throw).await;
 
     let mut changed_move = record.clone();
     let events = changed_move["events"].as_array_mut().unwrap();
     let moved = events.iter_mut().find(|e| e["t"] == "moved").unwrap();
     let from = moved["d"]["from"].as_u64().unwrap();
     moved["d"]["from"] = json!(if from == 10 { 8 } else { 10 });
-    let (code, verdict) = verify(&changed_move, dir.path(), "move.json").await;
-    assert_eq!(
-        (code, verdict["consistent"].as_bool()),
-        (1, Some(false)),
-        "{verdict}"
-    );
+    verify_rejected(&changed_move).await;
 
     // Three servers' debug logs: the room is named, the secrets never are.
     let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
@@ -802,20 +751,6 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
     for secret in [tokens.0.as_str(), tokens.1.as_str(), seed] {
         assert!(!log.contains(secret), "a secret was logged");
     }
-}
-
-async fn online_table_at(addr: std::net::SocketAddr) -> Table {
-    let created = create_room(addr, "online", "black").await;
-    let room = created["room"].as_str().unwrap().to_string();
-    let joined = join_room(addr, &room).await;
-    assert_eq!(joined["seat"], "white");
-    let black = Client::join(addr, &room, created["token"].as_str()).await;
-    let white = Client::join(addr, &room, joined["token"].as_str()).await;
-    assert_eq!(
-        (black.seat.as_str(), white.seat.as_str()),
-        ("black", "white")
-    );
-    Table { room, black, white }
 }
 
 #[tokio::test]
@@ -908,13 +843,7 @@ async fn racing_joiners_get_one_seat() {
         .collect();
     statuses.sort();
     assert_eq!(statuses, [200, 409, 409, 409, 409, 409]);
-    let (_, record) = http(
-        server.addr,
-        "GET",
-        &format!("/api/rooms/{room}/record"),
-        None,
-    )
-    .await;
+    let record = record(server.addr, room).await;
     let started = record["events"]
         .as_array()
         .unwrap()
@@ -968,13 +897,7 @@ async fn a_stale_room_catches_up_after_losing_a_version_race() {
         versions, all,
         "the watcher got every missed event, in order"
     );
-    let (_, record) = http(
-        first.addr,
-        "GET",
-        &format!("/api/rooms/{}/record", table.room),
-        None,
-    )
-    .await;
+    let record = record(first.addr, &table.room).await;
     let logged: Vec<u64> = record["events"]
         .as_array()
         .unwrap()

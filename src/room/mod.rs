@@ -198,11 +198,7 @@ impl Rooms {
         client_seed: String,
         level: Level,
     ) -> Result<RoomCreated, RoomError> {
-        let token = new_token();
-        let seat_row = SeatRow {
-            token_hash: hash_token(&token),
-            client_seed,
-        };
+        let (token, seat_row) = new_seat(client_seed);
         let side = match side {
             SideChoice::Black => Side::Black,
             SideChoice::White => Side::White,
@@ -432,6 +428,17 @@ impl Rooms {
             live.remove(id);
         }
     }
+}
+
+/// A seat for a new player: its token (handed to the player once) and the
+/// row to store, which keeps only the token's hash.
+fn new_seat(client_seed: String) -> (String, SeatRow) {
+    let token = new_token();
+    let seat = SeatRow {
+        token_hash: hash_token(&token),
+        client_seed,
+    };
+    (token, seat)
 }
 
 /// The wall clock as unix milliseconds.

@@ -40,14 +40,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::bot::Bot;
 use super::game::{ActionError, Context, Game};
-use super::{RoomConfig, now_ms};
+use super::{RoomConfig, new_seat, now_ms};
 use crate::engine::Side;
 use crate::fairness::new_seed;
 use crate::protocol::{
     Action, ErrorCode, Event, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
 };
-use crate::secrets::{hash_token, new_room_id, new_token};
-use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use crate::secrets::{hash_token, new_room_id};
+use crate::store::{RoomRow, Store, StoreError, StoredEvent};
 use crate::telemetry;
 
 mod bot_turn;
@@ -323,11 +323,7 @@ impl RoomTask {
         side: Option<Side>,
         client_seed: String,
     ) -> Result<Joined, ActionError> {
-        let token = new_token();
-        let seat = SeatRow {
-            token_hash: hash_token(&token),
-            client_seed,
-        };
+        let (token, seat) = new_seat(client_seed);
         let side = loop {
             let side = self.game.free_seat(side)?;
             if self

@@ -18,9 +18,7 @@ use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use super::presence::PresenceLocks;
-use super::rows::{
-    event_from_row, insert_events, is_unique_violation, room_from_row, seat_columns, version_to_i64,
-};
+use super::rows::{self, Statements, insert_events, is_unique_violation};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::cluster;
 use crate::engine::Side;
@@ -58,73 +56,32 @@ impl PgStore {
     }
 }
 
-/// Takes a seat only while it is free: the check and the write are one statement.
-fn take_seat_sql(side: Side) -> &'static str {
-    match side {
-        Side::Black => {
-            "UPDATE rooms SET black_token_hash = $1, black_client_seed = $2 \
-             WHERE id = $3 AND black_token_hash IS NULL"
-        }
-        Side::White => {
-            "UPDATE rooms SET white_token_hash = $1, white_client_seed = $2 \
-             WHERE id = $3 AND white_token_hash IS NULL"
-        }
-    }
-}
+/// This backend's SQL for the statements every backend runs alike.
+const SQL: Statements = Statements {
+    insert_room: "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, \
+                  black_client_seed, white_token_hash, white_client_seed) \
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    select_room: "SELECT id, mode, seed, created_at, black_token_hash, black_client_seed, \
+                  white_token_hash, white_client_seed FROM rooms WHERE id = $1",
+    take_black_seat: "UPDATE rooms SET black_token_hash = $1, black_client_seed = $2 \
+                      WHERE id = $3 AND black_token_hash IS NULL",
+    take_white_seat: "UPDATE rooms SET white_token_hash = $1, white_client_seed = $2 \
+                      WHERE id = $3 AND white_token_hash IS NULL",
+    events_after: "SELECT v, at, kind, data FROM events WHERE room = $1 AND v > $2 ORDER BY v",
+};
 
 #[async_trait]
 impl Store for PgStore {
     async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let (black_hash, black_seed) = seat_columns(&room.black);
-        let (white_hash, white_seed) = seat_columns(&room.white);
-        let inserted = sqlx::query(
-            "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, black_client_seed, \
-             white_token_hash, white_client_seed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(&room.id)
-        .bind(room.mode.name())
-        .bind(room.seed.as_slice())
-        .bind(room.created_at)
-        .bind(black_hash)
-        .bind(black_seed)
-        .bind(white_hash)
-        .bind(white_seed)
-        .execute(&mut *tx)
-        .await;
-        match inserted {
-            Err(e) if is_unique_violation(&e) => return Err(StoreError::RoomExists),
-            other => other?,
-        };
-        if !events.is_empty() {
-            insert_events(&room.id, events)
-                .build()
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        rows::create_room(&self.pool, &SQL, room, events).await
     }
 
     async fn room(&self, id: &str) -> Result<Option<RoomRow>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, mode, seed, created_at, black_token_hash, black_client_seed, \
-             white_token_hash, white_client_seed FROM rooms WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(room_from_row).transpose()
+        rows::room(&self.pool, &SQL, id).await
     }
 
     async fn take_seat(&self, room: &str, side: Side, seat: &SeatRow) -> Result<bool, StoreError> {
-        let done = sqlx::query(take_seat_sql(side))
-            .bind(seat.token_hash.as_slice())
-            .bind(&seat.client_seed)
-            .bind(room)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
+        rows::take_seat(&self.pool, &SQL, room, side, seat).await
     }
 
     async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
@@ -153,14 +110,7 @@ impl Store for PgStore {
         room: &str,
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT v, at, kind, data FROM events WHERE room = $1 AND v > $2 ORDER BY v",
-        )
-        .bind(room)
-        .bind(version_to_i64(after))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(event_from_row).collect()
+        rows::events_after(&self.pool, &SQL, room, after).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

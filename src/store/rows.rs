@@ -1,11 +1,174 @@
 //! Row reading and writing shared by every backend: both schemas have the
-//! same columns, so turning rows into a [`RoomRow`] or [`StoredEvent`] and
-//! events into an `INSERT` is written once, generic over the database.
+//! same columns, so turning rows into a [`RoomRow`] or [`StoredEvent`],
+//! events into an `INSERT`, and the statements that differ only in their
+//! placeholders ([`Statements`]) are run by code written once, generic over
+//! the database. Each backend keeps its own SQL text.
 
-use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
+use sqlx::{
+    ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, QueryBuilder, Row, Type,
+};
 
 use super::{RoomRow, SeatRow, StoreError, StoredEvent};
+use crate::engine::Side;
 use crate::protocol::{Mode, Version};
+
+/// One backend's SQL for the statements whose logic every backend shares
+/// (they differ only in placeholder syntax).
+pub(super) struct Statements {
+    /// Inserts a `rooms` row: id, mode, seed, created_at, then each seat's
+    /// token hash and client seed, black first.
+    pub insert_room: &'static str,
+    /// Every column of one `rooms` row, by id.
+    pub select_room: &'static str,
+    /// Sets black's token hash and client seed in a room (by id) only while
+    /// the seat is free: the check and the write are one statement.
+    pub take_black_seat: &'static str,
+    /// The same for white.
+    pub take_white_seat: &'static str,
+    /// `v, at, kind, data` of a room's events after a version, in order.
+    pub events_after: &'static str,
+}
+
+/// How many rows a statement changed: each backend's query result says so
+/// in its own type.
+pub(super) trait RowsAffected {
+    fn rows_affected(&self) -> u64;
+}
+
+impl RowsAffected for sqlx::sqlite::SqliteQueryResult {
+    fn rows_affected(&self) -> u64 {
+        self.rows_affected()
+    }
+}
+
+impl RowsAffected for sqlx::postgres::PgQueryResult {
+    fn rows_affected(&self) -> u64 {
+        self.rows_affected()
+    }
+}
+
+/// Creates a room and its first events in one transaction;
+/// [`StoreError::RoomExists`] if the id is taken.
+pub(super) async fn create_room<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    room: &RoomRow,
+    events: &[StoredEvent],
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<String>: for<'t> Encode<'t, DB> + Type<DB>,
+    Vec<u8>: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<Vec<u8>>: for<'t> Encode<'t, DB> + Type<DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB>,
+{
+    let mut tx = pool.begin().await?;
+    let (black_hash, black_seed) = seat_columns(&room.black);
+    let (white_hash, white_seed) = seat_columns(&room.white);
+    let inserted = sqlx::query(sql.insert_room)
+        .bind(room.id.clone())
+        .bind(room.mode.name().to_string())
+        .bind(room.seed.to_vec())
+        .bind(room.created_at)
+        .bind(black_hash)
+        .bind(black_seed)
+        .bind(white_hash)
+        .bind(white_seed)
+        .execute(&mut *tx)
+        .await;
+    match inserted {
+        Err(e) if is_unique_violation(&e) => return Err(StoreError::RoomExists),
+        other => other?,
+    };
+    if !events.is_empty() {
+        insert_events(&room.id, events)
+            .build()
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The room with this id, if there is one.
+pub(super) async fn room<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    id: &str,
+) -> Result<Option<RoomRow>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'r> &'r str: ColumnIndex<DB::Row>,
+    String: for<'t> Encode<'t, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+    Vec<u8>: for<'r> Decode<'r, DB> + Type<DB>,
+    i64: for<'r> Decode<'r, DB> + Type<DB>,
+{
+    let mut conn = pool.acquire().await?;
+    let row = sqlx::query(sql.select_room)
+        .bind(id.to_string())
+        .fetch_optional(&mut *conn)
+        .await?;
+    row.as_ref().map(room_from_row).transpose()
+}
+
+/// Takes `side`'s seat in `room` if it is free; whether it was.
+pub(super) async fn take_seat<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    room: &str,
+    side: Side,
+    seat: &SeatRow,
+) -> Result<bool, StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB::QueryResult: RowsAffected,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+    Vec<u8>: for<'t> Encode<'t, DB> + Type<DB>,
+{
+    let statement = match side {
+        Side::Black => sql.take_black_seat,
+        Side::White => sql.take_white_seat,
+    };
+    let mut conn = pool.acquire().await?;
+    let done = sqlx::query(statement)
+        .bind(seat.token_hash.to_vec())
+        .bind(seat.client_seed.clone())
+        .bind(room.to_string())
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// A room's events after version `after`, in order.
+pub(super) async fn events_after<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    room: &str,
+    after: Version,
+) -> Result<Vec<StoredEvent>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'r> &'r str: ColumnIndex<DB::Row>,
+    String: for<'t> Encode<'t, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+    i64: for<'t> Encode<'t, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+{
+    let mut conn = pool.acquire().await?;
+    let rows = sqlx::query(sql.events_after)
+        .bind(room.to_string())
+        .bind(version_to_i64(after))
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter().map(event_from_row).collect()
+}
 
 /// Reads a `rooms` row (all its columns, by name).
 pub(super) fn room_from_row<'r, R>(row: &'r R) -> Result<RoomRow, StoreError>

@@ -87,6 +87,51 @@ impl Drop for TestServer {
     }
 }
 
+/// A room's record, read over HTTP.
+pub async fn record(addr: SocketAddr, room: &str) -> Value {
+    let (status, record) = http(addr, "GET", &format!("/api/rooms/{room}/record"), None).await;
+    assert_eq!(status, 200, "{record}");
+    record
+}
+
+/// Writes `record` to a file and runs `senet verify` on it: the exit code
+/// and the verdict it printed (Null if it printed no JSON).
+async fn verify(record: &Value) -> (i32, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("record.json");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .await
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output.status.code().unwrap(), verdict)
+}
+
+/// `senet verify` must accept `record` (every throw recomputed from the
+/// seed, every move re-judged by the rules); returns its verdict.
+pub async fn verify_accepted(record: &Value) -> Value {
+    let (code, verdict) = verify(record).await;
+    assert_eq!(
+        (code, verdict["consistent"].as_bool()),
+        (0, Some(true)),
+        "senet verify: {verdict}"
+    );
+    verdict
+}
+
+/// `senet verify` must reject `record` as inconsistent (exit code 1).
+pub async fn verify_rejected(record: &Value) {
+    let (code, verdict) = verify(record).await;
+    assert_eq!(
+        (code, verdict["consistent"].as_bool()),
+        (1, Some(false)),
+        "senet verify: {verdict}"
+    );
+}
+
 /// One HTTP/1.1 request on a fresh connection: (status, JSON body or Null).
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
@@ -261,6 +306,13 @@ impl Client {
         assert_eq!(reply["t"], "error", "{t}: {reply}");
         assert_eq!(reply["d"]["code"], code, "{t}: {reply}");
         reply
+    }
+
+    /// Sends each `(type, data, code)` in turn: each must be refused with its code.
+    pub async fn refused_all(&mut self, refusals: &[(&str, Value, &str)]) {
+        for (t, d, code) in refusals {
+            self.refused(t, d.clone(), code).await;
+        }
     }
 
     /// Reads frames until an event with version `v` has arrived.
