@@ -15,7 +15,6 @@
 //! - [`cluster`]: several instances on one PostgreSQL: LISTEN/NOTIFY news of rooms' appends.
 //! - [`telemetry`]: logs (tracing) and metrics (Prometheus): every metric name in one place.
 //! - [`loadgen`]: `senet loadgen`, scripted players measuring a running server.
-//! - [`http1`]: a minimal HTTP/1.1 client for the project's own tools.
 //! - [`os`]: open-file limit and resident memory of a process.
 //! - [`web`]: the browser client (`web/` embedded), served at `/`, `/r/{id}` and `/assets/`.
 pub mod ai;
@@ -24,7 +23,6 @@ pub mod commands;
 pub mod config;
 pub mod engine;
 pub mod fairness;
-pub mod http1;
 pub mod loadgen;
 pub mod os;
 pub mod protocol;

@@ -4,7 +4,12 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::http1::{self, BaseUrl};
+use http_body_util::Empty;
+use hyper::body::Bytes;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+
+use crate::loadgen::http::BaseUrl;
 
 /// How long the server has to answer.
 const TIMEOUT: Duration = Duration::from_secs(2);
@@ -35,18 +40,24 @@ fn check(args: Args) -> Result<(), String> {
         Some(url) => url,
         None => url_from_listen(std::env::var("SENET_LISTEN").ok().as_deref()),
     };
-    let base = BaseUrl::parse(&url)?;
+    let healthz = BaseUrl::parse(&url)?
+        .uri("/healthz")
+        .map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     let response = runtime
-        .block_on(async { tokio::time::timeout(TIMEOUT, http1::get(&base, "/healthz")).await })
-        .map_err(|_| format!("{base}/healthz did not answer within {TIMEOUT:?}"))?
-        .map_err(|e| format!("{base}/healthz: {e}"))?;
-    match response.status {
+        .block_on(async {
+            let client = Client::builder(TokioExecutor::new()).build_http::<Empty<Bytes>>();
+            tokio::time::timeout(TIMEOUT, client.get(healthz.clone())).await
+        })
+        .map_err(|_| format!("{healthz} did not answer within {TIMEOUT:?}"))?
+        // `{:#}` shows the causes too, e.g. "... tcp connect error: Connection refused".
+        .map_err(|e| format!("{healthz}: {:#}", anyhow::Error::new(e)))?;
+    match response.status().as_u16() {
         200 => Ok(()),
-        status => Err(format!("{base}/healthz answered {status}")),
+        status => Err(format!("{healthz} answered {status}")),
     }
 }
 

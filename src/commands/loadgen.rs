@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::UsageError;
-use crate::http1::BaseUrl;
+use crate::loadgen::http::BaseUrl;
 use crate::loadgen::{self, Config};
 use crate::os;
 

@@ -5,11 +5,13 @@
 //! - `wire`: the load generator's reading of the protocol.
 //! - `conn`: one measured client connection (pacing, timing, version checks).
 //! - `player`: rooms opened over HTTP and played by two clients each.
+//! - `http`: the server's base URL and the JSON requests that open rooms.
 //! - `echo`: the echo baseline.
 //! - `stats`: tallies and the JSON report.
 
 mod conn;
 mod echo;
+pub mod http;
 mod player;
 mod stats;
 mod wire;
@@ -25,9 +27,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use conn::Pacing;
+use http::{BaseUrl, JsonClient};
 pub use stats::Report;
 
-use crate::http1::BaseUrl;
 use crate::os;
 use player::Table;
 use stats::Stats;
@@ -62,7 +64,7 @@ impl Config {
 /// Plays rooms on the server at `base`.
 pub async fn run_server(base: BaseUrl, config: &Config) -> Report {
     let table = Table {
-        base,
+        http: JsonClient::new(base),
         pacing: config.pacing(),
         idle: config.idle,
     };

@@ -8,10 +8,10 @@ use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Pacing};
+use super::http::JsonClient;
 use super::stats::Stats;
 use super::wire::{self, Incoming, Reaction};
 use crate::engine::Side;
-use crate::http1::{self, BaseUrl};
 use crate::protocol::{Joined, RoomCreated};
 
 /// How long a client waits for the `welcome` after `hello`, and for an HTTP answer.
@@ -26,10 +26,10 @@ pub struct Player {
     unread: Option<Incoming>,
 }
 
-/// What the players of a room share: where the server is and how to pace.
+/// What the players of a room share: the server's HTTP client and how to pace.
 #[derive(Clone)]
 pub struct Table {
-    pub base: BaseUrl,
+    pub http: JsonClient,
     pub pacing: Arc<Pacing>,
     /// Hold the connections without playing (the memory test).
     pub idle: bool,
@@ -39,12 +39,12 @@ impl Table {
     /// Creates an online room, joins its second seat, and connects both players.
     pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
         let body = wire::create_room_body(Side::Black, &client_seed());
-        let created: RoomCreated = self.post("/api/rooms", &body).await?;
+        let created: RoomCreated = self.post("/api/rooms", body).await?;
         let room = created.room;
         let joined: Joined = self
             .post(
                 &format!("/api/rooms/{room}/join"),
-                &wire::join_body(&client_seed()),
+                wire::join_body(&client_seed()),
             )
             .await?;
         stats.rooms_opened += 1;
@@ -57,21 +57,15 @@ impl Table {
         Ok(players)
     }
 
-    async fn post<T: DeserializeOwned>(&self, path: &str, body: &str) -> Result<T, String> {
-        let request = http1::post_json(&self.base, path, body);
-        let response = tokio::time::timeout(ANSWER_TIMEOUT, request)
+    async fn post<T: DeserializeOwned>(&self, path: &str, body: String) -> Result<T, String> {
+        tokio::time::timeout(ANSWER_TIMEOUT, self.http.post(path, body))
             .await
             .map_err(|_| format!("POST {path}: timed out"))?
-            .map_err(|e| format!("POST {path}: {e}"))?;
-        if !(200..300).contains(&response.status) {
-            return Err(format!("POST {path}: status {}", response.status));
-        }
-        serde_json::from_str(&response.body).map_err(|e| format!("POST {path}: {e}"))
     }
 
     /// Connects a seat's client and waits for its `welcome`.
     async fn seat(&self, room: &str, token: &str) -> Result<Player, String> {
-        let url = self.base.ws(&format!("/ws/rooms/{room}"));
+        let url = self.http.base().ws(&format!("/ws/rooms/{room}"));
         let mut conn = Conn::connect(&url, self.pacing.clone()).await?;
         conn.send(wire::hello(token)).await?;
         // Bookkeeping of the handshake is not part of the measured run.
