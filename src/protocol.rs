@@ -566,6 +566,20 @@ pub enum Event {
 impl Event {
     /// Splits an event into its type and its data as stored in the log.
     pub fn to_parts(&self) -> (String, String) {
+        let (kind, data) = self.split();
+        (kind, data.to_string())
+    }
+
+    /// The log's type and data together with the wire frame for version
+    /// `v`, from one serialization: committing an event needs both.
+    pub fn encode(&self, v: Version) -> ((String, String), String) {
+        let (kind, data) = self.split();
+        let stored = (kind.clone(), data.to_string());
+        (stored, Self::frame_of(kind, data, v))
+    }
+
+    /// The type and data as JSON values, serialized once.
+    fn split(&self) -> (String, Value) {
         let Value::Object(mut object) = serde_json::to_value(self).expect("events serialize")
         else {
             unreachable!("an adjacently tagged enum serializes to an object")
@@ -574,8 +588,12 @@ impl Event {
             Some(Value::String(kind)) => kind,
             _ => unreachable!("every event has a type"),
         };
-        let data = object.remove("d").unwrap_or(Value::Null);
-        (kind, data.to_string())
+        (kind, object.remove("d").unwrap_or(Value::Null))
+    }
+
+    fn frame_of(kind: String, mut data: Value, v: Version) -> String {
+        data["v"] = Value::from(v);
+        serde_json::json!({"t": kind, "d": data}).to_string()
     }
 
     /// Rebuilds an event from the log's type and data.
@@ -586,9 +604,8 @@ impl Event {
 
     /// The wire frame: `{"t":..,"d":{..,"v":v}}`.
     pub fn frame(&self, v: Version) -> String {
-        let mut value = serde_json::to_value(self).expect("events serialize");
-        value["d"]["v"] = Value::from(v);
-        value.to_string()
+        let (kind, data) = self.split();
+        Self::frame_of(kind, data, v)
     }
 }
 
@@ -693,5 +710,7 @@ mod tests {
         assert_eq!(frame["t"], "moved");
         assert_eq!(frame["d"]["v"], 7);
         assert_eq!(frame["d"]["to"], "off");
+        // What the room task commits and broadcasts is the same text.
+        assert_eq!(event.encode(7), ((kind, data), event.frame(7)));
     }
 }

@@ -499,16 +499,21 @@ impl RoomTask {
     async fn commit(&mut self, events: &[Event]) -> Result<Version, StoreError> {
         let at = now_ms();
         let first = self.game.version() + 1;
-        let stored: Vec<StoredEvent> = events
+        // Serialized once here: the same text is stored and, after the
+        // commit, broadcast.
+        let (stored, frames): (Vec<StoredEvent>, Vec<String>) = events
             .iter()
             .zip(first..)
-            .map(|(event, v)| stored_event(v, at, event))
-            .collect();
+            .map(|(event, v)| {
+                let ((kind, data), frame) = event.encode(v);
+                (StoredEvent { v, at, kind, data }, frame)
+            })
+            .unzip();
         let appending = Instant::now();
         self.store.append(self.game.id(), &stored).await?;
         telemetry::events_committed(self.game.mode(), events, appending.elapsed());
-        for (event, v) in events.iter().zip(first..) {
-            self.apply_and_send(v, event);
+        for ((event, v), frame) in events.iter().zip(first..).zip(frames) {
+            self.apply_and_send(v, event, frame);
         }
         Ok(self.game.version())
     }
@@ -525,7 +530,7 @@ impl RoomTask {
                 StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind))
             })?;
             started |= matches!(event, Event::Started { .. });
-            self.apply_and_send(stored.v, &event);
+            self.apply_and_send(stored.v, &event, event.frame(stored.v));
         }
         // Another writer started the game, so someone took a seat there:
         // throws depend on both client seeds, so learn them before any.
@@ -535,7 +540,7 @@ impl RoomTask {
         Ok(())
     }
 
-    fn apply_and_send(&mut self, v: Version, event: &Event) {
+    fn apply_and_send(&mut self, v: Version, event: &Event, frame: String) {
         self.game.apply(v, event);
         match event {
             Event::Started { .. } => tracing::info!(v, "game started"),
@@ -550,7 +555,7 @@ impl RoomTask {
         };
         self.send(Frame {
             v: Some(v),
-            text: event.frame(v).into(),
+            text: frame.into(),
             rematch,
         });
     }
