@@ -129,6 +129,37 @@ async fn racing_appends_never_fork(store: &dyn Store) {
     assert!(log.iter().enumerate().all(|(i, e)| e.v == i as u64 + 1));
 }
 
+/// Appends to many rooms at once (SQLite commits them together) all land,
+/// and a clash in one of them fails that append alone.
+async fn concurrent_appends_fail_alone(store: &dyn Store) {
+    let rooms: Vec<String> = (0..40).map(|i| format!("c{i}")).collect();
+    for id in &rooms {
+        store
+            .create_room(&room(id), &[event(1, "a")])
+            .await
+            .unwrap();
+    }
+    let appends = rooms.iter().enumerate().map(|(i, id)| async move {
+        // Every fifth append reuses version 1, which exists.
+        let v = if i % 5 == 0 { 1 } else { 2 };
+        (
+            v,
+            store.append(id, &[event(v, "b"), event(v + 1, "c")]).await,
+        )
+    });
+    for (v, result) in futures_util::future::join_all(appends).await {
+        match (v, result) {
+            (1, Err(StoreError::VersionConflict(1))) | (2, Ok(())) => {}
+            (v, other) => panic!("append at {v}: {other:?}"),
+        }
+    }
+    for (i, id) in rooms.iter().enumerate() {
+        let log = store.events_after(id, 0).await.unwrap();
+        let expected = if i % 5 == 0 { 1 } else { 3 };
+        assert_eq!(log.len(), expected, "room {id}");
+    }
+}
+
 async fn ping_answers(store: &dyn Store) {
     store.ping().await.unwrap();
 }
@@ -169,6 +200,11 @@ macro_rules! backend_tests {
             }
             #[tokio::test]
             $(#[$attr])*
+            async fn concurrent_appends_fail_alone() {
+                super::$on_store(super::concurrent_appends_fail_alone).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
             async fn ping_answers() {
                 super::$on_store(super::ping_answers).await
             }
@@ -182,6 +218,47 @@ async fn on_sqlite(contract: impl AsyncFnOnce(&dyn Store)) {
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
     let store = senet::store::open(&url).await.unwrap();
     contract(store.as_ref()).await;
+}
+
+/// SQLite's WAL is checkpointed in the background and started over every
+/// second or two, even while appends never stop, so it does not grow with the
+/// log. Each restart bumps the checkpoint sequence number in the WAL's header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_wal_restarts_under_steady_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wal.db");
+    let store = senet::store::open(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    store.create_room(&room("w"), &[]).await.unwrap();
+    let mut v = 0;
+    let mut append = async || {
+        v += 1;
+        let mut e = event(v, "big");
+        e.data = format!(r#"{{"pad":"{}"}}"#, "x".repeat(400));
+        store.append("w", &[e]).await.unwrap();
+    };
+    append().await;
+    let first = wal_restarts(&path);
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(5_500);
+    while std::time::Instant::now() < until {
+        append().await;
+    }
+    let restarts = wal_restarts(&path) - first;
+    assert!(restarts >= 2, "the WAL restarted {restarts} times in 5.5 s");
+    // The events were copied into the database file itself.
+    let copied = std::fs::metadata(&path).unwrap().len();
+    assert!(copied > 100_000, "database file of {copied} bytes");
+    let log = store.events_after("w", 0).await.unwrap();
+    assert_eq!(log.len() as u64, v);
+}
+
+/// The checkpoint sequence number in the header of the WAL next to the
+/// SQLite file at `path` (bytes 12..16, big-endian): SQLite bumps it each
+/// time it starts the WAL over.
+fn wal_restarts(path: &std::path::Path) -> u32 {
+    let wal = std::fs::read(path.with_extension("db-wal")).unwrap();
+    u32::from_be_bytes(wal[12..16].try_into().unwrap())
 }
 
 /// Runs `contract` on a fresh schema of the test PostgreSQL server, opened

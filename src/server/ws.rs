@@ -14,6 +14,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use futures_util::SinkExt;
 use serde_json::Value;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::Instant;
@@ -31,6 +32,10 @@ pub const MAX_FRAME_BYTES: usize = 4 * 1024;
 /// A peer that takes longer than this to accept a frame is dropped, so a
 /// client that stops reading cannot hold the connection task (or memory).
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// Frames are queued and written together at the end of each step of the
+/// connection's loop (an event and its ack, a run of events: one write,
+/// one system call); this much queued is written at once.
+const WRITE_BATCH_BYTES: usize = 8 * 1024;
 /// Heartbeats without hearing anything before a peer counts as gone.
 const SILENT_HEARTBEATS: u32 = 3;
 
@@ -70,7 +75,7 @@ pub async fn upgrade(
         .max_message_size(16 * MAX_FRAME_BYTES)
         .max_frame_size(16 * MAX_FRAME_BYTES)
         .read_buffer_size(state.gate.read_buffer)
-        .write_buffer_size(0)
+        .write_buffer_size(WRITE_BATCH_BYTES.min(state.gate.max_write_buffer / 2))
         .max_write_buffer_size(state.gate.max_write_buffer)
         .on_upgrade(move |socket| {
             tracker.track_future(
@@ -138,7 +143,7 @@ impl Connection {
                     Box::pin(self.on_message(&mut socket, message)).await
                 }
                 frame = next_frame(self.attached.as_mut()) => {
-                    Box::pin(self.on_frame(&mut socket, frame)).await
+                    Box::pin(self.on_frames(&mut socket, frame)).await
                 }
                 _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
                     Err(Close::With(CLOSE_POLICY, "no hello"))
@@ -150,6 +155,10 @@ impl Connection {
                         send(&mut socket, Message::Ping(Default::default())).await
                     }
                 }
+            };
+            let step = match step {
+                Ok(()) => flush(&mut socket).await,
+                closing => closing,
             };
             if let Err(close) = step {
                 break close;
@@ -292,6 +301,16 @@ impl Connection {
         Ok(())
     }
 
+    /// Forwards a frame from the room, and the others already behind it.
+    async fn on_frames(
+        &mut self,
+        socket: &mut WebSocket,
+        frame: Result<Frame, RecvError>,
+    ) -> Result<(), Close> {
+        self.on_frame(socket, frame).await?;
+        self.drain_until(socket, u64::MAX).await
+    }
+
     async fn on_frame(
         &mut self,
         socket: &mut WebSocket,
@@ -387,8 +406,20 @@ async fn send_text(socket: &mut WebSocket, text: Utf8Bytes) -> Result<(), Close>
     send(socket, Message::Text(text)).await
 }
 
+/// Queues a frame; the loop writes it out ([`flush`]) after the step that
+/// queued it.
 async fn send(socket: &mut WebSocket, message: Message) -> Result<(), Close> {
-    match tokio::time::timeout(SEND_TIMEOUT, socket.send(message)).await {
+    within_send_timeout(socket.feed(message)).await
+}
+
+async fn flush(socket: &mut WebSocket) -> Result<(), Close> {
+    within_send_timeout(socket.flush()).await
+}
+
+async fn within_send_timeout(
+    io: impl Future<Output = Result<(), axum::Error>>,
+) -> Result<(), Close> {
+    match tokio::time::timeout(SEND_TIMEOUT, io).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(_)) | Err(_) => Err(Close::Gone),
     }

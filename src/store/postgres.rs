@@ -91,7 +91,11 @@ impl Store for PgStore {
         let mut tx = self.pool.begin().await?;
         // A clash on any (room, v) fails the INSERT and so the transaction:
         // nothing is written and nobody is notified.
-        match insert_events(room, events).build().execute(&mut *tx).await {
+        match insert_events(&[(room, events)])
+            .build()
+            .execute(&mut *tx)
+            .await
+        {
             Err(e) if is_unique_violation(&e) => return Err(StoreError::VersionConflict(first.v)),
             other => other?,
         };

@@ -84,7 +84,7 @@ where
         other => other?,
     };
     if !events.is_empty() {
-        insert_events(&room.id, events)
+        insert_events(&[(&room.id, events)])
             .build()
             .execute(&mut *tx)
             .await?;
@@ -247,17 +247,20 @@ pub(super) fn version_to_i64(v: Version) -> i64 {
     i64::try_from(v).expect("versions stay far below i64::MAX")
 }
 
-/// One multi-row `INSERT` of `events` into `room`'s log. A single statement is
-/// atomic: a clash on any (room, v) inserts nothing.
-pub(super) fn insert_events<DB>(room: &str, events: &[StoredEvent]) -> QueryBuilder<DB>
+/// One multi-row `INSERT` of several rooms' events (`(room, events)` pairs).
+/// A single statement is atomic: a clash on any (room, v) inserts nothing.
+pub(super) fn insert_events<DB>(appends: &[(&str, &[StoredEvent])]) -> QueryBuilder<DB>
 where
     DB: Database,
     DB::Arguments: Default,
     String: for<'t> Encode<'t, DB> + Type<DB>,
     i64: for<'t> Encode<'t, DB> + Type<DB>,
 {
+    let rows = appends
+        .iter()
+        .flat_map(|&(room, events)| events.iter().map(move |event| (room, event)));
     let mut query = QueryBuilder::new("INSERT INTO events (room, v, at, kind, data) ");
-    query.push_values(events, |mut row, event| {
+    query.push_values(rows, |mut row, (room, event)| {
         row.push_bind(room.to_owned())
             .push_bind(version_to_i64(event.v))
             .push_bind(event.at)

@@ -1,5 +1,6 @@
 //! The embedded [`Store`]: one SQLite file in WAL mode, created on first
 //! start, with the migrations in `migrations/sqlite/` applied on open.
+//! Appends are committed in batches, and the WAL checkpointed, by [`writer`].
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -8,15 +9,21 @@ use async_trait::async_trait;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use super::rows::{self, Statements, insert_events, is_unique_violation};
+use super::rows::{self, Statements};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
 use crate::protocol::Version;
+use writer::Writer;
+
+mod writer;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// Every append goes through one writer that commits them in batches
+    /// and also keeps the WAL checkpointed.
+    writer: Writer,
 }
 
 impl SqliteStore {
@@ -29,13 +36,19 @@ impl SqliteStore {
             // can lose the last commits) at a fraction of FULL's fsyncs.
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
+            // The writer checkpoints ([`writer`]): run inside a commit, as
+            // SQLite does by default, they held up every room's appends.
+            .pragma("wal_autocheckpoint", "0")
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
             .await?;
         MIGRATOR.run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqliteStore {
+            writer: Writer::start(pool.clone()),
+            pool,
+        })
     }
 }
 
@@ -68,18 +81,10 @@ impl Store for SqliteStore {
     }
 
     async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
-        let Some(first) = events.first() else {
+        if events.is_empty() {
             return Ok(());
-        };
-        // One multi-row INSERT is atomic: a clash on any (room, v) inserts nothing.
-        match insert_events(room, events)
-            .build()
-            .execute(&self.pool)
-            .await
-        {
-            Err(e) if is_unique_violation(&e) => Err(StoreError::VersionConflict(first.v)),
-            other => other.map(drop).map_err(StoreError::from),
         }
+        self.writer.append(room, events).await
     }
 
     async fn events_after(
