@@ -1,5 +1,5 @@
 //! Test helpers shared by the server tests: a real server on 127.0.0.1:0
-//! (in-process, stopped on Drop, or a child process), a tiny HTTP client and
+//! (in-process, stopped on Drop, or a child process), JSON over HTTP and
 //! a WebSocket client that speaks the protocol.
 
 #![allow(dead_code)] // each test binary uses a different subset
@@ -11,7 +11,6 @@ use futures_util::{SinkExt, StreamExt};
 use senet::config::Config;
 use senet::server::Server;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
@@ -132,22 +131,26 @@ pub async fn verify_rejected(record: &Value) {
     );
 }
 
-/// One HTTP/1.1 request on a fresh connection: (status, JSON body or Null).
+/// One HTTP/1.1 request (hyper's client): (status, JSON body or Null).
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\
-         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.unwrap();
-    let response = String::from_utf8(response).unwrap();
-    let status = response[9..12].parse().unwrap();
-    let (_, body) = response.split_once("\r\n\r\n").unwrap();
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Bytes;
+    use hyper_util::client::legacy::Client;
+    use hyper_util::rt::TokioExecutor;
+
+    let client = Client::builder(TokioExecutor::new()).build_http();
+    let request = hyper::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"))
+        .header(hyper::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(
+            body.map(|b| b.to_string()).unwrap_or_default(),
+        )))
+        .unwrap();
+    let response = client.request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
 }
 
 pub async fn create_room(addr: SocketAddr, mode: &str, side: &str) -> Value {
