@@ -1,5 +1,5 @@
 //! Operating the server, end to end on real sockets and real SQLite files: the origin check,
-//! the connection caps, `/metrics`, `/readyz`, `senet healthcheck`, JSON logs carrying the
+//! the connection caps, dropping a client that stops reading, `/metrics`, `/readyz`, `senet healthcheck`, JSON logs carrying the
 //! room id, a restart on SIGTERM that players come back from, and a small load run.
 
 mod common;
@@ -88,6 +88,48 @@ async fn connections_past_a_cap_get_429_until_one_closes() {
     let _black = Client::join(per_address.addr, &room, Some(&black)).await;
     let _white = Client::join(per_address.addr, &room, Some(&white)).await;
     assert_eq!(handshake_status(per_address.addr, &room, None).await, 429);
+}
+
+/// A client that stops reading is dropped once what the server sends it has filled the socket
+/// and waited `--ws-send-timeout`: its place under the connection cap comes free.
+#[tokio::test]
+async fn a_client_that_stops_reading_is_dropped() {
+    let server = TestServer::start_with(|config| {
+        config.connections.max_connections = 1;
+        config.connections.max_connections_per_address = 0;
+        config.connections.ws_send_timeout = 1;
+        // Only the send timeout may end this connection, not the message rate.
+        config.max_messages_per_second = 1_000_000;
+    })
+    .await;
+    let (room, _, _) = full_room(server.addr).await;
+    let stalled = stalled_watcher(server.addr, &room).await;
+    assert_eq!(handshake_status(server.addr, &room, None).await, 429);
+    wait_until_status(server.addr, &room, 101).await;
+    stalled.abort();
+}
+
+/// A watcher on a socket with a small receive buffer that asks for the room's state over and
+/// over and never reads an answer; runs until the server stops reading it in turn.
+async fn stalled_watcher(addr: SocketAddr, room: &str) -> tokio::task::JoinHandle<()> {
+    use futures_util::SinkExt;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(addr).await.unwrap();
+    let url = format!("ws://{addr}/ws/rooms/{room}");
+    let (mut ws, _) = tokio_tungstenite::client_async(url, stream).await.unwrap();
+    tokio::spawn(async move {
+        let hello = json!({"t": "hello", "d": {}}).to_string();
+        let sync = json!({"t": "sync"}).to_string();
+        let sends = std::iter::once(hello).chain(std::iter::repeat(sync));
+        for text in sends {
+            // Ends once the server has dropped the connection (and never earlier: the socket
+            // stays open until then).
+            if ws.send(tungstenite::Message::text(text)).await.is_err() {
+                return;
+            }
+        }
+    })
 }
 
 /// Retries a handshake until it answers `status` (a closed connection frees its place once

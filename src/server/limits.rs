@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::http::HeaderMap;
 
@@ -21,6 +22,7 @@ pub const DEFAULT_WS_READ_BUFFER: usize = 1024;
 
 /// Bytes that may queue for a client that does not read before it is dropped.
 const DEFAULT_WS_MAX_WRITE_BUFFER: usize = 64 * 1024;
+const DEFAULT_WS_SEND_TIMEOUT_SECS: u64 = 10;
 const DEFAULT_MAX_CONNECTIONS: usize = 16_000;
 const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
 
@@ -49,6 +51,11 @@ pub struct ConnectionSettings {
     /// Bytes that may wait for a client that does not read; past it, the connection is dropped.
     #[arg(long, env = "SENET_WS_MAX_WRITE_BUFFER", default_value_t = DEFAULT_WS_MAX_WRITE_BUFFER)]
     pub ws_max_write_buffer: usize,
+
+    /// Seconds a client may take to accept what is sent to it (it stopped reading, or its
+    /// network is stuck) before the connection is dropped.
+    #[arg(long, env = "SENET_WS_SEND_TIMEOUT", default_value_t = DEFAULT_WS_SEND_TIMEOUT_SECS)]
+    pub ws_send_timeout: u64,
 }
 
 impl Default for ConnectionSettings {
@@ -59,6 +66,7 @@ impl Default for ConnectionSettings {
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             ws_read_buffer: DEFAULT_WS_READ_BUFFER,
             ws_max_write_buffer: DEFAULT_WS_MAX_WRITE_BUFFER,
+            ws_send_timeout: DEFAULT_WS_SEND_TIMEOUT_SECS,
         }
     }
 }
@@ -70,6 +78,7 @@ pub struct Gate {
     limiter: Arc<ConnectionLimiter>,
     pub read_buffer: usize,
     pub max_write_buffer: usize,
+    pub send_timeout: Duration,
 }
 
 impl Gate {
@@ -82,6 +91,7 @@ impl Gate {
             }),
             read_buffer: settings.ws_read_buffer,
             max_write_buffer: settings.ws_max_write_buffer,
+            send_timeout: Duration::from_secs(settings.ws_send_timeout),
         }
     }
 

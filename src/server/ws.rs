@@ -29,9 +29,6 @@ use crate::telemetry;
 /// Largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 4 * 1024;
 
-/// A peer that takes longer than this to accept a frame is dropped, so a
-/// client that stops reading cannot hold the connection task (or memory).
-const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// Frames are queued and written together at the end of each step of the
 /// connection's loop (an event and its ack, a run of events: one write,
 /// one system call); this much queued is written at once.
@@ -67,6 +64,7 @@ pub async fn upgrade(
         ping_every: state.ping_every,
     };
     let shutdown = state.shutdown.clone();
+    let send_timeout = state.gate.send_timeout;
     let tracker = state.tracker.clone();
     Ok(ws
         // tungstenite's own limits sit above ours so that an oversized
@@ -80,7 +78,15 @@ pub async fn upgrade(
         .on_upgrade(move |socket| {
             tracker.track_future(
                 async move {
-                    connection.run(socket, shutdown).await;
+                    connection
+                        .run(
+                            Peer {
+                                socket,
+                                send_timeout,
+                            },
+                            shutdown,
+                        )
+                        .await;
                     drop(permit);
                 }
                 .instrument(span),
@@ -124,7 +130,7 @@ enum Close {
 }
 
 impl Connection {
-    async fn run(mut self, mut socket: WebSocket, shutdown: tokio_util::sync::CancellationToken) {
+    async fn run(mut self, mut peer: Peer, shutdown: tokio_util::sync::CancellationToken) {
         let mut heartbeat =
             tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
         heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -138,12 +144,12 @@ impl Connection {
                 // The handlers are boxed: inline, the state of their deepest await (a few KiB)
                 // would be carried by every idle connection for its whole life; boxed, it
                 // exists only while a message is handled (docs/PERFORMANCE.md, memory).
-                message = socket.recv() => {
+                message = peer.socket.recv() => {
                     last_heard = Instant::now();
-                    Box::pin(self.on_message(&mut socket, message)).await
+                    Box::pin(self.on_message(&mut peer, message)).await
                 }
                 frame = next_frame(self.attached.as_mut()) => {
-                    Box::pin(self.on_frames(&mut socket, frame)).await
+                    Box::pin(self.on_frames(&mut peer, frame)).await
                 }
                 _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
                     Err(Close::With(CLOSE_POLICY, "no hello"))
@@ -152,12 +158,12 @@ impl Connection {
                     if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {
                         Err(Close::Gone)
                     } else {
-                        send(&mut socket, Message::Ping(Default::default())).await
+                        peer.queue(Message::Ping(Default::default())).await
                     }
                 }
             };
             let step = match step {
-                Ok(()) => flush(&mut socket).await,
+                Ok(()) => peer.flush().await,
                 closing => closing,
             };
             if let Err(close) = step {
@@ -169,13 +175,13 @@ impl Connection {
                 code,
                 reason: Utf8Bytes::from_static(reason),
             };
-            let _ = socket.send(Message::Close(Some(frame))).await;
+            let _ = peer.socket.send(Message::Close(Some(frame))).await;
         }
     }
 
     async fn on_message(
         &mut self,
-        socket: &mut WebSocket,
+        peer: &mut Peer,
         message: Option<Result<Message, axum::Error>>,
     ) -> Result<(), Close> {
         let text = match message {
@@ -185,15 +191,15 @@ impl Connection {
             Some(Ok(Message::Binary(bytes))) => {
                 self.check_limits(bytes.len())?;
                 let error = ActionError::new(ErrorCode::BadJson, "send JSON in text frames");
-                return send_reply(socket, &error_reply(error, None)).await;
+                return peer.reply(&error_reply(error, None)).await;
             }
         };
         self.check_limits(text.len())?;
         match Request::parse(&text) {
-            Ok(request) => self.on_request(socket, request).await,
+            Ok(request) => self.on_request(peer, request).await,
             Err(bad) => {
                 let error = ActionError::new(bad.code, bad.message);
-                send_reply(socket, &error_reply(error, bad.id)).await
+                peer.reply(&error_reply(error, bad.id)).await
             }
         }
     }
@@ -211,35 +217,35 @@ impl Connection {
         Ok(())
     }
 
-    async fn on_request(&mut self, socket: &mut WebSocket, request: Request) -> Result<(), Close> {
+    async fn on_request(&mut self, peer: &mut Peer, request: Request) -> Result<(), Close> {
         let id = request.id;
         match request.message {
-            ClientMessage::Ping => send_reply(socket, &Reply::Pong { id }).await,
-            ClientMessage::Hello { token } => self.hello(socket, token, id).await,
+            ClientMessage::Ping => peer.reply(&Reply::Pong { id }).await,
+            ClientMessage::Hello { token } => self.hello(peer, token, id).await,
             ClientMessage::Sync => match &self.attached {
-                None => send_reply(socket, &hello_required(id)).await,
+                None => peer.reply(&hello_required(id)).await,
                 Some(seated) => match seated.room.snapshot().await {
-                    Ok(state) => self.send_state(socket, state, id).await,
-                    Err(error) => send_reply(socket, &error_reply(error.into(), id)).await,
+                    Ok(state) => self.send_state(peer, state, id).await,
+                    Err(error) => peer.reply(&error_reply(error.into(), id)).await,
                 },
             },
-            ClientMessage::Act(action) => self.act(socket, action, id).await,
+            ClientMessage::Act(action) => self.act(peer, action, id).await,
         }
     }
 
     async fn hello(
         &mut self,
-        socket: &mut WebSocket,
+        peer: &mut Peer,
         token: Option<String>,
         id: Option<Value>,
     ) -> Result<(), Close> {
         if self.attached.is_some() {
             let error = ActionError::new(ErrorCode::BadRequest, "hello was already said");
-            return send_reply(socket, &error_reply(error, id)).await;
+            return peer.reply(&error_reply(error, id)).await;
         }
         let (room, attached) = match self.rooms.attach(&self.room, token.clone()).await {
             Ok(ok) => ok,
-            Err(error) => return send_reply(socket, &error_reply(error.into(), id)).await,
+            Err(error) => return peer.reply(&error_reply(error.into(), id)).await,
         };
         let Attached {
             conn,
@@ -256,36 +262,36 @@ impl Connection {
             seat,
             frames,
         });
-        send_reply(socket, &Reply::Welcome { seat, state }).await?;
+        peer.reply(&Reply::Welcome { seat, state }).await?;
         match rematch {
-            Some(room) => self.send_rematch_seat(socket, &room).await,
+            Some(room) => self.send_rematch_seat(peer, &room).await,
             None => Ok(()),
         }
     }
 
     async fn act(
         &mut self,
-        socket: &mut WebSocket,
+        peer: &mut Peer,
         action: Action,
         id: Option<Value>,
     ) -> Result<(), Close> {
         let received = telemetry::action_received(action);
         let Some(seated) = &self.attached else {
-            return send_reply(socket, &hello_required(id)).await;
+            return peer.reply(&hello_required(id)).await;
         };
         match seated.room.act(seated.conn, action).await {
             Ok(v) => {
                 // The action's events are already in our queue: send them
                 // first, so the ack never overtakes what it acknowledges.
-                self.drain_until(socket, v).await?;
+                self.drain_until(peer, v).await?;
                 telemetry::action_answered(received);
-                send_reply(socket, &Reply::Ack { id, v }).await
+                peer.reply(&Reply::Ack { id, v }).await
             }
-            Err(error) => send_reply(socket, &error_reply(error.into(), id)).await,
+            Err(error) => peer.reply(&error_reply(error.into(), id)).await,
         }
     }
 
-    async fn drain_until(&mut self, socket: &mut WebSocket, v: u64) -> Result<(), Close> {
+    async fn drain_until(&mut self, peer: &mut Peer, v: u64) -> Result<(), Close> {
         while self.last_v < v {
             let Some(seated) = self.attached.as_mut() else {
                 return Ok(());
@@ -296,7 +302,7 @@ impl Connection {
                 Err(TryRecvError::Closed) => Err(RecvError::Closed),
                 Err(TryRecvError::Empty) => return Ok(()),
             };
-            self.on_frame(socket, frame).await?;
+            self.on_frame(peer, frame).await?;
         }
         Ok(())
     }
@@ -304,16 +310,16 @@ impl Connection {
     /// Forwards a frame from the room, and the others already behind it.
     async fn on_frames(
         &mut self,
-        socket: &mut WebSocket,
+        peer: &mut Peer,
         frame: Result<Frame, RecvError>,
     ) -> Result<(), Close> {
-        self.on_frame(socket, frame).await?;
-        self.drain_until(socket, u64::MAX).await
+        self.on_frame(peer, frame).await?;
+        self.drain_until(peer, u64::MAX).await
     }
 
     async fn on_frame(
         &mut self,
-        socket: &mut WebSocket,
+        peer: &mut Peer,
         frame: Result<Frame, RecvError>,
     ) -> Result<(), Close> {
         match frame {
@@ -324,9 +330,9 @@ impl Connection {
                     }
                     self.last_v = v;
                 }
-                send_text(socket, frame.text).await?;
+                peer.text(frame.text).await?;
                 match frame.rematch {
-                    Some(room) => self.send_rematch_seat(socket, &room).await,
+                    Some(room) => self.send_rematch_seat(peer, &room).await,
                     None => Ok(()),
                 }
             }
@@ -336,7 +342,7 @@ impl Connection {
                     return Ok(());
                 };
                 match seated.room.snapshot().await {
-                    Ok(state) => self.send_state(socket, state, None).await,
+                    Ok(state) => self.send_state(peer, state, None).await,
                     Err(_) => Err(Close::With(CLOSE_RESTART, "room restarting")),
                 }
             }
@@ -346,17 +352,17 @@ impl Connection {
 
     async fn send_state(
         &mut self,
-        socket: &mut WebSocket,
+        peer: &mut Peer,
         state: RoomState,
         id: Option<Value>,
     ) -> Result<(), Close> {
         self.last_v = self.last_v.max(state.v);
-        send_reply(socket, &Reply::State { state, id }).await
+        peer.reply(&Reply::State { state, id }).await
     }
 
     /// After a rematch each seated player keeps their token; this tells them
     /// (privately) the new room and their new colour.
-    async fn send_rematch_seat(&mut self, socket: &mut WebSocket, room: &str) -> Result<(), Close> {
+    async fn send_rematch_seat(&mut self, peer: &mut Peer, room: &str) -> Result<(), Close> {
         let (Some(seated), Some(token)) = (&self.attached, &self.token) else {
             return Ok(());
         };
@@ -369,7 +375,7 @@ impl Connection {
             seat: seated.seat.swapped(),
             token: token.clone(),
         };
-        send_reply(socket, &reply).await
+        peer.reply(&reply).await
     }
 }
 
@@ -398,28 +404,39 @@ fn error_reply(error: ActionError, id: Option<Value>) -> Reply {
     }
 }
 
-async fn send_reply(socket: &mut WebSocket, reply: &Reply) -> Result<(), Close> {
-    send_text(socket, reply.to_json().into()).await
+/// The client's socket, with how long it may take to accept what is sent.
+struct Peer {
+    socket: WebSocket,
+    /// A peer that takes longer than this to accept a frame is dropped, so a
+    /// client that stops reading cannot hold the connection task (or memory).
+    send_timeout: Duration,
 }
 
-async fn send_text(socket: &mut WebSocket, text: Utf8Bytes) -> Result<(), Close> {
-    send(socket, Message::Text(text)).await
+impl Peer {
+    async fn reply(&mut self, reply: &Reply) -> Result<(), Close> {
+        self.text(reply.to_json().into()).await
+    }
+
+    async fn text(&mut self, text: Utf8Bytes) -> Result<(), Close> {
+        self.queue(Message::Text(text)).await
+    }
+
+    /// Queues a frame; the loop writes it out ([`Peer::flush`]) after the
+    /// step that queued it.
+    async fn queue(&mut self, message: Message) -> Result<(), Close> {
+        within(self.send_timeout, self.socket.feed(message)).await
+    }
+
+    async fn flush(&mut self) -> Result<(), Close> {
+        within(self.send_timeout, self.socket.flush()).await
+    }
 }
 
-/// Queues a frame; the loop writes it out ([`flush`]) after the step that
-/// queued it.
-async fn send(socket: &mut WebSocket, message: Message) -> Result<(), Close> {
-    within_send_timeout(socket.feed(message)).await
-}
-
-async fn flush(socket: &mut WebSocket) -> Result<(), Close> {
-    within_send_timeout(socket.flush()).await
-}
-
-async fn within_send_timeout(
+async fn within(
+    limit: Duration,
     io: impl Future<Output = Result<(), axum::Error>>,
 ) -> Result<(), Close> {
-    match tokio::time::timeout(SEND_TIMEOUT, io).await {
+    match tokio::time::timeout(limit, io).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(_)) | Err(_) => Err(Close::Gone),
     }
