@@ -18,13 +18,17 @@
 //! neither waits for nor blocks it), which copies nearly everything; then
 //! once more with the writer paused between batches, which copies the few
 //! pages written meanwhile and leaves the WAL fully copied, so that the next
-//! commit starts it over from the beginning and it stays small.
+//! commit starts it over from the beginning and it stays small. After a
+//! period without commits the WAL file is also truncated, so a burst of load
+//! does not leave its size on the disk (truncating it under load stalled the
+//! writer for ~150 ms).
 //!
 //! Nothing changes for the caller: [`Writer::append`] returns once its
 //! events are committed, and a clash on a (room, version) still answers
 //! [`StoreError::VersionConflict`] for that append alone.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sqlx::SqlitePool;
@@ -44,13 +48,23 @@ const QUEUE: usize = 1024;
 const MAX_ROWS: usize = 1000;
 
 /// How often the WAL is copied into the database file.
-pub(super) const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
 /// One room's append, waiting for the writer.
 struct Pending {
     room: String,
     events: Vec<StoredEvent>,
     done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// What the writer and the checkpoints share.
+#[derive(Default)]
+struct Shared {
+    /// Held by the writer while it commits, and by the checkpoints while the
+    /// writer must pause.
+    writing: Mutex<()>,
+    /// Statements committed so far, so the checkpoints can tell a quiet period.
+    commits: AtomicU64,
 }
 
 /// The handle the store keeps; dropping it stops the writer (once the
@@ -64,11 +78,9 @@ impl Writer {
     /// Starts the writer and the checkpoints on the current tokio runtime.
     pub(super) fn start(pool: SqlitePool) -> Writer {
         let (queue, waiting) = mpsc::channel(QUEUE);
-        // Held by the writer while it commits, and by the checkpoints while
-        // the writer must pause.
-        let writing = Arc::new(Mutex::new(()));
-        tokio::spawn(write_batches(pool.clone(), waiting, writing.clone()));
-        let checkpoints = tokio::spawn(checkpoint_now_and_then(pool, writing));
+        let shared = Arc::new(Shared::default());
+        tokio::spawn(write_batches(pool.clone(), waiting, shared.clone()));
+        let checkpoints = tokio::spawn(checkpoint_now_and_then(pool, shared));
         Writer {
             queue,
             _checkpoints: AbortOnDropHandle::new(checkpoints),
@@ -97,13 +109,14 @@ impl Writer {
 async fn write_batches(
     pool: SqlitePool,
     mut waiting: mpsc::Receiver<Pending>,
-    writing: Arc<Mutex<()>>,
+    shared: Arc<Shared>,
 ) {
     let mut batch = Vec::new();
     while waiting.recv_many(&mut batch, QUEUE).await > 0 {
-        let _writing = writing.lock().await;
+        let _writing = shared.writing.lock().await;
         for chunk in chunks_of_rows(std::mem::take(&mut batch)) {
             commit_chunk(&pool, chunk).await;
+            shared.commits.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
@@ -158,27 +171,42 @@ async fn commit_chunk(pool: &SqlitePool, chunk: Vec<Pending>) {
     }
 }
 
-/// Checkpoints every [`CHECKPOINT_EVERY`]: once alongside the writer, then
-/// once more with it paused, so the WAL ends fully copied (see the module
-/// doc).
-async fn checkpoint_now_and_then(pool: SqlitePool, writing: Arc<Mutex<()>>) {
-    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+/// Checkpoints every [`CHECKPOINT_EVERY`] after commits: once alongside the
+/// writer, then once more with it paused, so the WAL ends fully copied. After
+/// a period without commits, truncates the WAL file once (see the module doc).
+async fn checkpoint_now_and_then(pool: SqlitePool, shared: Arc<Shared>) {
+    let mut every = tokio::time::interval_at(
+        tokio::time::Instant::now() + CHECKPOINT_EVERY,
+        CHECKPOINT_EVERY,
+    );
     every.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut seen = 0;
+    let mut truncated = false;
     loop {
         every.tick().await;
-        checkpoint(&pool).await;
-        let _paused = writing.lock().await;
-        checkpoint(&pool).await;
+        let commits = shared.commits.load(Ordering::Relaxed);
+        if commits != seen {
+            seen = commits;
+            truncated = false;
+            checkpoint(&pool, PASSIVE).await;
+            let _paused = shared.writing.lock().await;
+            checkpoint(&pool, PASSIVE).await;
+        } else if !truncated {
+            let _paused = shared.writing.lock().await;
+            checkpoint(&pool, TRUNCATE).await;
+            truncated = true;
+        }
     }
 }
 
-async fn checkpoint(pool: &SqlitePool) {
-    // PASSIVE: copy what no reader still needs, never wait for anyone.
-    if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-        .execute(pool)
-        .await
-    {
-        tracing::warn!(%error, "WAL checkpoint failed; will try again");
+/// Copies what no reader still needs into the database file; never waits.
+const PASSIVE: &str = "PRAGMA wal_checkpoint(PASSIVE)";
+/// Copies everything and empties the WAL file; run only with the writer paused.
+const TRUNCATE: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
+
+async fn checkpoint(pool: &SqlitePool, pragma: &'static str) {
+    if let Err(error) = sqlx::query(pragma).execute(pool).await {
+        tracing::warn!(%error, pragma, "WAL checkpoint failed; will try again");
     }
 }
 
