@@ -213,3 +213,45 @@ async fn checkpoint(pool: &SqlitePool, pragma: &'static str) {
 fn writer_gone() -> StoreError {
     StoreError::Database(sqlx::Error::WorkerCrashed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(events: usize) -> Pending {
+        let event = StoredEvent {
+            v: 1,
+            at: 0,
+            kind: "k".into(),
+            data: "{}".into(),
+        };
+        Pending {
+            room: "r".into(),
+            events: vec![event; events],
+            done: oneshot::channel().0,
+        }
+    }
+
+    fn sizes(chunks: &[Vec<Pending>]) -> Vec<Vec<usize>> {
+        chunks
+            .iter()
+            .map(|chunk| chunk.iter().map(|p| p.events.len()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn chunks_stay_under_the_row_limit_and_keep_appends_whole() {
+        let batch = vec![
+            pending(600),
+            pending(400),
+            pending(1),
+            pending(1200),
+            pending(3),
+        ];
+        assert_eq!(
+            sizes(&chunks_of_rows(batch)),
+            [vec![600, 400], vec![1], vec![1200], vec![3]]
+        );
+        assert!(chunks_of_rows(Vec::new()).is_empty());
+    }
+}
