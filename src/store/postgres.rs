@@ -14,11 +14,11 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{PgPool, QueryBuilder};
 
 use super::presence::PresenceLocks;
-use super::rows::{self, Statements, insert_events, is_unique_violation};
+use super::rows::{self, Statements, is_unique_violation, push_insert_events};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::cluster;
 use crate::engine::Side;
@@ -88,25 +88,21 @@ impl Store for PgStore {
         let (Some(first), Some(last)) = (events.first(), events.last()) else {
             return Ok(());
         };
-        let mut tx = self.pool.begin().await?;
-        // A clash on any (room, v) fails the INSERT and so the transaction:
-        // nothing is written and nobody is notified.
-        match insert_events(&[(room, events)])
-            .build()
-            .execute(&mut *tx)
-            .await
-        {
-            Err(e) if is_unique_violation(&e) => return Err(StoreError::VersionConflict(first.v)),
-            other => other?,
-        };
-        // Delivered to listeners only when (and if) the transaction commits.
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(cluster::CHANNEL)
-            .bind(cluster::payload(room, last.v))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        // One statement, so one round trip and its own transaction: the INSERT, and a
+        // notification that PostgreSQL delivers only when (and if) it commits. A clash on
+        // any (room, v) fails the whole statement: nothing is written, nobody is notified.
+        let mut query = QueryBuilder::new("WITH appended AS (");
+        push_insert_events(&mut query, &[(room, events)]);
+        query
+            .push(" RETURNING v) SELECT pg_notify(")
+            .push_bind(cluster::CHANNEL)
+            .push(", ")
+            .push_bind(cluster::payload(room, last.v))
+            .push(")");
+        match query.build().execute(&self.pool).await {
+            Err(e) if is_unique_violation(&e) => Err(StoreError::VersionConflict(first.v)),
+            other => other.map(drop).map_err(StoreError::from),
+        }
     }
 
     async fn events_after(

@@ -256,10 +256,24 @@ where
     String: for<'t> Encode<'t, DB> + Type<DB>,
     i64: for<'t> Encode<'t, DB> + Type<DB>,
 {
+    let mut query = QueryBuilder::new("");
+    push_insert_events(&mut query, appends);
+    query
+}
+
+/// Pushes [`insert_events`]'s statement onto `query` (to use it inside a larger one).
+pub(super) fn push_insert_events<DB>(
+    query: &mut QueryBuilder<DB>,
+    appends: &[(&str, &[StoredEvent])],
+) where
+    DB: Database,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB>,
+{
     let rows = appends
         .iter()
         .flat_map(|&(room, events)| events.iter().map(move |event| (room, event)));
-    let mut query = QueryBuilder::new("INSERT INTO events (room, v, at, kind, data) ");
+    query.push("INSERT INTO events (room, v, at, kind, data) ");
     query.push_values(rows, |mut row, (room, event)| {
         row.push_bind(room.to_owned())
             .push_bind(version_to_i64(event.v))
@@ -267,5 +281,4 @@ where
             .push_bind(event.kind.clone())
             .push_bind(event.data.clone());
     });
-    query
 }
