@@ -18,7 +18,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, QueryBuilder};
 
 use super::presence::PresenceLocks;
-use super::rows::{self, Statements, is_unique_violation, push_insert_events};
+use super::rows::{self, Statements, appended, push_insert_events};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::cluster;
 use crate::engine::Side;
@@ -99,10 +99,7 @@ impl Store for PgStore {
             .push(", ")
             .push_bind(cluster::payload(room, last.v))
             .push(")");
-        match query.build().execute(&self.pool).await {
-            Err(e) if is_unique_violation(&e) => Err(StoreError::VersionConflict(first.v)),
-            other => other.map(drop).map_err(StoreError::from),
-        }
+        appended(query.build().execute(&self.pool).await, first.v)
     }
 
     async fn events_after(

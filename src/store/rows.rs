@@ -242,6 +242,19 @@ pub(super) fn is_unique_violation(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(e) if e.is_unique_violation())
 }
 
+/// What an append's `INSERT` answered, as the store says it: a clash on a
+/// (room, v) means another writer took the version `first` first.
+pub(super) fn appended<T>(
+    result: Result<T, sqlx::Error>,
+    first: Version,
+) -> Result<(), StoreError> {
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) if is_unique_violation(&e) => Err(StoreError::VersionConflict(first)),
+        Err(e) => Err(StoreError::from(e)),
+    }
+}
+
 /// Both schemas store versions as signed 64-bit integers.
 pub(super) fn version_to_i64(v: Version) -> i64 {
     i64::try_from(v).expect("versions stay far below i64::MAX")

@@ -36,7 +36,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use tokio::time::MissedTickBehavior;
 use tokio_util::task::AbortOnDropHandle;
 
-use crate::store::rows::{insert_events, is_unique_violation};
+use crate::store::rows::{appended, insert_events};
 use crate::store::{StoreError, StoredEvent};
 
 /// Appends queued for the writer at most: a room task waits for its own
@@ -159,15 +159,8 @@ async fn commit_chunk(pool: &SqlitePool, chunk: Vec<Pending>) {
             .build()
             .execute(pool)
             .await;
-        let answer = match result {
-            Ok(_) => Ok(()),
-            Err(e) if is_unique_violation(&e) => {
-                Err(StoreError::VersionConflict(pending.events[0].v))
-            }
-            Err(e) => Err(StoreError::from(e)),
-        };
         // The room task may have gone (shutdown); its events are committed anyway.
-        let _ = pending.done.send(answer);
+        let _ = pending.done.send(appended(result, pending.events[0].v));
     }
 }
 
