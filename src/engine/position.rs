@@ -101,7 +101,7 @@ impl Move {
 }
 
 /// Why a move is refused. The `code` is stable and used on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error, strum::EnumIter)]
 pub enum IllegalMove {
     #[error("the game is over")]
     GameOver,

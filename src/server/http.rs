@@ -42,7 +42,7 @@ pub async fn create_room(
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
     let request = body(request)?;
     check_client_seed(&request.client_seed)?;
-    let mode = Mode::from_name(&request.mode).ok_or_else(|| {
+    let mode = request.mode.parse::<Mode>().map_err(|_| {
         AppError::BadRequest(format!(
             "unknown mode {:?}: expected \"online\", \"local\" or \"ai\"",
             request.mode

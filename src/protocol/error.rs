@@ -1,0 +1,35 @@
+//! Stable error codes, shared by WebSocket `error` replies and HTTP error bodies.
+
+use serde::{Deserialize, Serialize};
+use strum::EnumIter;
+
+
+/// Stable error codes, shared by WebSocket `error` replies and HTTP bodies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    BadJson,
+    UnknownType,
+    BadRequest,
+    NotSeated,
+    NotYourTurn,
+    MustRoll,
+    AlreadyRolled,
+    IllegalMove,
+    GameOver,
+    GameNotStarted,
+    NoDrawOffer,
+    DrawNotAllowed,
+    CannotClaim,
+    RematchNotAvailable,
+    HelloRequired,
+    BadToken,
+    RoomNotFound,
+    RoomFull,
+    /// A WebSocket handshake from a page of another site (HTTP 403).
+    OriginNotAllowed,
+    /// The server's or this address's cap on open connections is reached (HTTP 429).
+    TooManyConnections,
+    Internal,
+}
+

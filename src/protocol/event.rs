@@ -1,0 +1,299 @@
+//! Events: what happened in a room, persisted in order and then sent to every connection.
+//! Stored in the log as `(t, d)` without their version; `"v"` is added inside `d` when an event
+//! is framed for the wire ([`Event::frame`]), once per event.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
+
+use super::{UnixMs, Version};
+use crate::engine::Side;
+
+
+/// A move's landing square by count: a square (27 for the water) or `"off"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum To {
+    Square(u8),
+    Off(OffMarker),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OffMarker {
+    #[serde(rename = "off")]
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegalMove {
+    pub from: u8,
+    pub to: To,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
+#[serde(rename_all = "lowercase")]
+pub enum EffectName {
+    Step,
+    Swap,
+    Water,
+    Off,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientSeeds {
+    pub black: String,
+    pub white: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Presence {
+    pub connected: bool,
+    pub claim_at: Option<UnixMs>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
+#[serde(rename_all = "lowercase")]
+pub enum Winner {
+    Black,
+    White,
+    Draw,
+}
+
+impl From<Side> for Winner {
+    fn from(side: Side) -> Winner {
+        match side {
+            Side::Black => Winner::Black,
+            Side::White => Winner::White,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndReason {
+    BorneOff,
+    Resign,
+    Agreement,
+    Abandon,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
+#[serde(rename_all = "lowercase")]
+pub enum CancelReason {
+    Declined,
+    Withdrawn,
+    Lapsed,
+}
+
+/// What happened in a room: persisted in order, then sent to every connection. [`EventKind`]
+/// names the variants without their data (its names are serde's, checked by a test).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, EnumDiscriminants)]
+#[serde(tag = "t", content = "d", rename_all = "kebab-case")]
+#[strum_discriminants(
+    name(EventKind),
+    derive(EnumIter, IntoStaticStr),
+    strum(serialize_all = "kebab-case")
+)]
+pub enum Event {
+    Started {
+        position: String,
+        turn: Side,
+        seed_hash: String,
+        client_seeds: ClientSeeds,
+    },
+    Rolled {
+        side: Side,
+        n: u32,
+        sticks: [bool; 4],
+        value: u8,
+        legal: Vec<LegalMove>,
+    },
+    Moved {
+        side: Side,
+        from: u8,
+        to: To,
+        effect: EffectName,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rest: Option<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        swapped: Option<u8>,
+        position: String,
+        next: Side,
+        extra: bool,
+    },
+    Passed {
+        side: Side,
+        value: u8,
+        next: Side,
+    },
+    DrawOffered {
+        side: Side,
+    },
+    DrawCancelled {
+        side: Side,
+        why: CancelReason,
+    },
+    Presence {
+        black: Presence,
+        white: Presence,
+    },
+    GameOver {
+        winner: Winner,
+        reason: EndReason,
+        seed: String,
+    },
+    RematchOffered {
+        side: Side,
+    },
+    Rematch {
+        room: String,
+    },
+}
+
+impl Event {
+    /// Splits an event into its type and its data as stored in the log.
+    pub fn to_parts(&self) -> (String, String) {
+        let (kind, data) = self.split();
+        (kind, data.to_string())
+    }
+
+    /// The log's type and data together with the wire frame for version
+    /// `v`, from one serialization: committing an event needs both.
+    pub fn encode(&self, v: Version) -> ((String, String), String) {
+        let (kind, data) = self.split();
+        let stored = (kind.clone(), data.to_string());
+        (stored, Self::frame_of(kind, data, v))
+    }
+
+    /// The type and data as JSON values, serialized once.
+    fn split(&self) -> (String, Value) {
+        let Value::Object(mut object) = serde_json::to_value(self).expect("events serialize")
+        else {
+            unreachable!("an adjacently tagged enum serializes to an object")
+        };
+        let kind = match object.remove("t") {
+            Some(Value::String(kind)) => kind,
+            _ => unreachable!("every event has a type"),
+        };
+        (kind, object.remove("d").unwrap_or(Value::Null))
+    }
+
+    fn frame_of(kind: String, mut data: Value, v: Version) -> String {
+        data["v"] = Value::from(v);
+        serde_json::json!({"t": kind, "d": data}).to_string()
+    }
+
+    /// Rebuilds an event from the log's type and data.
+    pub fn from_parts(kind: &str, data: &str) -> Result<Event, serde_json::Error> {
+        let data: Value = serde_json::from_str(data)?;
+        serde_json::from_value(serde_json::json!({"t": kind, "d": data}))
+    }
+
+    /// The wire frame: `{"t":..,"d":{..,"v":v}}`.
+    pub fn frame(&self, v: Version) -> String {
+        let (kind, data) = self.split();
+        Self::frame_of(kind, data, v)
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn events_round_trip_through_the_log_and_get_v_on_the_wire() {
+        let event = Event::Moved {
+            side: Side::Black,
+            from: 26,
+            to: To::Off(OffMarker::Off),
+            effect: EffectName::Off,
+            rest: None,
+            swapped: None,
+            position: "WBWBWBWBW..................... w".into(),
+            next: Side::White,
+            extra: false,
+        };
+        let (kind, data) = event.to_parts();
+        assert_eq!(kind, "moved");
+        assert_eq!(Event::from_parts(&kind, &data).unwrap(), event);
+        let frame: Value = serde_json::from_str(&event.frame(7)).unwrap();
+        assert_eq!(frame["t"], "moved");
+        assert_eq!(frame["d"]["v"], 7);
+        assert_eq!(frame["d"]["to"], "off");
+        // What the room task commits and broadcasts is the same text.
+        assert_eq!(event.encode(7), ((kind, data), event.frame(7)));
+    }
+
+    /// One event of each kind: the match is exhaustive, so a new kind must be added here.
+    fn example(kind: EventKind) -> Event {
+        let presence = Presence {
+            connected: true,
+            claim_at: None,
+        };
+        let side = Side::Black;
+        match kind {
+            EventKind::Started => Event::Started {
+                position: String::new(),
+                turn: side,
+                seed_hash: String::new(),
+                client_seeds: ClientSeeds {
+                    black: String::new(),
+                    white: String::new(),
+                },
+            },
+            EventKind::Rolled => Event::Rolled {
+                side,
+                n: 0,
+                sticks: [true; 4],
+                value: 4,
+                legal: Vec::new(),
+            },
+            EventKind::Moved => Event::Moved {
+                side,
+                from: 1,
+                to: To::Square(2),
+                effect: EffectName::Step,
+                rest: None,
+                swapped: None,
+                position: String::new(),
+                next: side,
+                extra: false,
+            },
+            EventKind::Passed => Event::Passed {
+                side,
+                value: 1,
+                next: side,
+            },
+            EventKind::DrawOffered => Event::DrawOffered { side },
+            EventKind::DrawCancelled => Event::DrawCancelled {
+                side,
+                why: CancelReason::Declined,
+            },
+            EventKind::Presence => Event::Presence {
+                black: presence,
+                white: presence,
+            },
+            EventKind::GameOver => Event::GameOver {
+                winner: Winner::Draw,
+                reason: EndReason::Agreement,
+                seed: String::new(),
+            },
+            EventKind::RematchOffered => Event::RematchOffered { side },
+            EventKind::Rematch => Event::Rematch {
+                room: String::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn event_kinds_are_the_wire_names() {
+        use strum::IntoEnumIterator;
+        for kind in EventKind::iter() {
+            let event = example(kind);
+            assert_eq!(EventKind::from(&event), kind);
+            assert_eq!(event.to_parts().0, <&str>::from(kind));
+        }
+    }
+}

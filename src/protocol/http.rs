@@ -1,0 +1,105 @@
+//! HTTP request and response bodies (`/api/...`): what a room's creator, a joiner and a reader of
+//! records send and get back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{ClientSeeds, GameResult, Mode, Players, Seat, SideChoice, UnixMs, Version};
+use crate::ai::Level;
+use crate::engine::Side;
+
+
+/// `POST /api/rooms`. `mode` stays a string so that an unknown or not yet
+/// supported mode gets a clear message instead of a serde error.
+#[derive(Debug, Deserialize)]
+pub struct CreateRoom {
+    pub mode: String,
+    #[serde(default)]
+    pub side: SideChoice,
+    #[serde(default)]
+    pub client_seed: String,
+    /// The computer's strength in `ai` rooms (default `medium`); a string so
+    /// that an unknown level gets a message naming the known ones.
+    #[serde(default)]
+    pub level: Option<String>,
+}
+
+/// The computer's level when a room against it names none: a fair game for most people.
+pub const DEFAULT_LEVEL: Level = Level::Medium;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RoomCreated {
+    pub room: String,
+    pub url: String,
+    pub seat: Seat,
+    pub token: String,
+}
+
+/// `POST /api/rooms/{id}/join`.
+#[derive(Debug, Deserialize)]
+pub struct JoinRoom {
+    #[serde(default)]
+    pub side: Option<Side>,
+    #[serde(default)]
+    pub client_seed: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Joined {
+    pub seat: Seat,
+    pub token: String,
+}
+
+/// `GET /api/rooms/{id}`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RoomSummary {
+    pub room: String,
+    pub mode: Mode,
+    /// The computer's level, in `ai` rooms only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    pub status: Status,
+    pub players: Players,
+    pub spectators: usize,
+    pub result: Option<GameResult>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Waiting,
+    Playing,
+    Finished,
+}
+
+/// `GET /api/rooms/{id}/record`: everything needed to verify a game.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Record {
+    pub room: String,
+    pub mode: Mode,
+    /// The computer's level, in `ai` rooms only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    pub seed_hash: String,
+    /// Hex; only once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+    pub client_seeds: ClientSeeds,
+    pub events: Vec<RecordedEvent>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RecordedEvent {
+    pub v: Version,
+    pub at: UnixMs,
+    pub t: String,
+    pub d: Value,
+}
+
+/// Every HTTP error body.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct HttpError {
+    pub error: String,
+    pub message: String,
+}
+

@@ -1,0 +1,194 @@
+//! WebSocket frames from the server to one connection ([`Reply`]) and the room state they carry.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
+
+use super::{EndReason, ErrorCode, LegalMove, Mode, Seat, UnixMs, Version, Winner};
+use crate::ai::Level;
+use crate::engine::Side;
+
+
+/// Messages sent to one connection only. [`ReplyKind`] names the variants without their data
+/// (its names are serde's, checked by a test).
+#[derive(Debug, Serialize, Deserialize, EnumDiscriminants)]
+#[serde(tag = "t", content = "d", rename_all = "kebab-case")]
+#[strum_discriminants(
+    name(ReplyKind),
+    derive(EnumIter, IntoStaticStr),
+    strum(serialize_all = "kebab-case")
+)]
+pub enum Reply {
+    Welcome {
+        seat: Seat,
+        state: State,
+    },
+    State {
+        #[serde(flatten)]
+        state: State,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<Value>,
+    },
+    Ack {
+        id: Option<Value>,
+        v: Version,
+    },
+    Error {
+        code: ErrorCode,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        id: Option<Value>,
+    },
+    Pong {
+        id: Option<Value>,
+    },
+    /// After a rematch: where this connection's player sits now.
+    Seat {
+        room: String,
+        url: String,
+        seat: Seat,
+        token: String,
+    },
+    /// Not versioned, not persisted.
+    Watchers {
+        count: usize,
+    },
+}
+
+impl Reply {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("replies always serialize")
+    }
+}
+
+/// Everything a client needs to draw a room.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub room: String,
+    pub mode: Mode,
+    /// The computer's level, in `ai` rooms only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    pub position: String,
+    pub turn: Side,
+    pub phase: Phase,
+    pub throw: Option<Throw>,
+    pub legal: Vec<LegalMove>,
+    pub players: Players,
+    pub spectators: usize,
+    pub draw_offer: Option<Side>,
+    pub result: Option<GameResult>,
+    pub seed_hash: String,
+    /// Sides that asked for a rematch and are waiting for the other.
+    pub rematch_offers: Vec<Side>,
+    pub rematch: Option<String>,
+    pub v: Version,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Waiting,
+    Roll,
+    Move,
+    Over,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throw {
+    pub sticks: [bool; 4],
+    pub value: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Players {
+    pub black: PlayerState,
+    pub white: PlayerState,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerState {
+    pub seated: bool,
+    pub connected: bool,
+    pub claim_at: Option<UnixMs>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    pub winner: Winner,
+    pub reason: EndReason,
+}
+
+#[cfg(test)]
+mod tests {
+    use strum::IntoEnumIterator;
+
+    use super::*;
+
+    /// One reply of each kind: the match is exhaustive, so a new kind must be added here.
+    fn example(kind: ReplyKind) -> Reply {
+        match kind {
+            ReplyKind::Welcome => Reply::Welcome {
+                seat: Seat::Spectator,
+                state: example_state(),
+            },
+            ReplyKind::State => Reply::State {
+                state: example_state(),
+                id: None,
+            },
+            ReplyKind::Ack => Reply::Ack { id: None, v: 1 },
+            ReplyKind::Error => Reply::Error {
+                code: ErrorCode::Internal,
+                message: String::new(),
+                reason: None,
+                id: None,
+            },
+            ReplyKind::Pong => Reply::Pong { id: None },
+            ReplyKind::Seat => Reply::Seat {
+                room: String::new(),
+                url: String::new(),
+                seat: Seat::Black,
+                token: String::new(),
+            },
+            ReplyKind::Watchers => Reply::Watchers { count: 0 },
+        }
+    }
+
+    fn example_state() -> State {
+        let player = PlayerState {
+            seated: false,
+            connected: false,
+            claim_at: None,
+        };
+        State {
+            room: String::new(),
+            mode: Mode::Online,
+            level: None,
+            position: String::new(),
+            turn: Side::Black,
+            phase: Phase::Waiting,
+            throw: None,
+            legal: Vec::new(),
+            players: Players {
+                black: player,
+                white: player,
+            },
+            spectators: 0,
+            draw_offer: None,
+            result: None,
+            seed_hash: String::new(),
+            rematch_offers: Vec::new(),
+            rematch: None,
+            v: 0,
+        }
+    }
+
+    #[test]
+    fn reply_kinds_are_the_wire_names() {
+        for kind in ReplyKind::iter() {
+            let reply: serde_json::Value = serde_json::from_str(&example(kind).to_json()).unwrap();
+            assert_eq!(reply["t"], <&str>::from(kind));
+        }
+    }
+}
