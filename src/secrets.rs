@@ -20,6 +20,16 @@ pub fn new_room_id() -> String {
     hex::encode(random_bytes::<16>())
 }
 
+/// The room a rematch of `room` opens: derived from its id, so every instance that decides the
+/// rematch names the same room, and opening it twice finds it there.
+pub fn rematch_room_id(room: &str) -> String {
+    let digest = Sha256::new()
+        .chain_update(b"senet-rematch:")
+        .chain_update(room.as_bytes())
+        .finalize();
+    hex::encode(&digest[..16])
+}
+
 /// Whether `text` has the shape of a room id (checked before any lookup).
 pub fn is_room_id(text: &str) -> bool {
     text.len() == 32 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -49,5 +59,9 @@ mod tests {
         assert!(!is_room_id("../etc/passwd"));
         assert_eq!(new_token().len(), 64);
         assert_ne!(hash_token("a"), hash_token("b"));
+        let rematch = rematch_room_id(&a);
+        assert!(is_room_id(&rematch));
+        assert_eq!(rematch, rematch_room_id(&a));
+        assert_ne!(rematch, rematch_room_id(&b));
     }
 }

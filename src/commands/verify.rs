@@ -12,8 +12,8 @@ use serde_json::json;
 
 use crate::fairness::{parse_seed, seed_hash};
 use crate::protocol::{Action, EndReason, Event, Record, Seat};
-use crate::room::game::{Context, Game};
-use crate::store::{RoomRow, SeatRow};
+use crate::room::seats::{Holder, Sitter};
+use crate::room::{Context, Game, Room, Seats};
 
 /// Check that a game record is consistent: seed, throws and moves.
 #[derive(Debug, clap::Args)]
@@ -60,18 +60,17 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
     if seed_hash(&seed) != record.seed_hash {
         return Err("the revealed seed does not hash to seed_hash".into());
     }
-    let seat = |client_seed: &str, marker: u8| SeatRow {
-        token_hash: [marker; 32],
-        client_seed: client_seed.to_string(),
+    let seat = |client_seed: &str| {
+        Some(Sitter {
+            holder: Holder::Recorded,
+            client_seed: client_seed.to_string(),
+        })
     };
-    let mut game = Game::new(RoomRow {
-        id: record.room.clone(),
-        mode: record.mode,
-        seed,
-        created_at: 0,
-        black: Some(seat(&record.client_seeds.black, 1)),
-        white: Some(seat(&record.client_seeds.white, 2)),
-    });
+    let seats = Seats::new(
+        seat(&record.client_seeds.black),
+        seat(&record.client_seeds.white),
+    );
+    let mut game = Game::new(Room::new(record.room.clone(), record.mode, seed), seats);
     let mut replay = Replay::default();
     for (index, recorded) in record.events.iter().enumerate() {
         let at = format!("event v={} ({})", recorded.v, recorded.t);
@@ -83,7 +82,8 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
         replay
             .check(&game, &event, seed_hex)
             .map_err(|problem| format!("{at}: {problem}"))?;
-        game.apply(recorded.v, &event);
+        game.apply(recorded.v, &event)
+            .map_err(|error| error.to_string())?;
     }
     if let Some(missing) = replay.expected.front() {
         return Err(format!("the record ends before {missing:?}"));
@@ -114,7 +114,7 @@ impl Replay {
     fn check(&mut self, game: &Game, event: &Event, seed_hex: &str) -> Result<(), String> {
         match event {
             Event::Started { .. } => {
-                let expected = game.start_event();
+                let expected = game.decide_start().events.into_iter().next();
                 if expected.as_ref() != Some(event) {
                     return Err(format!("expected {expected:?}"));
                 }
@@ -154,12 +154,11 @@ impl Replay {
             now: 0,
             abandon_after_ms: 0,
             connected: [true, true],
-            rematch_room: None,
         };
         let decided = game
             .decide(Seat::Both, action, &ctx)
-            .map_err(|e| format!("the rules refuse it: {}", e.message))?;
-        let mut consequences = decided.into_iter().filter(|e| {
+            .map_err(|refusal| format!("the rules refuse it: {refusal}"))?;
+        let mut consequences = decided.events.into_iter().filter(|e| {
             matches!(
                 e,
                 Event::Rolled { .. }

@@ -7,7 +7,6 @@ use strum::EnumIter;
 
 use super::ErrorCode;
 
-
 /// A game action, judged by the room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter)]
 pub enum Action {
@@ -136,7 +135,6 @@ impl Request {
         Ok(Request { message, id })
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 use strum::EnumIter;
 
-
 /// Stable error codes, shared by WebSocket `error` replies and HTTP bodies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "snake_case")]
@@ -32,4 +31,3 @@ pub enum ErrorCode {
     TooManyConnections,
     Internal,
 }
-

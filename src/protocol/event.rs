@@ -9,7 +9,6 @@ use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 use super::{UnixMs, Version};
 use crate::engine::Side;
 
-
 /// A move's landing square by count: a square (27 for the water) or `"off"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -195,7 +194,6 @@ impl Event {
         Self::frame_of(kind, data, v)
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,6 @@ use super::{ClientSeeds, GameResult, Mode, Players, Seat, SideChoice, UnixMs, Ve
 use crate::ai::Level;
 use crate::engine::Side;
 
-
 /// `POST /api/rooms`. `mode` stays a string so that an unknown or not yet
 /// supported mode gets a clear message instead of a serde error.
 #[derive(Debug, Deserialize)]
@@ -102,4 +101,3 @@ pub struct HttpError {
     pub error: String,
     pub message: String,
 }
-

@@ -110,7 +110,6 @@ pub enum SideChoice {
     Random,
 }
 
-
 #[cfg(test)]
 mod tests {
     use std::str::FromStr;

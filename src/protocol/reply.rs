@@ -8,7 +8,6 @@ use super::{EndReason, ErrorCode, LegalMove, Mode, Seat, UnixMs, Version, Winner
 use crate::ai::Level;
 use crate::engine::Side;
 
-
 /// Messages sent to one connection only. [`ReplyKind`] names the variants without their data
 /// (its names are serde's, checked by a test).
 #[derive(Debug, Serialize, Deserialize, EnumDiscriminants)]

@@ -30,7 +30,10 @@ pub fn javascript() -> String {
         .chain(AFTER_ACTIONS.map(String::from));
     let tables: [(&str, Vec<String>); 13] = [
         ("ErrorCode", wire_names(ErrorCode::iter())),
-        ("IllegalReason", names(IllegalMove::iter().map(IllegalMove::code))),
+        (
+            "IllegalReason",
+            names(IllegalMove::iter().map(IllegalMove::code)),
+        ),
         ("ClientMessage", client_messages.collect()),
         ("Reply", names(ReplyKind::iter().map(<&str>::from))),
         ("Event", names(EventKind::iter().map(<&str>::from))),

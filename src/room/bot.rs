@@ -8,10 +8,7 @@
 //! the same formula as for everyone); its own seed comes from the room id and
 //! the throw number, never from the game's seed.
 //!
-//! Storage needs no column of its own: the computer's seat row holds
-//! [`BOT_TOKEN_HASH`] (no token hashes to it, so nobody can act for the bot
-//! or take its seat) and, as its client seed, the level's name, which is
-//! public from the start like every client seed.
+//! How its seat is stored is [`super::seats`]'s business.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,42 +19,13 @@ use tokio::time::Instant;
 
 use crate::ai::{Level, choose_move};
 use crate::engine::{Position, Roll, Side};
-use crate::protocol::{Action, Mode};
-use crate::secrets::TokenHash;
-use crate::store::{RoomRow, SeatRow};
-
-/// The token hash of the computer's seat. SHA-256 of a token is never all
-/// zeros in practice, so this matches no token.
-pub const BOT_TOKEN_HASH: TokenHash = [0; 32];
+use crate::protocol::Action;
 
 /// The computer of an `ai` room: its colour and its strength.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bot {
     pub side: Side,
     pub level: Level,
-}
-
-impl Bot {
-    /// The seat row that stores the computer at `level`.
-    pub fn seat(level: Level) -> SeatRow {
-        SeatRow {
-            token_hash: BOT_TOKEN_HASH,
-            client_seed: level.name().to_string(),
-        }
-    }
-
-    /// The computer seated in `room`, if it is an `ai` room.
-    pub fn of_room(room: &RoomRow) -> Option<Bot> {
-        if room.mode != Mode::Ai {
-            return None;
-        }
-        let seated = |side: Side, seat: &Option<SeatRow>| {
-            let seat = seat.as_ref().filter(|s| s.token_hash == BOT_TOKEN_HASH)?;
-            let level = seat.client_seed.parse().ok()?;
-            Some(Bot { side, level })
-        };
-        seated(Side::Black, &room.black).or_else(|| seated(Side::White, &room.white))
-    }
 }
 
 /// What the computer must do on its turn, with all it may know for it.
@@ -188,32 +156,6 @@ pub fn bot_seed(room: &str, throw: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::secrets::hash_token;
-
-    #[test]
-    fn the_bot_seat_round_trips_through_a_room_row() {
-        for level in Level::ALL {
-            let room = RoomRow {
-                id: "0123456789abcdef0123456789abcdef".into(),
-                mode: Mode::Ai,
-                seed: [1; 32],
-                created_at: 0,
-                black: Some(SeatRow {
-                    token_hash: hash_token("person"),
-                    client_seed: "hard".into(),
-                }),
-                white: Some(Bot::seat(level)),
-            };
-            let found = Bot::of_room(&room);
-            assert_eq!(
-                found,
-                Some(Bot {
-                    side: Side::White,
-                    level
-                })
-            );
-        }
-    }
 
     #[test]
     fn bot_seeds_differ_by_room_and_throw() {

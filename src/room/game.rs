@@ -1,49 +1,30 @@
 //! One room's game as a pure state machine: no I/O, no clock, no randomness.
 //!
-//! - [`Game::apply`] folds an event into the state; replaying a room's log
-//!   through it rebuilds the room exactly (on load, after a restart, or after
-//!   another writer won a race for the next version).
-//! - [`Game::decide`] judges an action against the state with the rules
-//!   engine and answers the events it causes, or why it is refused. It never
-//!   changes the state: the caller persists the events, then applies them.
+//! - [`Game::decide`] judges an action against the state with the rules engine and answers a
+//!   [`Decision`]: the events the action causes and the game after them, made together, so a
+//!   move is played once (as shakmaty's `play(self, m) -> Result<Self, _>`). It never changes
+//!   `self`: the room task persists the events, then keeps the decision's game.
+//! - [`Game::apply`] folds a logged event into the state; replaying a room's log through it
+//!   rebuilds the room (on load, after a restart, after another writer won a race). A log that
+//!   does not replay is a [`ReplayError`] naming the event, never a panic.
 //!
-//! Time, connections and new room ids come in through [`Context`], so the
-//! same decision can be re-made (and checked by `senet verify`) at will.
+//! Time and connections come in through [`Context`], so the same decision can be re-made (and
+//! checked by `senet verify`) at will.
+
+use std::sync::Arc;
 
 use super::bot::{Bot, Step};
+use super::error::{Refusal, ReplayError};
+use super::seats::Seats;
 use crate::ai::Level;
 use crate::engine::{Effect, Move, Position, Side, Sticks, Target};
-use crate::fairness::{seed_hash, sticks_for};
+use crate::fairness::{Seed, seed_hash, sticks_for};
 use crate::protocol::{
-    Action, CancelReason, ClientSeeds, EffectName, EndReason, ErrorCode, Event, GameResult,
+    Action, CancelReason, ClientSeeds, EffectName, EndReason, Event, EventKind, GameResult,
     LegalMove, Mode, OffMarker, Phase, PlayerState, Players, Presence, Seat, State, Status, Throw,
     To, UnixMs, Version, Winner,
 };
-use crate::secrets::TokenHash;
-use crate::store::{RoomRow, SeatRow};
-
-/// Why an action (or a join) is refused: sent to the actor only.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ActionError {
-    pub code: ErrorCode,
-    pub message: String,
-    /// For `illegal_move`: the engine's reason code.
-    pub reason: Option<&'static str>,
-}
-
-impl ActionError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> ActionError {
-        ActionError {
-            code,
-            message: message.into(),
-            reason: None,
-        }
-    }
-}
-
-fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, ActionError> {
-    Err(ActionError::new(code, message))
-}
+use crate::secrets::rematch_room_id;
 
 /// What a decision may depend on besides the state.
 #[derive(Clone, Debug)]
@@ -52,14 +33,38 @@ pub struct Context {
     pub abandon_after_ms: i64,
     /// Whether each side (black, white) has an open connection.
     pub connected: [bool; 2],
-    /// The id a rematch room would get; needed only for [`Action::Rematch`].
-    pub rematch_room: Option<String>,
 }
 
 fn index(side: Side) -> usize {
     match side {
         Side::Black => 0,
         Side::White => 1,
+    }
+}
+
+/// What a room is from its creation on.
+#[derive(Debug)]
+pub struct Room {
+    pub id: String,
+    pub mode: Mode,
+    /// The throw seed: secret until the game is over.
+    pub seed: Seed,
+    /// Its published hash, computed once.
+    seed_hash: String,
+}
+
+impl Room {
+    pub fn new(id: String, mode: Mode, seed: Seed) -> Room {
+        Room {
+            seed_hash: seed_hash(&seed),
+            id,
+            mode,
+            seed,
+        }
+    }
+
+    pub fn seed_hash(&self) -> &str {
+        &self.seed_hash
     }
 }
 
@@ -72,14 +77,15 @@ enum Stage {
     Over(GameResult),
 }
 
+/// A room's state. Cloning is cheap: what never changes in a game is shared.
 #[derive(Clone, Debug)]
 pub struct Game {
-    room: RoomRow,
-    seed_hash: String,
+    room: Arc<Room>,
+    seats: Arc<Seats>,
     position: Position,
     stage: Stage,
     /// The players' seeds as logged in `started`: part of every throw.
-    client_seeds: ClientSeeds,
+    client_seeds: Arc<ClientSeeds>,
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
     draw_offer: Option<Side>,
@@ -89,22 +95,70 @@ pub struct Game {
     v: Version,
 }
 
+/// What [`Game::decide`] decided: the events to persist, in order, and the game after them.
+#[derive(Debug)]
+pub struct Decision {
+    pub events: Vec<Event>,
+    pub game: Game,
+}
+
+impl Decision {
+    /// A decision with nothing to log.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+}
+
+/// A decision being made: each event is folded into the next game as it is added.
+struct Next {
+    events: Vec<Event>,
+    game: Game,
+}
+
+impl Next {
+    fn from(game: &Game) -> Next {
+        Next {
+            events: Vec::with_capacity(3),
+            game: game.clone(),
+        }
+    }
+
+    fn push(&mut self, event: Event) {
+        self.game.fold(&event);
+        self.game.v += 1;
+        self.events.push(event);
+    }
+
+    /// A move, with the position the engine already played it to.
+    fn push_move(&mut self, event: Event, after: Position) {
+        self.game.position = after;
+        self.push(event);
+    }
+
+    fn done(self) -> Decision {
+        Decision {
+            events: self.events,
+            game: self.game,
+        }
+    }
+}
+
 impl Game {
     /// A room with no events yet.
-    pub fn new(room: RoomRow) -> Game {
+    pub fn new(room: Room, seats: Seats) -> Game {
         let absent = Presence {
             connected: false,
             claim_at: None,
         };
         Game {
-            seed_hash: seed_hash(&room.seed),
-            room,
+            room: Arc::new(room),
+            seats: Arc::new(seats),
             position: Position::start(),
             stage: Stage::Waiting,
-            client_seeds: ClientSeeds {
+            client_seeds: Arc::new(ClientSeeds {
                 black: String::new(),
                 white: String::new(),
-            },
+            }),
             throws: 0,
             draw_offer: None,
             presence: [absent; 2],
@@ -126,13 +180,17 @@ impl Game {
         self.v
     }
 
-    pub fn row(&self) -> &RoomRow {
+    pub fn room(&self) -> &Room {
         &self.room
+    }
+
+    pub fn seats(&self) -> &Seats {
+        &self.seats
     }
 
     /// The computer's seat, in `ai` rooms.
     pub fn bot(&self) -> Option<Bot> {
-        Bot::of_room(&self.room)
+        self.seats.bot()
     }
 
     pub fn level(&self) -> Option<Level> {
@@ -163,78 +221,66 @@ impl Game {
         matches!(self.stage, Stage::Roll | Stage::Move { .. })
     }
 
-    fn seat_row(&self, side: Side) -> Option<&SeatRow> {
-        match side {
-            Side::Black => self.room.black.as_ref(),
-            Side::White => self.room.white.as_ref(),
-        }
-    }
-
-    fn client_seed(&self, side: Side) -> String {
-        self.seat_row(side)
-            .map(|seat| seat.client_seed.clone())
-            .unwrap_or_default()
-    }
-
     // ------------------------------------------------------------ seats
 
-    /// The seat a token holds; spectators hold none.
-    pub fn seat_of(&self, token_hash: &TokenHash) -> Seat {
-        let holds = |side| {
-            self.seat_row(side)
-                .is_some_and(|s| &s.token_hash == token_hash)
-        };
-        match (holds(Side::Black), holds(Side::White)) {
-            (true, true) => Seat::Both,
-            (true, false) => Seat::Black,
-            (false, true) => Seat::White,
-            (false, false) => Seat::Spectator,
+    /// Records the seats as the store has them (taken here or by another instance).
+    pub fn set_seats(&mut self, seats: Seats) {
+        self.seats = Arc::new(seats);
+    }
+
+    /// The `started` event, once both seats are taken and it was not logged (an empty
+    /// decision otherwise).
+    pub fn decide_start(&self) -> Decision {
+        let mut next = Next::from(self);
+        if self.stage != Stage::Waiting || !self.seats.are_full() {
+            return next.done();
         }
-    }
-
-    /// The seat a joiner gets: the one asked for, or any free one.
-    pub fn free_seat(&self, wanted: Option<Side>) -> Result<Side, ActionError> {
-        let free = |side: &Side| self.seat_row(*side).is_none();
-        match wanted {
-            Some(side) if free(&side) => Ok(side),
-            Some(side) => refuse(ErrorCode::RoomFull, format!("the {side} seat is taken")),
-            None => Side::BOTH
-                .into_iter()
-                .find(free)
-                .ok_or_else(|| ActionError::new(ErrorCode::RoomFull, "both seats are taken")),
-        }
-    }
-
-    /// Records a seat taken in the store (by this instance or another).
-    pub fn set_seats(&mut self, black: Option<SeatRow>, white: Option<SeatRow>) {
-        self.room.black = black;
-        self.room.white = white;
-    }
-
-    /// The `started` event, once both seats are taken and it was not sent.
-    pub fn start_event(&self) -> Option<Event> {
-        let ready =
-            self.stage == Stage::Waiting && self.room.black.is_some() && self.room.white.is_some();
-        ready.then(|| Event::Started {
+        next.push(Event::Started {
             position: Position::start().to_string(),
             turn: Position::start().turn(),
-            seed_hash: self.seed_hash.clone(),
+            seed_hash: self.room.seed_hash.clone(),
             client_seeds: ClientSeeds {
-                black: self.client_seed(Side::Black),
-                white: self.client_seed(Side::White),
+                black: self.seats.client_seed(Side::Black).to_string(),
+                white: self.seats.client_seed(Side::White).to_string(),
             },
-        })
+        });
+        next.done()
     }
 
     // ------------------------------------------------------------ apply
 
-    /// Folds the event numbered `v` into the state. Events come from this
-    /// module's own decisions, so they are trusted to be legal.
-    pub fn apply(&mut self, v: Version, event: &Event) {
+    /// Folds the logged event numbered `v` into the state. A move is played again by the
+    /// engine; one it refuses (or a version out of order) is a [`ReplayError`].
+    pub fn apply(&mut self, v: Version, event: &Event) -> Result<(), ReplayError> {
+        let fails = |why: String| ReplayError {
+            v,
+            kind: EventKind::from(event).into(),
+            why,
+        };
+        if v != self.v + 1 {
+            return Err(fails(format!("the state is at version {}", self.v)));
+        }
+        if let Event::Moved { from, .. } = event {
+            let Stage::Move { sticks } = self.stage else {
+                return Err(fails("a move must follow a throw".into()));
+            };
+            let (after, _) = self
+                .position
+                .play(*from, sticks.roll())
+                .map_err(|illegal| fails(illegal.to_string()))?;
+            self.position = after;
+        }
+        self.fold(event);
         self.v = v;
+        Ok(())
+    }
+
+    /// What an event changes, besides the position a move leaves (set by the caller, who
+    /// played the move) and the version.
+    fn fold(&mut self, event: &Event) {
         match event {
             Event::Started { client_seeds, .. } => {
-                self.client_seeds = client_seeds.clone();
+                self.client_seeds = Arc::new(client_seeds.clone());
                 self.stage = Stage::Roll;
             }
             Event::Rolled { sticks, .. } => {
@@ -243,18 +289,8 @@ impl Game {
                     sticks: Sticks::from_faces(*sticks),
                 };
             }
-            Event::Moved { from, .. } => {
-                let Stage::Move { sticks } = self.stage else {
-                    unreachable!("a move follows a throw")
-                };
-                let (position, _) = self
-                    .position
-                    .play(*from, sticks.roll())
-                    .expect("logged moves are legal");
-                self.position = position;
-                // The game-over event that follows a winning move sets Over.
-                self.stage = Stage::Roll;
-            }
+            // The game-over event that follows a winning move sets Over.
+            Event::Moved { .. } => self.stage = Stage::Roll,
             Event::Passed { .. } => {
                 self.position = self.position.pass();
                 self.stage = Stage::Roll;
@@ -276,76 +312,68 @@ impl Game {
 
     // ------------------------------------------------------------ decide
 
-    /// Judges `action` by the holder of `seat`. On success the events to
-    /// persist (in order); the state itself is unchanged.
-    pub fn decide(
-        &self,
-        seat: Seat,
-        action: Action,
-        ctx: &Context,
-    ) -> Result<Vec<Event>, ActionError> {
+    /// Judges `action` by the holder of `seat`: the events it causes and the game after them,
+    /// with who is connected brought up to date in the same decision.
+    pub fn decide(&self, seat: Seat, action: Action, ctx: &Context) -> Result<Decision, Refusal> {
         let side = self.acting_side(seat, action)?;
-        let mut events = match action {
-            Action::Roll => self.decide_roll(side)?,
-            Action::Move { from } => self.decide_move(side, from)?,
-            Action::Resign => vec![self.game_over(side.other().into(), EndReason::Resign)],
-            Action::DrawOffer => self.decide_draw_offer(side)?,
-            Action::DrawAccept => self.decide_draw_accept(side)?,
-            Action::DrawDecline => self.decide_draw_decline(side)?,
-            Action::ClaimVictory => self.decide_claim(side, ctx)?,
-            Action::Rematch => self.decide_rematch(side, ctx)?,
-        };
-        let mut after = self.clone();
-        for (i, event) in events.iter().enumerate() {
-            after.apply(self.v + 1 + i as Version, event);
+        let mut next = Next::from(self);
+        match action {
+            Action::Roll => self.decide_roll(side, &mut next)?,
+            Action::Move { from } => self.decide_move(side, from, &mut next)?,
+            Action::Resign => next.push(self.game_over(side.other().into(), EndReason::Resign)),
+            Action::DrawOffer => next.push(self.decide_draw_offer(side)?),
+            Action::DrawAccept => next.push(self.decide_draw_accept(side)?),
+            Action::DrawDecline => next.push(self.decide_draw_decline(side)?),
+            Action::ClaimVictory => next.push(self.decide_claim(side, ctx)?),
+            Action::Rematch => next.push(self.decide_rematch(side)?),
         }
-        events.extend(after.presence_update(ctx));
-        Ok(events)
+        if let Some(presence) = next.game.presence_update(ctx) {
+            next.push(presence);
+        }
+        Ok(next.done())
+    }
+
+    /// The `presence` event that brings the log up to date with who is connected, as a
+    /// decision (empty if nothing changed).
+    pub fn decide_presence(&self, ctx: &Context) -> Decision {
+        let mut next = Next::from(self);
+        if let Some(presence) = self.presence_update(ctx) {
+            next.push(presence);
+        }
+        next.done()
     }
 
     /// Who acts, after the checks every action shares: a seat, and a game in
     /// the right stage. A `both` seat acts for the side to move.
-    fn acting_side(&self, seat: Seat, action: Action) -> Result<Side, ActionError> {
+    fn acting_side(&self, seat: Seat, action: Action) -> Result<Side, Refusal> {
         let side = match seat {
-            Seat::Spectator => return refuse(ErrorCode::NotSeated, "spectators cannot act"),
+            Seat::Spectator => return Err(Refusal::NotSeated),
             Seat::Both => self.position.turn(),
             Seat::Black => Side::Black,
             Seat::White => Side::White,
         };
         match (self.stage, action) {
             (Stage::Over(_), Action::Rematch) => Ok(side),
-            (_, Action::Rematch) => refuse(
-                ErrorCode::RematchNotAvailable,
-                "a rematch is possible once the game is over",
-            ),
-            (Stage::Over(_), _) => refuse(ErrorCode::GameOver, "the game is over"),
-            (Stage::Waiting, _) => refuse(
-                ErrorCode::GameNotStarted,
-                "the game starts when both seats are taken",
-            ),
+            (_, Action::Rematch) => Err(Refusal::RematchBeforeTheEnd),
+            (Stage::Over(_), _) => Err(Refusal::GameOver),
+            (Stage::Waiting, _) => Err(Refusal::NotStarted),
             _ => Ok(side),
         }
     }
 
-    fn check_turn(&self, side: Side) -> Result<(), ActionError> {
-        if side == self.position.turn() {
+    fn check_turn(&self, side: Side) -> Result<(), Refusal> {
+        let turn = self.position.turn();
+        if side == turn {
             Ok(())
         } else {
-            refuse(
-                ErrorCode::NotYourTurn,
-                format!("it is {}'s turn", self.position.turn()),
-            )
+            Err(Refusal::NotYourTurn(turn))
         }
     }
 
-    fn decide_roll(&self, side: Side) -> Result<Vec<Event>, ActionError> {
+    fn decide_roll(&self, side: Side, next: &mut Next) -> Result<(), Refusal> {
         self.check_turn(side)?;
         if let Stage::Move { sticks } = self.stage {
-            let value = sticks.roll();
-            return refuse(
-                ErrorCode::AlreadyRolled,
-                format!("you already threw a {value}: move a piece"),
-            );
+            return Err(Refusal::AlreadyRolled(sticks.roll().value()));
         }
         let sticks = sticks_for(
             &self.room.seed,
@@ -356,14 +384,13 @@ impl Game {
         );
         let roll = sticks.roll();
         let legal = self.position.legal_moves(roll);
-        let mut events = Vec::with_capacity(3);
         if self.draw_offer == Some(side.other()) {
-            events.push(Event::DrawCancelled {
+            next.push(Event::DrawCancelled {
                 side: side.other(),
                 why: CancelReason::Lapsed,
             });
         }
-        events.push(Event::Rolled {
+        next.push(Event::Rolled {
             side,
             n: self.throws,
             sticks: sticks.faces(),
@@ -371,126 +398,97 @@ impl Game {
             legal: legal.iter().map(legal_move).collect(),
         });
         if legal.is_empty() {
-            events.push(Event::Passed {
+            next.push(Event::Passed {
                 side,
                 value: roll.value(),
                 next: side.other(),
             });
         }
-        Ok(events)
+        Ok(())
     }
 
-    fn decide_move(&self, side: Side, from: u8) -> Result<Vec<Event>, ActionError> {
+    fn decide_move(&self, side: Side, from: u8, next: &mut Next) -> Result<(), Refusal> {
         self.check_turn(side)?;
         let Stage::Move { sticks } = self.stage else {
-            return refuse(ErrorCode::MustRoll, "throw the sticks before moving");
+            return Err(Refusal::MustRoll);
         };
-        let (after, mv) =
-            self.position
-                .play(from, sticks.roll())
-                .map_err(|illegal| ActionError {
-                    code: ErrorCode::IllegalMove,
-                    message: illegal.to_string(),
-                    reason: Some(illegal.code()),
-                })?;
-        let mut events = vec![moved_event(side, &mv, &after)];
+        let (after, mv) = self
+            .position
+            .play(from, sticks.roll())
+            .map_err(Refusal::Illegal)?;
+        next.push_move(moved_event(side, &mv, &after), after);
         if let Some(winner) = after.winner() {
-            events.push(self.game_over(winner.into(), EndReason::BorneOff));
+            next.push(self.game_over(winner.into(), EndReason::BorneOff));
         }
-        Ok(events)
+        Ok(())
     }
 
-    fn check_draw_allowed(&self) -> Result<(), ActionError> {
+    fn check_draw_allowed(&self) -> Result<(), Refusal> {
         if self.room.mode == Mode::Online {
             Ok(())
         } else {
-            refuse(
-                ErrorCode::DrawNotAllowed,
-                "draw offers need two players: there is no one to offer a draw to here",
-            )
+            Err(Refusal::DrawNotAllowed)
         }
     }
 
-    fn decide_draw_offer(&self, side: Side) -> Result<Vec<Event>, ActionError> {
+    fn decide_draw_offer(&self, side: Side) -> Result<Event, Refusal> {
         self.check_draw_allowed()?;
         match self.draw_offer {
-            Some(offerer) if offerer == side => {
-                refuse(ErrorCode::BadRequest, "you have already offered a draw")
-            }
-            Some(_) => refuse(
-                ErrorCode::BadRequest,
-                "your opponent has offered a draw: accept or decline it",
-            ),
-            None => Ok(vec![Event::DrawOffered { side }]),
+            Some(offerer) if offerer == side => Err(Refusal::DrawAlreadyOffered),
+            Some(_) => Err(Refusal::DrawOfferPending),
+            None => Ok(Event::DrawOffered { side }),
         }
     }
 
-    fn decide_draw_accept(&self, side: Side) -> Result<Vec<Event>, ActionError> {
+    fn decide_draw_accept(&self, side: Side) -> Result<Event, Refusal> {
         self.check_draw_allowed()?;
         if self.draw_offer != Some(side.other()) {
-            return refuse(
-                ErrorCode::NoDrawOffer,
-                "your opponent has not offered a draw",
-            );
+            return Err(Refusal::NoDrawToAccept);
         }
-        Ok(vec![self.game_over(Winner::Draw, EndReason::Agreement)])
+        Ok(self.game_over(Winner::Draw, EndReason::Agreement))
     }
 
-    fn decide_draw_decline(&self, side: Side) -> Result<Vec<Event>, ActionError> {
+    fn decide_draw_decline(&self, side: Side) -> Result<Event, Refusal> {
         self.check_draw_allowed()?;
-        let why = match self.draw_offer {
-            None => return refuse(ErrorCode::NoDrawOffer, "there is no draw offer"),
-            Some(offerer) if offerer == side => CancelReason::Withdrawn,
-            Some(_) => CancelReason::Declined,
+        let offerer = self.draw_offer.ok_or(Refusal::NoDrawToDecline)?;
+        let why = if offerer == side {
+            CancelReason::Withdrawn
+        } else {
+            CancelReason::Declined
         };
-        Ok(vec![Event::DrawCancelled {
-            side: self.draw_offer.expect("checked above"),
-            why,
-        }])
+        Ok(Event::DrawCancelled { side: offerer, why })
     }
 
-    fn decide_claim(&self, side: Side, ctx: &Context) -> Result<Vec<Event>, ActionError> {
+    fn decide_claim(&self, side: Side, ctx: &Context) -> Result<Event, Refusal> {
         if self.room.mode != Mode::Online {
-            return refuse(ErrorCode::CannotClaim, "only online games can be abandoned");
+            return Err(Refusal::ClaimNotOnline);
         }
         let opponent = self.presence[index(side.other())];
         match opponent.claim_at {
             Some(at) if !opponent.connected && at <= ctx.now => {
-                Ok(vec![self.game_over(side.into(), EndReason::Abandon)])
+                Ok(self.game_over(side.into(), EndReason::Abandon))
             }
-            Some(at) => refuse(
-                ErrorCode::CannotClaim,
-                format!(
-                    "your opponent may still come back: wait {} ms",
-                    at - ctx.now
-                ),
-            ),
-            None => refuse(
-                ErrorCode::CannotClaim,
-                "your opponent is connected or it is not their turn",
-            ),
+            Some(at) => Err(Refusal::ClaimTooEarly(at - ctx.now)),
+            None => Err(Refusal::ClaimNoCountdown),
         }
     }
 
-    fn decide_rematch(&self, side: Side, ctx: &Context) -> Result<Vec<Event>, ActionError> {
+    /// Online, both players must ask; elsewhere one asks for both. The rematch's room is
+    /// named after this one, so whoever decides it names the same room.
+    fn decide_rematch(&self, side: Side) -> Result<Event, Refusal> {
         if let Some(room) = &self.rematch {
-            return refuse(
-                ErrorCode::RematchNotAvailable,
-                format!("the rematch is already open in room {room}"),
-            );
+            return Err(Refusal::RematchOpen(room.clone()));
         }
         let both_asked = self.room.mode != Mode::Online || self.rematch_offers[index(side.other())];
-        if !both_asked {
-            if self.rematch_offers[index(side)] {
-                return refuse(ErrorCode::BadRequest, "you already asked for a rematch");
-            }
-            return Ok(vec![Event::RematchOffered { side }]);
+        if both_asked {
+            return Ok(Event::Rematch {
+                room: rematch_room_id(&self.room.id),
+            });
         }
-        let room = ctx
-            .rematch_room
-            .clone()
-            .ok_or_else(|| ActionError::new(ErrorCode::Internal, "no rematch room id"))?;
-        Ok(vec![Event::Rematch { room }])
+        if self.rematch_offers[index(side)] {
+            return Err(Refusal::RematchAlreadyAsked);
+        }
+        Ok(Event::RematchOffered { side })
     }
 
     fn game_over(&self, winner: Winner, reason: EndReason) -> Event {
@@ -505,7 +503,7 @@ impl Game {
     /// connected, if anything changed. A side that is absent on its own turn
     /// in a running online game gets a `claim_at`, kept once set so that the
     /// countdown does not restart on unrelated changes.
-    pub fn presence_update(&self, ctx: &Context) -> Option<Event> {
+    fn presence_update(&self, ctx: &Context) -> Option<Event> {
         let current = |side: Side| {
             let connected = ctx.connected[index(side)];
             let countdown = self.room.mode == Mode::Online
@@ -564,7 +562,7 @@ impl Game {
         let player = |side: Side| {
             let presence = self.presence[index(side)];
             PlayerState {
-                seated: self.seat_row(side).is_some(),
+                seated: self.seats.is_taken(side),
                 connected: presence.connected,
                 claim_at: presence.claim_at,
             }
@@ -604,7 +602,7 @@ impl Game {
             spectators,
             draw_offer: self.draw_offer,
             result: self.result(),
-            seed_hash: self.seed_hash.clone(),
+            seed_hash: self.room.seed_hash.clone(),
             rematch_offers: Side::BOTH
                 .into_iter()
                 .filter(|&side| self.rematch_offers[index(side)])
@@ -652,27 +650,27 @@ fn moved_event(side: Side, mv: &Move, after: &Position) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::room::seats::{Holder, Sitter};
     use crate::secrets::hash_token;
 
-    fn seat(token: &str) -> SeatRow {
-        SeatRow {
-            token_hash: hash_token(token),
+    const ROOM: &str = "0123456789abcdef0123456789abcdef";
+
+    fn person(token: &str) -> Option<Sitter> {
+        Some(Sitter {
+            holder: Holder::Person(hash_token(token)),
             client_seed: format!("{token}-seed"),
-        }
+        })
+    }
+
+    fn started(mode: Mode, seed: Seed, seats: Seats) -> Game {
+        let game = Game::new(Room::new(ROOM.into(), mode, seed), seats);
+        let started = game.decide_start();
+        assert_eq!(started.events.len(), 1);
+        started.game
     }
 
     fn started_game(mode: Mode) -> Game {
-        let mut game = Game::new(RoomRow {
-            id: "0123456789abcdef0123456789abcdef".into(),
-            mode,
-            seed: [3; 32],
-            created_at: 0,
-            black: Some(seat("b")),
-            white: Some(seat("w")),
-        });
-        let started = game.start_event().expect("both seats are taken");
-        game.apply(1, &started);
-        game
+        started(mode, [3; 32], Seats::new(person("b"), person("w")))
     }
 
     fn ctx() -> Context {
@@ -680,17 +678,53 @@ mod tests {
             now: 1_000,
             abandon_after_ms: 60_000,
             connected: [true, true],
-            rematch_room: Some("next".into()),
         }
     }
 
-    /// Decides and applies, as the room task does after persisting.
-    fn act(game: &mut Game, seat: Seat, action: Action) -> Result<Vec<Event>, ActionError> {
-        let events = game.decide(seat, action, &ctx())?;
-        for event in &events {
-            game.apply(game.version() + 1, event);
+    /// Decides and keeps the next game, as the room task does after persisting.
+    fn act(game: &mut Game, seat: Seat, action: Action) -> Result<Vec<Event>, Refusal> {
+        let decision = game.decide(seat, action, &ctx())?;
+        *game = decision.game;
+        Ok(decision.events)
+    }
+
+    /// A decision's game is the game its events replay to.
+    #[test]
+    fn a_decision_replays_from_its_events() {
+        let mut game = started_game(Mode::Local);
+        let mut replayed = game.clone();
+        for _ in 0..200 {
+            if game.is_over() {
+                break;
+            }
+            let action = match game.state(0).legal.first() {
+                Some(legal) => Action::Move { from: legal.from },
+                None => Action::Roll,
+            };
+            for event in act(&mut game, Seat::Both, action).unwrap() {
+                replayed.apply(replayed.version() + 1, &event).unwrap();
+            }
+            assert_eq!(replayed.state(0), game.state(0));
         }
-        Ok(events)
+    }
+
+    #[test]
+    fn a_log_that_does_not_replay_names_the_event() {
+        let mut game = started_game(Mode::Local);
+        let moved = Event::Moved {
+            side: Side::Black,
+            from: 10,
+            to: To::Square(11),
+            effect: EffectName::Step,
+            rest: None,
+            swapped: None,
+            position: String::new(),
+            next: Side::White,
+            extra: false,
+        };
+        let error = game.apply(2, &moved).unwrap_err();
+        assert_eq!((error.v, error.kind), (2, "moved"));
+        assert_eq!(game.apply(5, &moved).unwrap_err().v, 5);
     }
 
     /// Whole local games through decide/apply: at every move, each square
@@ -700,11 +734,8 @@ mod tests {
     fn every_refused_move_carries_the_engine_reason_and_changes_nothing() {
         let mut reasons = std::collections::BTreeSet::new();
         for game_number in 0..20u8 {
-            let mut room = started_game(Mode::Local).row().clone();
-            room.seed = [game_number; 32];
-            let mut game = Game::new(room);
-            let started = game.start_event().unwrap();
-            game.apply(1, &started);
+            let seats = Seats::new(person("b"), person("w"));
+            let mut game = started(Mode::Local, [game_number; 32], seats);
             while !game.is_over() {
                 let events = act(&mut game, Seat::Both, Action::Roll).unwrap();
                 let Some(Event::Rolled { legal, value, .. }) =
@@ -725,10 +756,9 @@ mod tests {
                     let refused = game
                         .decide(Seat::Both, Action::Move { from }, &ctx())
                         .unwrap_err();
-                    assert_eq!(refused.code, ErrorCode::IllegalMove);
-                    let expected = position.check(from, roll).unwrap_err().code();
-                    assert_eq!(refused.reason, Some(expected));
-                    reasons.insert(expected);
+                    let expected = position.check(from, roll).unwrap_err();
+                    assert_eq!(refused, Refusal::Illegal(expected));
+                    reasons.insert(expected.code());
                 }
                 assert_eq!(game.state(0), before);
                 let chosen = legal[usize::from(game_number) % legal.len()].from;
@@ -748,14 +778,16 @@ mod tests {
 
     #[test]
     fn the_bot_steps_in_only_on_its_own_turn_and_sees_only_the_current_throw() {
-        let mut room = started_game(Mode::Ai).row().clone();
-        room.white = Some(Bot::seat(Level::Hard));
-        let mut game = Game::new(room);
-        assert_eq!(game.bot_step(), None, "not started");
-        let started = game.start_event().unwrap();
-        game.apply(1, &started);
+        let computer = Some(Sitter {
+            holder: Holder::Computer(Level::Hard),
+            client_seed: "hard".into(),
+        });
+        let seats = Seats::new(person("b"), computer);
+        let waiting = Game::new(Room::new(ROOM.into(), Mode::Ai, [3; 32]), seats.clone());
+        assert_eq!(waiting.bot_step(), None, "not started");
+        let mut game = started(Mode::Ai, [3; 32], seats);
         assert_eq!(game.bot_step(), None, "black, the person, throws first");
-        assert_eq!(game.seat_of(&hash_token("w")), Seat::Spectator);
+        assert_eq!(game.seats().seat_of(&hash_token("w")), Seat::Spectator);
         while game.position.turn() == Side::Black {
             act(&mut game, Seat::Black, Action::Roll).unwrap();
             if let Stage::Move { .. } = game.stage {
@@ -790,31 +822,27 @@ mod tests {
     }
 
     #[test]
-    fn seats_are_found_by_token_hash() {
-        let game = started_game(Mode::Online);
-        assert_eq!(game.seat_of(&hash_token("b")), Seat::Black);
-        assert_eq!(game.seat_of(&hash_token("w")), Seat::White);
-        assert_eq!(game.seat_of(&hash_token("x")), Seat::Spectator);
-    }
-
-    #[test]
     fn turn_order_errors_leave_the_state_unchanged() {
         let mut game = started_game(Mode::Online);
         let before = game.state(0);
-        let code = |r: Result<Vec<Event>, ActionError>| r.unwrap_err().code;
+        let refusal = |r: Result<Decision, Refusal>| r.unwrap_err();
         let c = ctx();
         assert_eq!(
-            code(game.decide(Seat::White, Action::Roll, &c)),
-            ErrorCode::NotYourTurn
+            refusal(game.decide(Seat::White, Action::Roll, &c)),
+            Refusal::NotYourTurn(Side::Black)
         );
         let mv = Action::Move { from: 10 };
-        assert_eq!(code(game.decide(Seat::Black, mv, &c)), ErrorCode::MustRoll);
+        assert_eq!(refusal(game.decide(Seat::Black, mv, &c)), Refusal::MustRoll);
         let spectate = game.decide(Seat::Spectator, Action::Roll, &c);
-        assert_eq!(code(spectate), ErrorCode::NotSeated);
+        assert_eq!(refusal(spectate), Refusal::NotSeated);
         assert_eq!(game.state(0), before);
-        act(&mut game, Seat::Black, Action::Roll).unwrap();
+        // Every throw has a move from the start position, so the turn stays black's.
+        let events = act(&mut game, Seat::Black, Action::Roll).unwrap();
+        let Event::Rolled { value, .. } = events[0] else {
+            panic!("{events:?}")
+        };
         let twice = game.decide(Seat::Black, Action::Roll, &c);
-        assert_eq!(code(twice), ErrorCode::AlreadyRolled);
+        assert_eq!(refusal(twice), Refusal::AlreadyRolled(value));
     }
 
     #[test]
@@ -832,7 +860,7 @@ mod tests {
     fn draws_are_refused_in_local_rooms() {
         let game = started_game(Mode::Local);
         let refused = game.decide(Seat::Both, Action::DrawOffer, &ctx());
-        assert_eq!(refused.unwrap_err().code, ErrorCode::DrawNotAllowed);
+        assert_eq!(refused.unwrap_err(), Refusal::DrawNotAllowed);
     }
 
     #[test]
@@ -855,15 +883,16 @@ mod tests {
         let mut game = started_game(Mode::Online);
         let mut c = ctx();
         c.connected = [false, true];
-        let presence = game.presence_update(&c).expect("black left");
-        game.apply(2, &presence);
+        let presence = game.decide_presence(&c);
+        assert_eq!(presence.events.len(), 1, "black left");
+        game = presence.game;
         assert_eq!(game.players().black.claim_at, Some(61_000));
         let early = game.decide(Seat::White, Action::ClaimVictory, &c);
-        assert_eq!(early.unwrap_err().code, ErrorCode::CannotClaim);
+        assert_eq!(early.unwrap_err(), Refusal::ClaimTooEarly(60_000));
         c.now = 61_000;
-        let events = game.decide(Seat::White, Action::ClaimVictory, &c).unwrap();
+        let decision = game.decide(Seat::White, Action::ClaimVictory, &c).unwrap();
         assert!(matches!(
-            events[0],
+            decision.events[0],
             Event::GameOver {
                 winner: Winner::White,
                 reason: EndReason::Abandon,

@@ -8,7 +8,9 @@
 //! Every caller talks to a room only through its task's command channel.
 
 pub mod bot;
+pub mod error;
 pub mod game;
+pub mod seats;
 pub mod task;
 
 use std::collections::HashMap;
@@ -21,7 +23,9 @@ use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 pub use bot::BotConfig;
-pub use game::{ActionError, Game};
+pub use error::{Refusal, ReplayError, RoomError};
+pub use game::{Context, Decision, Game, Room};
+pub use seats::{Seats, Sitter};
 pub use task::{Attached, Command, ConnId, Frame};
 
 use crate::ai::Level;
@@ -29,13 +33,12 @@ use crate::cluster::{News, Subscription};
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
-    Action, ClientSeeds, ErrorCode, Joined, Mode, Record, RecordedEvent, RoomCreated, RoomSummary,
-    Seat, SideChoice, State, UnixMs, Version,
+    Action, ClientSeeds, Event, EventKind, Joined, Mode, Record, RecordedEvent, RoomCreated,
+    RoomSummary, Seat, SideChoice, State, UnixMs, Version, room_url,
 };
 use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
-use crate::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use crate::store::{RoomRow, Store, StoreError, StoredEvent};
 use crate::telemetry::{self, GaugeGuard};
-use bot::Bot;
 use task::RoomTask;
 
 /// How rooms behave; fixed at start.
@@ -69,22 +72,24 @@ impl Default for RoomConfig {
     }
 }
 
-/// Why a room request failed, for the HTTP and WebSocket layers to word.
-#[derive(Debug, thiserror::Error)]
-pub enum RoomError {
-    #[error("no such room")]
-    NotFound,
-    #[error("{}", .0.message)]
-    Refused(ActionError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("the room is restarting")]
-    Unavailable,
+/// The room a player asks for, with what only that kind of room needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewRoom {
+    /// Two players, each with their own token; waits for the second.
+    Online,
+    /// One screen: one token holds both seats; starts at once.
+    Local,
+    /// Against the computer at a level; starts at once.
+    Ai(Level),
 }
 
-impl From<ActionError> for RoomError {
-    fn from(error: ActionError) -> Self {
-        RoomError::Refused(error)
+impl NewRoom {
+    fn mode(self) -> Mode {
+        match self {
+            NewRoom::Online => Mode::Online,
+            NewRoom::Local => Mode::Local,
+            NewRoom::Ai(_) => Mode::Ai,
+        }
     }
 }
 
@@ -111,7 +116,6 @@ impl RoomHandle {
         })
         .await
         .ok_or(RoomError::Unavailable)?
-        .map_err(RoomError::Refused)
     }
 
     pub async fn snapshot(&self) -> Result<State, RoomError> {
@@ -188,56 +192,39 @@ impl Rooms {
         self.inner.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Creates a room. A `local` room holds both seats with one token and
-    /// starts at once; an `online` room waits for a second player; an `ai`
-    /// room seats the computer at `level` (ignored otherwise) and starts.
+    /// Creates a room with the creator seated (and the computer, in `ai` rooms).
     pub async fn create(
         &self,
-        mode: Mode,
+        kind: NewRoom,
         side: SideChoice,
         client_seed: String,
-        level: Level,
     ) -> Result<RoomCreated, RoomError> {
-        let (token, seat_row) = new_seat(client_seed);
+        let (token, creator) = new_seat(client_seed);
         let side = match side {
             SideChoice::Black => Side::Black,
             SideChoice::White => Side::White,
             SideChoice::Random if rand::random::<bool>() => Side::Black,
             SideChoice::Random => Side::White,
         };
-        let (black, white, seat) = match (mode, side) {
-            (Mode::Local, _) => (Some(seat_row.clone()), Some(seat_row), Seat::Both),
-            (Mode::Online, Side::Black) => (Some(seat_row), None, Seat::Black),
-            (Mode::Online, Side::White) => (None, Some(seat_row), Seat::White),
-            (Mode::Ai, Side::Black) => (Some(seat_row), Some(Bot::seat(level)), Seat::Black),
-            (Mode::Ai, Side::White) => (Some(Bot::seat(level)), Some(seat_row), Seat::White),
+        let (seats, seat) = match (kind, side) {
+            (NewRoom::Local, _) => (Seats::new(Some(creator.clone()), Some(creator)), Seat::Both),
+            (NewRoom::Online, Side::Black) => (Seats::new(Some(creator), None), Seat::Black),
+            (NewRoom::Online, Side::White) => (Seats::new(None, Some(creator)), Seat::White),
+            (NewRoom::Ai(level), Side::Black) => (
+                Seats::new(Some(creator), Some(Sitter::computer(level))),
+                Seat::Black,
+            ),
+            (NewRoom::Ai(level), Side::White) => (
+                Seats::new(Some(Sitter::computer(level)), Some(creator)),
+                Seat::White,
+            ),
         };
-        let row = RoomRow {
-            id: new_room_id(),
-            mode,
-            seed: new_seed(),
-            created_at: now_ms(),
-            black,
-            white,
-        };
-        let first_events: Vec<StoredEvent> = Game::new(row.clone())
-            .start_event()
-            .map(|started| {
-                let (kind, data) = started.to_parts();
-                StoredEvent {
-                    v: 1,
-                    at: row.created_at,
-                    kind,
-                    data,
-                }
-            })
-            .into_iter()
-            .collect();
-        self.inner.store.create_room(&row, &first_events).await?;
-        tracing::info!(room = %row.id, mode = mode.name(), "room created");
+        let id = new_room_id();
+        create_room(self.store().as_ref(), &id, kind.mode(), &seats).await?;
+        tracing::info!(room = %id, mode = kind.mode().name(), "room created");
         Ok(RoomCreated {
-            url: format!("/r/{}", row.id),
-            room: row.id,
+            url: room_url(&id),
+            room: id,
             seat,
             token,
         })
@@ -255,7 +242,6 @@ impl Rooms {
             reply,
         })
         .await?
-        .map_err(RoomError::Refused)
     }
 
     /// Attaches a connection; the handle is how it talks to the room after.
@@ -285,21 +271,19 @@ impl Rooms {
         let row = store.room(id).await?.ok_or(RoomError::NotFound)?;
         let events = store.events_after(id, 0).await?;
         // The seed is revealed exactly when the log holds the game's end.
-        let over = events.iter().any(|e| e.kind == "game-over");
-        let seeds = |seat: &Option<SeatRow>| {
-            seat.as_ref()
-                .map(|s| s.client_seed.clone())
-                .unwrap_or_default()
-        };
+        let game_over: &str = EventKind::GameOver.into();
+        let over = events.iter().any(|e| e.kind == game_over);
+        let seats = Seats::from_rows(row.mode, row.black.as_ref(), row.white.as_ref());
+        let seed = |side| seats.client_seed(side).to_string();
         Ok(Record {
-            level: Bot::of_room(&row).map(|bot| bot.level),
+            level: seats.bot().map(|bot| bot.level),
             room: row.id.clone(),
             mode: row.mode,
             seed_hash: seed_hash(&row.seed),
             seed: over.then(|| hex::encode(row.seed)),
             client_seeds: ClientSeeds {
-                black: seeds(&row.black),
-                white: seeds(&row.white),
+                black: seed(Side::Black),
+                white: seed(Side::White),
             },
             events: events
                 .into_iter()
@@ -431,14 +415,44 @@ impl Rooms {
 }
 
 /// A seat for a new player: its token (handed to the player once) and the
-/// row to store, which keeps only the token's hash.
-fn new_seat(client_seed: String) -> (String, SeatRow) {
+/// sitter to store, which keeps only the token's hash.
+fn new_seat(client_seed: String) -> (String, Sitter) {
     let token = new_token();
-    let seat = SeatRow {
-        token_hash: hash_token(&token),
-        client_seed,
+    let sitter = Sitter::person(hash_token(&token), client_seed);
+    (token, sitter)
+}
+
+/// Stores a new room with its seats and, if both are taken, its `started` event, in one step.
+/// Every room is made here: by a player (`POST /api/rooms`) or by a rematch.
+async fn create_room(
+    store: &dyn Store,
+    id: &str,
+    mode: Mode,
+    seats: &Seats,
+) -> Result<(), StoreError> {
+    let row = RoomRow {
+        id: id.to_string(),
+        mode,
+        seed: new_seed(),
+        created_at: now_ms(),
+        black: seats.row(Side::Black),
+        white: seats.row(Side::White),
     };
-    (token, seat)
+    let game = Game::new(Room::new(row.id.clone(), mode, row.seed), seats.clone());
+    let first_events: Vec<StoredEvent> = game
+        .decide_start()
+        .events
+        .iter()
+        .zip(1..)
+        .map(|(event, v)| stored_event(v, row.created_at, event))
+        .collect();
+    store.create_room(&row, &first_events).await
+}
+
+/// An event as the log keeps it.
+fn stored_event(v: Version, at: UnixMs, event: &Event) -> StoredEvent {
+    let (kind, data) = event.to_parts();
+    StoredEvent { v, at, kind, data }
 }
 
 /// The wall clock as unix milliseconds.
@@ -447,20 +461,4 @@ pub fn now_ms() -> UnixMs {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     since_epoch.as_millis() as UnixMs
-}
-
-impl From<RoomError> for ActionError {
-    fn from(error: RoomError) -> Self {
-        match error {
-            RoomError::Refused(error) => error,
-            RoomError::NotFound => ActionError::new(ErrorCode::RoomNotFound, "no such room"),
-            RoomError::Unavailable => {
-                ActionError::new(ErrorCode::Internal, "the room is restarting: try again")
-            }
-            RoomError::Store(error) => {
-                tracing::error!(%error, "store failure");
-                ActionError::new(ErrorCode::Internal, "internal error")
-            }
-        }
-    }
 }

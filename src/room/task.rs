@@ -39,15 +39,14 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::bot::Bot;
-use super::game::{ActionError, Context, Game};
-use super::{RoomConfig, new_seat, now_ms};
+use super::error::RoomError;
+use super::game::{Context, Decision, Game, Room};
+use super::seats::Seats;
+use super::{RoomConfig, create_room, new_seat, now_ms};
 use crate::engine::Side;
-use crate::fairness::new_seed;
-use crate::protocol::{
-    Action, ErrorCode, Event, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
-};
-use crate::secrets::{hash_token, new_room_id};
-use crate::store::{RoomRow, Store, StoreError, StoredEvent};
+use crate::protocol::{Action, Event, Joined, Reply, RoomSummary, Seat, State, Version};
+use crate::secrets::hash_token;
+use crate::store::{Store, StoreError, StoredEvent};
 use crate::telemetry;
 
 mod bot_turn;
@@ -81,8 +80,8 @@ pub struct Attached {
     pub frames: broadcast::Receiver<Frame>,
 }
 
-/// Where a room task answers a command that can be refused.
-pub type Answer<T> = oneshot::Sender<Result<T, ActionError>>;
+/// Where a room task answers a command that can fail.
+pub type Answer<T> = oneshot::Sender<Result<T, RoomError>>;
 
 /// Requests to a room task. Every reply channel dropped unanswered means
 /// "the task ended before handling this": the caller reloads and retries.
@@ -132,13 +131,14 @@ impl RoomTask {
         store: Arc<dyn Store>,
         config: RoomConfig,
         id: &str,
-    ) -> Result<Option<RoomTask>, StoreError> {
+    ) -> Result<Option<RoomTask>, RoomError> {
         let Some(row) = store.room(id).await? else {
             return Ok(None);
         };
         let (frames, _) = broadcast::channel(config.broadcast_capacity);
+        let seats = Seats::from_rows(row.mode, row.black.as_ref(), row.white.as_ref());
         let mut task = RoomTask {
-            game: Game::new(row),
+            game: Game::new(Room::new(row.id, row.mode, row.seed), seats),
             store,
             config,
             frames,
@@ -148,11 +148,8 @@ impl RoomTask {
         task.catch_up().await?;
         // A crash between taking the second seat and logging `started`
         // leaves a full room that never started: start it now.
-        if task.game.start_event().is_some() {
-            let started = |game: &Game| Ok(game.start_event().into_iter().collect());
-            if let Err(error) = task.commit_with_retry(started).await {
-                tracing::warn!(room = id, message = %error.message, "could not start a full room");
-            }
+        if let Err(error) = task.start_if_full().await {
+            tracing::warn!(room = id, %error, "could not start a full room");
         }
         tracing::debug!(room = id, v = task.game.version(), "room loaded");
         Ok(Some(task))
@@ -261,7 +258,7 @@ impl RoomTask {
 
     /// What a decision needs from outside the game: the clock and who is
     /// connected: here, to another live instance, or the bot (always here).
-    async fn context(&self, rematch_room: Option<String>) -> Context {
+    async fn context(&self) -> Context {
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
@@ -269,7 +266,6 @@ impl RoomTask {
                 self.is_connected(Side::Black).await,
                 self.is_connected(Side::White).await,
             ],
-            rematch_room,
         }
     }
 
@@ -318,47 +314,42 @@ impl RoomTask {
         }
     }
 
-    async fn join(
-        &mut self,
-        side: Option<Side>,
-        client_seed: String,
-    ) -> Result<Joined, ActionError> {
-        let (token, seat) = new_seat(client_seed);
+    async fn join(&mut self, side: Option<Side>, client_seed: String) -> Result<Joined, RoomError> {
+        let (token, sitter) = new_seat(client_seed);
+        let row = sitter.row().expect("a person's seat is stored");
         let side = loop {
-            let side = self.game.free_seat(side)?;
-            if self
-                .store
-                .take_seat(self.game.id(), side, &seat)
-                .await
-                .map_err(internal)?
-            {
+            let side = self.game.seats().free_seat(side)?;
+            if self.store.take_seat(self.game.id(), side, &row).await? {
                 break side;
             }
             // Taken meanwhile through another instance: learn who sits where.
-            self.reload_seats().await.map_err(internal)?;
+            self.reload_seats().await?;
         };
-        self.reload_seats().await.map_err(internal)?;
-        if self.game.start_event().is_some() {
-            self.commit_with_retry(|game| Ok(game.start_event().into_iter().collect()))
-                .await?;
-        }
+        self.reload_seats().await?;
+        self.start_if_full().await?;
         Ok(Joined {
             seat: Seat::side(side),
             token,
         })
     }
 
-    async fn reload_seats(&mut self) -> Result<(), StoreError> {
+    /// Logs `started` once both seats are taken.
+    async fn start_if_full(&mut self) -> Result<Version, RoomError> {
+        self.commit_with_retry(|game| Ok(game.decide_start())).await
+    }
+
+    async fn reload_seats(&mut self) -> Result<(), RoomError> {
         let row = self
             .store
             .room(self.game.id())
             .await?
-            .ok_or_else(|| StoreError::Corrupt("a live room vanished from the store".into()))?;
-        self.game.set_seats(row.black, row.white);
+            .ok_or(RoomError::NotFound)?;
+        let seats = Seats::from_rows(row.mode, row.black.as_ref(), row.white.as_ref());
+        self.game.set_seats(seats);
         Ok(())
     }
 
-    async fn attach(&mut self, token: Option<String>) -> Result<Attached, ActionError> {
+    async fn attach(&mut self, token: Option<String>) -> Result<Attached, RoomError> {
         let seat = match token {
             None => Seat::Spectator,
             Some(token) => self.seat_of_token(&token).await?,
@@ -380,17 +371,14 @@ impl RoomTask {
     /// The seat a token holds. An unknown token may belong to a seat taken
     /// through another instance since the room was loaded here, so the log
     /// and the seats are re-read once before refusing.
-    async fn seat_of_token(&mut self, token: &str) -> Result<Seat, ActionError> {
+    async fn seat_of_token(&mut self, token: &str) -> Result<Seat, RoomError> {
         let hash = hash_token(token);
-        if self.game.seat_of(&hash) == Seat::Spectator {
-            self.catch_up().await.map_err(internal)?;
-            self.reload_seats().await.map_err(internal)?;
+        if self.game.seats().seat_of(&hash) == Seat::Spectator {
+            self.catch_up().await?;
+            self.reload_seats().await?;
         }
-        match self.game.seat_of(&hash) {
-            Seat::Spectator => Err(ActionError::new(
-                ErrorCode::BadToken,
-                "this token holds no seat in this room; send hello without a token to watch",
-            )),
+        match self.game.seats().seat_of(&hash) {
+            Seat::Spectator => Err(RoomError::BadToken),
             seat => Ok(seat),
         }
     }
@@ -419,89 +407,74 @@ impl RoomTask {
 
     /// Logs a `presence` event if the log's differs from who is connected.
     async fn record_presence(&mut self) {
-        let ctx = self.context(None).await;
+        let ctx = self.context().await;
         let result = self
-            .commit_with_retry(|game| Ok(game.presence_update(&ctx).into_iter().collect()))
+            .commit_with_retry(|game| Ok(game.decide_presence(&ctx)))
             .await;
         if let Err(error) = result {
-            tracing::warn!(message = %error.message, "presence not recorded");
+            tracing::warn!(%error, "presence not recorded");
         }
     }
 
-    async fn act(&mut self, conn: ConnId, action: Action) -> Result<Version, ActionError> {
-        let seat = *self
-            .conns
-            .get(&conn)
-            .ok_or_else(|| ActionError::new(ErrorCode::HelloRequired, "say hello first"))?;
-        if action == Action::Rematch {
-            return self.rematch(seat).await;
+    async fn act(&mut self, conn: ConnId, action: Action) -> Result<Version, RoomError> {
+        let seat = *self.conns.get(&conn).ok_or(RoomError::NotAttached)?;
+        let ctx = self.context().await;
+        let v = self
+            .commit_with_retry(|game| Ok(game.decide(seat, action, &ctx)?))
+            .await?;
+        if let Some(room) = self
+            .game
+            .state(0)
+            .rematch
+            .filter(|_| action == Action::Rematch)
+        {
+            self.open_rematch_room(&room).await?;
         }
-        let ctx = self.context(None).await;
-        self.commit_with_retry(|game| game.decide(seat, action, &ctx))
-            .await
+        Ok(v)
     }
 
-    /// A rematch opens the new room (colours swapped, same tokens, already
-    /// started) before the `rematch` event that sends players there.
-    async fn rematch(&mut self, seat: Seat) -> Result<Version, ActionError> {
-        let new_room = new_room_id();
-        let ctx = self.context(Some(new_room.clone())).await;
-        let events = self.game.decide(seat, Action::Rematch, &ctx)?;
-        if events.iter().any(|e| matches!(e, Event::Rematch { .. })) {
-            self.open_rematch_room(new_room).await.map_err(internal)?;
+    /// Opens the room a committed `rematch` event sends the players to: colours swapped, same
+    /// tokens, already started. Its id comes from this room's, so an instance that finds it
+    /// already opened (by another that decided the same rematch) has nothing to do.
+    async fn open_rematch_room(&self, id: &str) -> Result<(), RoomError> {
+        let seats = self.game.seats().swapped();
+        match create_room(self.store.as_ref(), id, self.game.mode(), &seats).await {
+            Ok(()) | Err(StoreError::RoomExists) => Ok(()),
+            Err(error) => Err(error.into()),
         }
-        self.commit_with_retry(|game| game.decide(seat, Action::Rematch, &ctx))
-            .await
-    }
-
-    async fn open_rematch_room(&self, id: String) -> Result<(), StoreError> {
-        let old = self.game.row();
-        let row = RoomRow {
-            id,
-            mode: old.mode,
-            seed: new_seed(),
-            created_at: now_ms(),
-            black: old.white.clone(),
-            white: old.black.clone(),
-        };
-        let started = Game::new(row.clone())
-            .start_event()
-            .expect("a rematch room has both seats");
-        let first = stored_event(1, now_ms(), &started);
-        self.store.create_room(&row, &[first]).await
     }
 
     /// Decides with `decide` against the current state and commits the
-    /// result; on a version conflict, catches up and decides again.
+    /// decision; on a version conflict, catches up and decides again.
     /// Returns the version of the last event (the current one if none).
     async fn commit_with_retry(
         &mut self,
-        decide: impl Fn(&Game) -> Result<Vec<Event>, ActionError>,
-    ) -> Result<Version, ActionError> {
+        decide: impl Fn(&Game) -> Result<Decision, RoomError>,
+    ) -> Result<Version, RoomError> {
         for _ in 0..MAX_CONFLICT_RETRIES {
-            let events = decide(&self.game)?;
-            match self.commit(&events).await {
+            match self.commit(decide(&self.game)?).await {
                 Ok(v) => return Ok(v),
                 Err(StoreError::VersionConflict(v)) => {
                     tracing::info!(v, "lost the race for a version; re-judging");
-                    self.catch_up().await.map_err(internal)?;
+                    self.catch_up().await?;
                 }
-                Err(other) => return Err(internal(other)),
+                Err(other) => return Err(other.into()),
             }
         }
-        Err(ActionError::new(
-            ErrorCode::Internal,
-            "the room is too busy: try again",
-        ))
+        Err(RoomError::Busy)
     }
 
-    /// Persists events, then applies and broadcasts them.
-    async fn commit(&mut self, events: &[Event]) -> Result<Version, StoreError> {
+    /// Persists a decision's events, then keeps its game and broadcasts them.
+    async fn commit(&mut self, decision: Decision) -> Result<Version, StoreError> {
+        if decision.is_empty() {
+            return Ok(self.game.version());
+        }
         let at = now_ms();
         let first = self.game.version() + 1;
         // Serialized once here: the same text is stored and, after the
         // commit, broadcast.
-        let (stored, frames): (Vec<StoredEvent>, Vec<String>) = events
+        let (stored, frames): (Vec<StoredEvent>, Vec<String>) = decision
+            .events
             .iter()
             .zip(first..)
             .map(|(event, v)| {
@@ -511,15 +484,16 @@ impl RoomTask {
             .unzip();
         let appending = Instant::now();
         self.store.append(self.game.id(), &stored).await?;
-        telemetry::events_committed(self.game.mode(), events, appending.elapsed());
-        for ((event, v), frame) in events.iter().zip(first..).zip(frames) {
-            self.apply_and_send(v, event, frame);
+        telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
+        self.game = decision.game;
+        for ((event, v), frame) in decision.events.iter().zip(first..).zip(frames) {
+            self.send_event(v, event, frame);
         }
         Ok(self.game.version())
     }
 
     /// Reads and applies what other writers appended after our version.
-    async fn catch_up(&mut self) -> Result<(), StoreError> {
+    async fn catch_up(&mut self) -> Result<(), RoomError> {
         let missed = self
             .store
             .events_after(self.game.id(), self.game.version())
@@ -530,7 +504,8 @@ impl RoomTask {
                 StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind))
             })?;
             started |= matches!(event, Event::Started { .. });
-            self.apply_and_send(stored.v, &event, event.frame(stored.v));
+            self.game.apply(stored.v, &event)?;
+            self.send_event(stored.v, &event, event.frame(stored.v));
         }
         // Another writer started the game, so someone took a seat there:
         // throws depend on both client seeds, so learn them before any.
@@ -540,8 +515,8 @@ impl RoomTask {
         Ok(())
     }
 
-    fn apply_and_send(&mut self, v: Version, event: &Event, frame: String) {
-        self.game.apply(v, event);
+    /// Tells every connection about an event the game already holds.
+    fn send_event(&mut self, v: Version, event: &Event, frame: String) {
         match event {
             Event::Started { .. } => tracing::info!(v, "game started"),
             Event::GameOver { winner, reason, .. } => {
@@ -564,17 +539,6 @@ impl RoomTask {
         // No receivers is fine: nobody is watching.
         let _ = self.frames.send(frame);
     }
-}
-
-fn stored_event(v: Version, at: UnixMs, event: &Event) -> StoredEvent {
-    let (kind, data) = event.to_parts();
-    StoredEvent { v, at, kind, data }
-}
-
-/// Store failures are logged here and reach the client as `internal` only.
-fn internal(error: StoreError) -> ActionError {
-    tracing::error!(%error, "store failure");
-    ActionError::new(ErrorCode::Internal, "internal error")
 }
 
 async fn sleep_until_some(deadline: Option<Instant>) {

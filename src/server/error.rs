@@ -1,24 +1,104 @@
-//! One error type for HTTP handlers, mapped to a status and a JSON body
-//! `{"error": code, "message": text}`. Internal failures are logged here and
-//! answered with a generic message, never with their details.
+//! Errors at the edge. Every failure a client hears of is worded here, once, as a
+//! [`WireError`] (the stable code, the words, and for an illegal move the engine's reason),
+//! whichever transport carries it: a WebSocket `error` reply or an HTTP response ([`AppError`],
+//! which adds the status). Internal failures are logged here and answered with a generic
+//! message, never with their details.
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
-use crate::room::{ActionError, RoomError};
+use crate::room::{Refusal, RoomError};
 
+/// An error as a client is told it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// For `illegal_move`: the engine's reason code.
+    pub reason: Option<&'static str>,
+}
+
+impl WireError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> WireError {
+        WireError {
+            code,
+            message: message.into(),
+            reason: None,
+        }
+    }
+
+    fn internal(error: &dyn std::fmt::Display) -> WireError {
+        tracing::error!(%error, "internal error");
+        WireError::new(ErrorCode::Internal, "internal error")
+    }
+}
+
+impl From<Refusal> for WireError {
+    fn from(refusal: Refusal) -> WireError {
+        let reason = match &refusal {
+            Refusal::Illegal(illegal) => Some(illegal.code()),
+            _ => None,
+        };
+        WireError {
+            code: refusal_code(&refusal),
+            message: refusal.to_string(),
+            reason,
+        }
+    }
+}
+
+fn refusal_code(refusal: &Refusal) -> ErrorCode {
+    match refusal {
+        Refusal::NotSeated => ErrorCode::NotSeated,
+        Refusal::NotYourTurn(_) => ErrorCode::NotYourTurn,
+        Refusal::MustRoll => ErrorCode::MustRoll,
+        Refusal::AlreadyRolled(_) => ErrorCode::AlreadyRolled,
+        Refusal::Illegal(_) => ErrorCode::IllegalMove,
+        Refusal::GameOver => ErrorCode::GameOver,
+        Refusal::NotStarted => ErrorCode::GameNotStarted,
+        Refusal::DrawNotAllowed => ErrorCode::DrawNotAllowed,
+        Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending => ErrorCode::BadRequest,
+        Refusal::NoDrawToAccept | Refusal::NoDrawToDecline => ErrorCode::NoDrawOffer,
+        Refusal::ClaimNotOnline | Refusal::ClaimTooEarly(_) | Refusal::ClaimNoCountdown => {
+            ErrorCode::CannotClaim
+        }
+        Refusal::RematchBeforeTheEnd | Refusal::RematchOpen(_) => ErrorCode::RematchNotAvailable,
+        Refusal::RematchAlreadyAsked => ErrorCode::BadRequest,
+        Refusal::SeatTaken(_) | Refusal::RoomFull => ErrorCode::RoomFull,
+    }
+}
+
+impl From<RoomError> for WireError {
+    fn from(error: RoomError) -> WireError {
+        match error {
+            RoomError::Refused(refusal) => refusal.into(),
+            RoomError::NotFound => WireError::new(ErrorCode::RoomNotFound, "no such room"),
+            RoomError::BadToken => WireError::new(ErrorCode::BadToken, error.to_string()),
+            RoomError::NotAttached => WireError::new(
+                ErrorCode::HelloRequired,
+                "send hello first (with your token to play, without to watch)",
+            ),
+            RoomError::Busy => WireError::new(ErrorCode::Internal, error.to_string()),
+            RoomError::Unavailable => {
+                WireError::new(ErrorCode::Internal, "the room is restarting: try again")
+            }
+            RoomError::Stale(_) | RoomError::Store(_) | RoomError::Corrupt(_) => {
+                WireError::internal(&error)
+            }
+        }
+    }
+}
+
+/// What an HTTP handler fails with.
 #[derive(Debug)]
 pub enum AppError {
     /// The request itself is wrong (400).
     BadRequest(String),
-    NotFound,
-    /// The room refused (409 for a full room, else 400).
-    Refused(ActionError),
-    /// Logged, answered 500 or 503 without details.
-    Internal(anyhow::Error),
-    Unavailable,
+    /// The room layer failed or refused; its status follows from which.
+    Room(RoomError),
     /// A WebSocket handshake from another site's page (403).
     OriginNotAllowed,
     /// A connection cap is reached (429); says which.
@@ -27,72 +107,48 @@ pub enum AppError {
 
 impl From<RoomError> for AppError {
     fn from(error: RoomError) -> Self {
-        match error {
-            RoomError::NotFound => AppError::NotFound,
-            RoomError::Refused(error) if error.code == ErrorCode::Internal => {
-                AppError::Internal(anyhow::anyhow!(error.message))
-            }
-            RoomError::Refused(error) => AppError::Refused(error),
-            RoomError::Store(error) => AppError::Internal(error.into()),
-            RoomError::Unavailable => AppError::Unavailable,
-        }
+        AppError::Room(error)
     }
 }
 
-fn code_name(code: ErrorCode) -> String {
-    match serde_json::to_value(code) {
-        Ok(serde_json::Value::String(name)) => name,
-        _ => "internal".into(),
+fn room_status(error: &RoomError) -> StatusCode {
+    match error {
+        RoomError::NotFound => StatusCode::NOT_FOUND,
+        RoomError::Refused(Refusal::SeatTaken(_) | Refusal::RoomFull) => StatusCode::CONFLICT,
+        RoomError::Refused(_) | RoomError::BadToken | RoomError::NotAttached => {
+            StatusCode::BAD_REQUEST
+        }
+        RoomError::Busy | RoomError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        RoomError::Stale(_) | RoomError::Store(_) | RoomError::Corrupt(_) => {
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
     }
 }
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        let (status, code, message) = match self {
-            AppError::BadRequest(message) => {
-                (StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
-            }
-            AppError::NotFound => (
-                StatusCode::NOT_FOUND,
-                ErrorCode::RoomNotFound,
-                "no such room".to_string(),
+        let (status, error) = match self {
+            AppError::BadRequest(message) => (
+                StatusCode::BAD_REQUEST,
+                WireError::new(ErrorCode::BadRequest, message),
             ),
-            AppError::Refused(error) => {
-                let status = match error.code {
-                    ErrorCode::RoomFull => StatusCode::CONFLICT,
-                    _ => StatusCode::BAD_REQUEST,
-                };
-                (status, error.code, error.message)
-            }
-            AppError::Internal(error) => {
-                tracing::error!(error = %error, "internal error");
-                let message = "internal error".to_string();
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    ErrorCode::Internal,
-                    message,
-                )
-            }
-            AppError::Unavailable => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::Internal,
-                "the server is restarting: try again".to_string(),
-            ),
+            AppError::Room(error) => (room_status(&error), error.into()),
             AppError::OriginNotAllowed => (
                 StatusCode::FORBIDDEN,
-                ErrorCode::OriginNotAllowed,
-                "WebSockets from this page's origin are not allowed".to_string(),
+                WireError::new(
+                    ErrorCode::OriginNotAllowed,
+                    "WebSockets from this page's origin are not allowed",
+                ),
             ),
             AppError::TooManyConnections(message) => (
                 StatusCode::TOO_MANY_REQUESTS,
-                ErrorCode::TooManyConnections,
-                message,
+                WireError::new(ErrorCode::TooManyConnections, message),
             ),
         };
-        crate::telemetry::error_answered(code);
+        crate::telemetry::error_answered(error.code);
         let body = HttpError {
-            error: code_name(code),
-            message,
+            error: wire_name(&error.code),
+            message: error.message,
         };
         (status, Json(body)).into_response()
     }

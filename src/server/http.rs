@@ -8,8 +8,11 @@ use serde::de::DeserializeOwned;
 
 use super::AppState;
 use super::error::AppError;
-use crate::ai::{Level, ParseLevelError};
-use crate::protocol::{CreateRoom, JoinRoom, Joined, Mode, Record, RoomCreated, RoomSummary};
+use crate::ai::ParseLevelError;
+use crate::protocol::{
+    CreateRoom, DEFAULT_LEVEL, JoinRoom, Joined, Mode, Record, RoomCreated, RoomSummary,
+};
+use crate::room::{NewRoom, RoomError};
 
 /// Longest `client_seed` accepted, in characters.
 const MAX_CLIENT_SEED: usize = 64;
@@ -42,34 +45,32 @@ pub async fn create_room(
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
     let request = body(request)?;
     check_client_seed(&request.client_seed)?;
-    let mode = request.mode.parse::<Mode>().map_err(|_| {
-        AppError::BadRequest(format!(
-            "unknown mode {:?}: expected \"online\", \"local\" or \"ai\"",
-            request.mode
-        ))
-    })?;
-    let level = ai_level(mode, request.level.as_deref())?;
+    let kind = new_room(&request.mode, request.level.as_deref())?;
     let created = state
         .rooms
-        .create(mode, request.side, request.client_seed, level)
+        .create(kind, request.side, request.client_seed)
         .await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
 
-/// The computer's level when none is asked for: a fair game for most people.
-pub const DEFAULT_LEVEL: Level = Level::Medium;
-
-/// The level of an `ai` room; other modes have no computer to give one to.
-fn ai_level(mode: Mode, level: Option<&str>) -> Result<Level, AppError> {
+/// The room a creation asks for: its mode, and the computer's level for `ai` rooms only.
+fn new_room(mode: &str, level: Option<&str>) -> Result<NewRoom, AppError> {
+    let mode = mode.parse::<Mode>().map_err(|_| {
+        AppError::BadRequest(format!(
+            "unknown mode {mode:?}: expected \"online\", \"local\" or \"ai\""
+        ))
+    })?;
     match (mode, level) {
-        (Mode::Ai, None) => Ok(DEFAULT_LEVEL),
+        (Mode::Ai, None) => Ok(NewRoom::Ai(DEFAULT_LEVEL)),
         (Mode::Ai, Some(level)) => level
             .parse()
+            .map(NewRoom::Ai)
             .map_err(|e: ParseLevelError| AppError::BadRequest(e.to_string())),
-        (_, None) => Ok(DEFAULT_LEVEL),
         (_, Some(_)) => Err(AppError::BadRequest(
             "\"level\" is for rooms against the computer (mode \"ai\") only".into(),
         )),
+        (Mode::Online, None) => Ok(NewRoom::Online),
+        (Mode::Local, None) => Ok(NewRoom::Local),
     }
 }
 
@@ -99,7 +100,7 @@ pub async fn room_record(
     Path(id): Path<String>,
 ) -> Result<Json<Record>, AppError> {
     if !crate::secrets::is_room_id(&id) {
-        return Err(AppError::NotFound);
+        return Err(RoomError::NotFound.into());
     }
     Ok(Json(state.rooms.record(&id).await?))
 }

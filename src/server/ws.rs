@@ -21,9 +21,9 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::AppState;
-use super::error::AppError;
+use super::error::{AppError, WireError};
 use crate::protocol::{Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState};
-use crate::room::{ActionError, Attached, ConnId, Frame, RoomHandle, Rooms};
+use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms};
 use crate::telemetry;
 
 /// Largest text frame a client may send.
@@ -51,7 +51,7 @@ pub async fn upgrade(
 ) -> Result<Response, AppError> {
     let permit = state.gate.admit(&headers, peer.ip())?;
     if !state.rooms.exists(&id).await? {
-        return Err(AppError::NotFound);
+        return Err(RoomError::NotFound.into());
     }
     let span = tracing::info_span!("conn", room = %id);
     let connection = Connection {
@@ -190,7 +190,7 @@ impl Connection {
             Some(Ok(Message::Text(text))) => text,
             Some(Ok(Message::Binary(bytes))) => {
                 self.check_limits(bytes.len())?;
-                let error = ActionError::new(ErrorCode::BadJson, "send JSON in text frames");
+                let error = WireError::new(ErrorCode::BadJson, "send JSON in text frames");
                 return peer.reply(&error_reply(error, None)).await;
             }
         };
@@ -198,7 +198,7 @@ impl Connection {
         match Request::parse(&text) {
             Ok(request) => self.on_request(peer, request).await,
             Err(bad) => {
-                let error = ActionError::new(bad.code, bad.message);
+                let error = WireError::new(bad.code, bad.message);
                 peer.reply(&error_reply(error, bad.id)).await
             }
         }
@@ -240,7 +240,7 @@ impl Connection {
         id: Option<Value>,
     ) -> Result<(), Close> {
         if self.attached.is_some() {
-            let error = ActionError::new(ErrorCode::BadRequest, "hello was already said");
+            let error = WireError::new(ErrorCode::BadRequest, "hello was already said");
             return peer.reply(&error_reply(error, id)).await;
         }
         let (room, attached) = match self.rooms.attach(&self.room, token.clone()).await {
@@ -387,14 +387,10 @@ async fn next_frame(seated: Option<&mut Seated>) -> Result<Frame, RecvError> {
 }
 
 fn hello_required(id: Option<Value>) -> Reply {
-    let error = ActionError::new(
-        ErrorCode::HelloRequired,
-        "send hello first (with your token to play, without to watch)",
-    );
-    error_reply(error, id)
+    error_reply(RoomError::NotAttached.into(), id)
 }
 
-fn error_reply(error: ActionError, id: Option<Value>) -> Reply {
+fn error_reply(error: WireError, id: Option<Value>) -> Reply {
     telemetry::error_answered(error.code);
     Reply::Error {
         code: error.code,

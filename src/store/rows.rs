@@ -183,7 +183,9 @@ where
     let seed: Vec<u8> = row.try_get("seed")?;
     Ok(RoomRow {
         id: row.try_get("id")?,
-        mode: mode.parse::<Mode>().ok()
+        mode: mode
+            .parse::<Mode>()
+            .ok()
             .ok_or_else(|| StoreError::Corrupt(format!("unknown mode {mode:?}")))?,
         seed: seed
             .try_into()

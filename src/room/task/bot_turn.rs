@@ -7,9 +7,9 @@ use std::sync::Arc;
 use tokio::task::JoinHandle;
 
 use super::RoomTask;
-use crate::protocol::{Action, ErrorCode, Seat, Version};
+use crate::protocol::{Action, Seat, Version};
 use crate::room::bot;
-use crate::room::game::ActionError;
+use crate::room::error::RoomError;
 
 impl RoomTask {
     /// Starts the bot thinking if it is its turn at this version and its
@@ -42,25 +42,23 @@ impl RoomTask {
         let Some(bot) = self.game.bot() else {
             return;
         };
-        let ctx = self.context(None).await;
+        let ctx = self.context().await;
         let seat = Seat::side(bot.side);
         let result = self
             .commit_with_retry(|game| {
                 if game.version() != v {
-                    return Err(ActionError::new(ErrorCode::Internal, "the room moved on"));
+                    return Err(RoomError::Stale(game.version()));
                 }
-                game.decide(seat, action, &ctx)
+                Ok(game.decide(seat, action, &ctx)?)
             })
             .await;
         match result {
             Ok(_) => {}
             // Another writer (another instance) was first: the bot thinks again.
-            Err(_) if self.game.version() != v => {
-                tracing::debug!(v, "the room moved on while the AI was thinking");
+            Err(RoomError::Stale(now)) => {
+                tracing::debug!(v, now, "the room moved on while the AI was thinking");
             }
-            Err(error) => {
-                tracing::warn!(v, ?action, message = %error.message, "the AI's action was refused");
-            }
+            Err(error) => tracing::warn!(v, ?action, %error, "the AI's action was refused"),
         }
     }
 }

@@ -1,0 +1,92 @@
+//! The room layer's errors, in the room's own words. The wire's codes (`ErrorCode`) are chosen
+//! once, at the edge that speaks to a client (`server::error`), so nothing here knows whether
+//! a refusal becomes a WebSocket `error` reply or an HTTP status.
+
+use crate::engine::{IllegalMove, Side};
+use crate::protocol::Version;
+use crate::store::StoreError;
+
+/// Why the game refuses an action or a seat, judged by [`super::Game`]. Told to the actor only;
+/// nothing is logged or broadcast.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("spectators cannot act")]
+    NotSeated,
+    #[error("it is {0}'s turn")]
+    NotYourTurn(Side),
+    #[error("throw the sticks before moving")]
+    MustRoll,
+    #[error("you already threw a {0}: move a piece")]
+    AlreadyRolled(u8),
+    /// The engine's reason, whose stable code goes to the client too.
+    #[error("{0}")]
+    Illegal(IllegalMove),
+    #[error("the game is over")]
+    GameOver,
+    #[error("the game starts when both seats are taken")]
+    NotStarted,
+    #[error("draw offers need two players: there is no one to offer a draw to here")]
+    DrawNotAllowed,
+    #[error("you have already offered a draw")]
+    DrawAlreadyOffered,
+    #[error("your opponent has offered a draw: accept or decline it")]
+    DrawOfferPending,
+    #[error("your opponent has not offered a draw")]
+    NoDrawToAccept,
+    #[error("there is no draw offer")]
+    NoDrawToDecline,
+    #[error("only online games can be abandoned")]
+    ClaimNotOnline,
+    #[error("your opponent may still come back: wait {0} ms")]
+    ClaimTooEarly(i64),
+    #[error("your opponent is connected or it is not their turn")]
+    ClaimNoCountdown,
+    #[error("a rematch is possible once the game is over")]
+    RematchBeforeTheEnd,
+    #[error("the rematch is already open in room {0}")]
+    RematchOpen(String),
+    #[error("you already asked for a rematch")]
+    RematchAlreadyAsked,
+    #[error("the {0} seat is taken")]
+    SeatTaken(Side),
+    #[error("both seats are taken")]
+    RoomFull,
+}
+
+/// The log does not replay: an event that the state it follows cannot take. Names the event.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("event {v} ({kind}) does not replay: {why}")]
+pub struct ReplayError {
+    pub v: Version,
+    pub kind: &'static str,
+    pub why: String,
+}
+
+/// Why a request to a room failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RoomError {
+    #[error("no such room")]
+    NotFound,
+    /// The game refused the action or the seat.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    #[error("this token holds no seat in this room; send hello without a token to watch")]
+    BadToken,
+    /// An action from a connection the room does not know: it never said hello (or left).
+    #[error("say hello first")]
+    NotAttached,
+    /// Other writers took the next version every time the action was judged again.
+    #[error("the room is too busy: try again")]
+    Busy,
+    /// The room moved on from the version an action was chosen for (the computer's, which is
+    /// then chosen again).
+    #[error("the room moved on to version {0}")]
+    Stale(Version),
+    /// The room's task ended before answering (idle, or the server is shutting down).
+    #[error("the room is restarting")]
+    Unavailable,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Corrupt(#[from] ReplayError),
+}
