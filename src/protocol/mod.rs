@@ -58,6 +58,23 @@ impl Mode {
     }
 }
 
+/// A server frame's JSON text, serialized once and sent to every connection of a room: cloning
+/// it is a reference count. Made only from a `String`, so it is always UTF-8.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameText(bytes::Bytes);
+
+impl From<String> for FrameText {
+    fn from(text: String) -> FrameText {
+        FrameText(bytes::Bytes::from(text))
+    }
+}
+
+impl FrameText {
+    pub fn into_bytes(self) -> bytes::Bytes {
+        self.0
+    }
+}
+
 /// A room page's address: what a creator shares and a rematch moves to.
 pub fn room_url(room: &str) -> String {
     format!("/r/{room}")

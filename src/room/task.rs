@@ -33,7 +33,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
@@ -44,7 +43,7 @@ use super::game::{Context, Decision, Game, Room};
 use super::seats::Seats;
 use super::{RoomConfig, create_room, new_seat, now_ms};
 use crate::engine::Side;
-use crate::protocol::{Action, Event, Joined, Reply, RoomSummary, Seat, State, Version};
+use crate::protocol::{Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, Version};
 use crate::secrets::hash_token;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::telemetry;
@@ -65,7 +64,7 @@ pub type ConnId = u64;
 pub struct Frame {
     /// The event's version; `None` for unversioned notices (`watchers`).
     pub v: Option<Version>,
-    pub text: Utf8Bytes,
+    pub text: FrameText,
     /// Set on the `rematch` event: each seated connection then tells its
     /// own player, privately, where to sit.
     pub rematch: Option<Arc<str>>,

@@ -330,7 +330,9 @@ impl Connection {
                     }
                     self.last_v = v;
                 }
-                peer.text(frame.text).await?;
+                let text = Utf8Bytes::try_from(frame.text.into_bytes())
+                    .expect("a FrameText is made from a String");
+                peer.text(text).await?;
                 match frame.rematch {
                     Some(room) => self.send_rematch_seat(peer, &room).await,
                     None => Ok(()),
