@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use postgres_support::TestSchema;
-use senet::cluster::{Listener, News};
 use senet::protocol::{Mode, Version};
+use senet::store::{Listener, News};
 use senet::store::{RoomRow, Store, StoredEvent};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;

@@ -12,13 +12,11 @@
 //! - [`server`]: HTTP + WebSocket front (axum): router, handlers, connection tasks, shutdown.
 //! - [`config`]: `senet serve` flags and environment variables.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game state machine.
-//! - [`cluster`]: several instances on one PostgreSQL: LISTEN/NOTIFY news of rooms' appends.
 //! - [`telemetry`]: logs (tracing) and metrics (Prometheus): every metric name in one place.
 //! - [`loadgen`]: `senet loadgen`, scripted players measuring a running server.
 //! - [`os`]: open-file limit and resident memory of a process.
 //! - [`web`]: the browser client (`web/` embedded), served at `/`, `/r/{id}` and `/assets/`.
 pub mod ai;
-pub mod cluster;
 pub mod commands;
 pub mod config;
 pub mod engine;

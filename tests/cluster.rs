@@ -12,13 +12,14 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{ChildServer, Client, http, record, verify_accepted};
+use common::{ChildServer, Client, event, http, record, room, verify_accepted};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use senet::cluster::{LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription};
 use senet::engine::Side;
-use senet::protocol::Mode;
-use senet::store::{RoomRow, Store, StoreError, StoredEvent};
+use senet::store::postgres::listener::{
+    LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription,
+};
+use senet::store::{Store, StoreError, StoredEvent};
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -29,26 +30,6 @@ const PATIENCE: Duration = Duration::from_secs(20);
 
 /// Actions after which a random game is given up on (they end far sooner).
 const MAX_STEPS: usize = 3_000;
-
-fn room(id: &str) -> RoomRow {
-    RoomRow {
-        id: id.to_string(),
-        mode: Mode::Online,
-        seed: [1; 32],
-        created_at: 0,
-        black: None,
-        white: None,
-    }
-}
-
-fn event(v: u64) -> StoredEvent {
-    StoredEvent {
-        v,
-        at: v as i64,
-        kind: "test".into(),
-        data: "{}".into(),
-    }
-}
 
 async fn next(news: &mut Subscription) -> News {
     tokio::time::timeout(PATIENCE, news.recv())
@@ -84,7 +65,7 @@ async fn listening(url: &str, probe: Probe, shutdown: &CancellationToken) -> Sub
 async fn room_up_to(store: &dyn Store, last: u64) -> String {
     let id = senet::secrets::new_room_id();
     store.create_room(&room(&id), &[]).await.unwrap();
-    let events: Vec<StoredEvent> = (1..=last).map(event).collect();
+    let events: Vec<StoredEvent> = (1..=last).map(|v| event(v, "test")).collect();
     store.append(&id, &events).await.unwrap();
     id
 }
@@ -106,163 +87,130 @@ async fn kill_sessions(url: &str, application: &str, and_where: &str) -> Vec<boo
 
 /// A successful append is heard with the room's new last version; a
 /// conflicting one, which wrote nothing, is not heard at all.
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn appends_are_heard_and_conflicts_are_not() {
-    postgres_support::in_fresh_schema(async |url| {
-        let store = senet::store::open(&url).await.unwrap();
-        let shutdown = CancellationToken::new();
-        let mut news = listening(&url, Probe::default(), &shutdown).await;
+async fn appends_are_heard_and_conflicts_are_not(url: String) {
+    let store = senet::store::open(&url).await.unwrap();
+    let shutdown = CancellationToken::new();
+    let mut news = listening(&url, Probe::default(), &shutdown).await;
 
-        let id = room_up_to(&*store, 2).await;
-        assert_eq!(next_appended(&mut news, &id).await, 2);
+    let id = room_up_to(&*store, 2).await;
+    assert_eq!(next_appended(&mut news, &id).await, 2);
 
-        let clash = store.append(&id, &[event(2)]).await;
-        assert!(
-            matches!(clash, Err(StoreError::VersionConflict(2))),
-            "{clash:?}"
-        );
-        store.append(&id, &[event(3)]).await.unwrap();
-        assert_eq!(next_appended(&mut news, &id).await, 3);
-        shutdown.cancel();
-    })
-    .await
+    let clash = store.append(&id, &[event(2, "test")]).await;
+    assert!(
+        matches!(clash, Err(StoreError::VersionConflict(2))),
+        "{clash:?}"
+    );
+    store.append(&id, &[event(3, "test")]).await.unwrap();
+    assert_eq!(next_appended(&mut news, &id).await, 3);
+    shutdown.cancel();
 }
 
 /// When the listening connection dies, the listener makes a new one by
 /// itself, says `Resync` (notifications in between are lost), and hears
 /// appends again.
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn a_killed_listening_connection_resyncs_and_hears_again() {
-    postgres_support::in_fresh_schema(async |url| {
-        let store = senet::store::open(&url).await.unwrap();
-        let shutdown = CancellationToken::new();
-        let mut news = listening(&url, Probe::default(), &shutdown).await;
+async fn a_killed_listening_connection_resyncs_and_hears_again(url: String) {
+    let store = senet::store::open(&url).await.unwrap();
+    let shutdown = CancellationToken::new();
+    let mut news = listening(&url, Probe::default(), &shutdown).await;
 
-        let killed = kill_sessions(&url, LISTENER_APPLICATION_NAME, "").await;
-        assert!(killed.contains(&true), "no listening connection to kill");
-        // News of other tests' rooms may come first.
-        while next(&mut news).await != News::Resync {}
+    let killed = kill_sessions(&url, LISTENER_APPLICATION_NAME, "").await;
+    assert!(killed.contains(&true), "no listening connection to kill");
+    // News of other tests' rooms may come first.
+    while next(&mut news).await != News::Resync {}
 
-        let id = room_up_to(&*store, 1).await;
-        assert_eq!(next_appended(&mut news, &id).await, 1);
-        shutdown.cancel();
-    })
-    .await
+    let id = room_up_to(&*store, 1).await;
+    assert_eq!(next_appended(&mut news, &id).await, 1);
+    shutdown.cancel();
 }
 
 /// A listening connection that goes silent without any error (a dead
 /// network path) is noticed by the listener's probes and made again, with a
 /// `Resync`; appends are heard again afterwards.
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn a_listener_that_stops_hearing_reconnects_by_itself() {
-    postgres_support::in_fresh_schema(async |url| {
-        let store = senet::store::open(&url).await.unwrap();
-        let relay = Relay::start(&url).await;
-        let shutdown = CancellationToken::new();
-        let probe = Probe {
-            every: Duration::from_millis(200),
-            patience: Duration::from_millis(500),
-        };
-        let mut news = listening(&relay.url(&url), probe, &shutdown).await;
-        let id = room_up_to(&*store, 1).await;
-        assert_eq!(next_appended(&mut news, &id).await, 1);
+async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
+    let store = senet::store::open(&url).await.unwrap();
+    let relay = Relay::start(&url).await;
+    let shutdown = CancellationToken::new();
+    let probe = Probe {
+        every: Duration::from_millis(200),
+        patience: Duration::from_millis(500),
+    };
+    let mut news = listening(&relay.url(&url), probe, &shutdown).await;
+    let id = room_up_to(&*store, 1).await;
+    assert_eq!(next_appended(&mut news, &id).await, 1);
 
-        // Freeze once the probes' own connection exists too, so that it hangs
-        // as well (a probe that waits forever to be sent must not hang the
-        // listener).
-        let mut admin = PgConnection::connect(&url).await.unwrap();
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            let through_relay: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
-            )
-            .bind(RELAYED)
-            .fetch_one(&mut admin)
-            .await
-            .unwrap();
-            if through_relay == 2 {
-                break;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "no probe was sent");
-            tokio::time::sleep(Duration::from_millis(20)).await;
+    // Freeze once the probes' own connection exists too, so that it hangs
+    // as well (a probe that waits forever to be sent must not hang the
+    // listener).
+    let mut admin = PgConnection::connect(&url).await.unwrap();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let through_relay: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1")
+                .bind(RELAYED)
+                .fetch_one(&mut admin)
+                .await
+                .unwrap();
+        if through_relay == 2 {
+            break;
         }
-        relay.freeze();
-        store.append(&id, &[event(2)]).await.unwrap();
-        // Appended 2 never arrives: only the probe can tell. (News of other
-        // tests' rooms read before the freeze may still come first.)
-        loop {
-            match next(&mut news).await {
-                News::Resync => break,
-                News::Appended { room, v } => assert_ne!(room, id, "heard v{v} while frozen"),
-            }
+        assert!(tokio::time::Instant::now() < deadline, "no probe was sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    relay.freeze();
+    store.append(&id, &[event(2, "test")]).await.unwrap();
+    // Appended 2 never arrives: only the probe can tell. (News of other
+    // tests' rooms read before the freeze may still come first.)
+    loop {
+        match next(&mut news).await {
+            News::Resync => break,
+            News::Appended { room, v } => assert_ne!(room, id, "heard v{v} while frozen"),
         }
-        store.append(&id, &[event(3)]).await.unwrap();
-        assert_eq!(next_appended(&mut news, &id).await, 3);
-        shutdown.cancel();
-    })
-    .await
+    }
+    store.append(&id, &[event(3, "test")]).await.unwrap();
+    assert_eq!(next_appended(&mut news, &id).await, 3);
+    shutdown.cancel();
 }
 
 /// One instance's hold on a player's presence is seen by another while it
 /// lasts, and not after it is let go or the holding instance's session
 /// ends (as when its process dies).
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives() {
-    postgres_support::in_fresh_schema(async |url| {
-        // A name of its own, so that killing its session touches no other test.
-        let app = format!("senet-presence-{}", senet::secrets::new_room_id());
-        let one = senet::store::open(&format!("{url}&application_name={app}"))
-            .await
-            .unwrap();
-        let two = senet::store::open(&url).await.unwrap();
-        let id = senet::secrets::new_room_id();
-        one.create_room(&room(&id), &[]).await.unwrap();
-        let seen = |side| {
-            let (two, id) = (&two, &id);
-            async move { two.held_elsewhere(id, side).await.unwrap() }
-        };
-        assert!(!seen(Side::Black).await);
+async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives(url: String) {
+    // A name of its own, so that killing its session touches no other test.
+    let app = format!("senet-presence-{}", senet::secrets::new_room_id());
+    let one = senet::store::open(&format!("{url}&application_name={app}"))
+        .await
+        .unwrap();
+    let two = senet::store::open(&url).await.unwrap();
+    let id = senet::secrets::new_room_id();
+    one.create_room(&room(&id), &[]).await.unwrap();
+    let seen = |side| {
+        let (two, id) = (&two, &id);
+        async move { two.held_elsewhere(id, side).await.unwrap() }
+    };
+    assert!(!seen(Side::Black).await);
 
-        // Asking took the key only for a moment: holding it does not wait.
-        let hold = one.hold_presence(&id, Side::Black, true);
-        tokio::time::timeout(PATIENCE, hold).await.unwrap().unwrap();
-        assert!(seen(Side::Black).await);
-        assert!(!seen(Side::White).await, "one key per side");
-        one.hold_presence(&id, Side::Black, false).await.unwrap();
-        assert!(!seen(Side::Black).await);
+    // Asking took the key only for a moment: holding it does not wait.
+    let hold = one.hold_presence(&id, Side::Black, true);
+    tokio::time::timeout(PATIENCE, hold).await.unwrap().unwrap();
+    assert!(seen(Side::Black).await);
+    assert!(!seen(Side::White).await, "one key per side");
+    one.hold_presence(&id, Side::Black, false).await.unwrap();
+    assert!(!seen(Side::Black).await);
 
-        // The holding session dies while its instance lives: the hold goes
-        // with it, and holding again takes it on a new session.
-        one.hold_presence(&id, Side::Black, true).await.unwrap();
-        let lock_holder = "AND query LIKE '%advisory_lock_shared%'";
-        let killed = kill_sessions(&url, &app, lock_holder).await;
-        assert_eq!(killed, [true]);
-        gone(&seen, Side::Black).await;
-        one.hold_presence(&id, Side::Black, true).await.unwrap();
-        assert!(seen(Side::Black).await);
-        one.hold_presence(&id, Side::Black, false).await.unwrap();
+    // The holding session dies while its instance lives: the hold goes
+    // with it, and holding again takes it on a new session.
+    one.hold_presence(&id, Side::Black, true).await.unwrap();
+    let lock_holder = "AND query LIKE '%advisory_lock_shared%'";
+    let killed = kill_sessions(&url, &app, lock_holder).await;
+    assert_eq!(killed, [true]);
+    gone(&seen, Side::Black).await;
+    one.hold_presence(&id, Side::Black, true).await.unwrap();
+    assert!(seen(Side::Black).await);
+    one.hold_presence(&id, Side::Black, false).await.unwrap();
 
-        one.hold_presence(&id, Side::White, true).await.unwrap();
-        drop(one);
-        gone(&seen, Side::White).await;
-    })
-    .await
+    one.hold_presence(&id, Side::White, true).await.unwrap();
+    drop(one);
+    gone(&seen, Side::White).await;
 }
 
 /// Waits until `seen(side)` turns false, as PostgreSQL ends a session.
@@ -608,77 +556,53 @@ impl Table {
 
 /// Black on the first instance, white on the second, a spectator on each:
 /// a whole game, and every connection sees the same events in the same order.
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn players_on_two_instances_play_a_whole_game() {
-    postgres_support::in_fresh_schema(async |url| {
-        let Instances { one, two, _logs } = two_instances(&url).await;
-        let mut table = Table::open(one.addr, two.addr).await;
-        table.watch_from(one.addr).await;
-        table.watch_from(two.addr).await;
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        table.finish(&mut rng, two.addr).await;
-    })
-    .await
+async fn players_on_two_instances_play_a_whole_game(url: String) {
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let mut table = Table::open(one.addr, two.addr).await;
+    table.watch_from(one.addr).await;
+    table.watch_from(two.addr).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    table.finish(&mut rng, two.addr).await;
 }
 
 /// Both players act through different instances at the same moment, action
 /// after action, in several games: each game stays legal, versions stay
 /// consecutive and no action is applied twice.
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn simultaneous_actions_on_two_instances_never_fork_a_game() {
-    postgres_support::in_fresh_schema(async |url| {
-        let Instances { one, two, _logs } = two_instances(&url).await;
-        let mut rng = ChaCha8Rng::seed_from_u64(2);
-        for _ in 0..3 {
-            let mut table = Table::open(one.addr, two.addr).await;
-            table.watch_from(one.addr).await;
-            table.finish_racing(&mut rng, one.addr).await;
-        }
-    })
-    .await
+async fn simultaneous_actions_on_two_instances_never_fork_a_game(url: String) {
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for _ in 0..3 {
+        let mut table = Table::open(one.addr, two.addr).await;
+        table.watch_from(one.addr).await;
+        table.finish_racing(&mut rng, one.addr).await;
+    }
 }
 
 /// SIGKILL the first instance mid-game. In a room played across both, the
 /// player it served comes back through the second with the token; a room
 /// played entirely on the first is picked up by the second, from the log,
 /// when its players come back. Both games finish with nothing lost.
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn a_killed_instance_s_players_finish_on_the_other() {
-    postgres_support::in_fresh_schema(async |url| {
-        let Instances { one, two, _logs } = two_instances(&url).await;
-        let mut across = Table::open(one.addr, two.addr).await;
-        across.watch_from(two.addr).await;
-        let mut only_one = Table::open(one.addr, one.addr).await;
-        let mut rng = ChaCha8Rng::seed_from_u64(3);
-        for table in [&mut across, &mut only_one] {
-            table.play_a_little(&mut rng).await;
-        }
-        one.kill().await;
+async fn a_killed_instance_s_players_finish_on_the_other(url: String) {
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let mut across = Table::open(one.addr, two.addr).await;
+    across.watch_from(two.addr).await;
+    let mut only_one = Table::open(one.addr, one.addr).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for table in [&mut across, &mut only_one] {
+        table.play_a_little(&mut rng).await;
+    }
+    one.kill().await;
 
-        // White, on the surviving instance, learns that black is gone: the
-        // dead instance's hold on black's presence went with its session.
-        let white = &mut across.white.client;
-        while white.wait_for("presence").await["d"]["black"]["connected"] != false {}
-        across.reseat_black(two.addr).await;
-        only_one.reseat_black(two.addr).await;
-        only_one.reseat_white(two.addr).await;
-        for table in [&mut across, &mut only_one] {
-            table.finish(&mut rng, two.addr).await;
-        }
-    })
-    .await
+    // White, on the surviving instance, learns that black is gone: the
+    // dead instance's hold on black's presence went with its session.
+    let white = &mut across.white.client;
+    while white.wait_for("presence").await["d"]["black"]["connected"] != false {}
+    across.reseat_black(two.addr).await;
+    only_one.reseat_black(two.addr).await;
+    only_one.reseat_white(two.addr).await;
+    for table in [&mut across, &mut only_one] {
+        table.finish(&mut rng, two.addr).await;
+    }
 }
 
 // ------------------------------------------------------------ nginx
@@ -842,57 +766,60 @@ async fn free_port() -> SocketAddr {
 /// that instance is killed mid-game, nginx sends the players, reconnecting
 /// with their tokens, to the other, which finishes the game. A spectator on
 /// the other instance sees it all.
-#[tokio::test]
-#[cfg_attr(
-    senet_no_test_postgres,
-    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
-)]
-async fn a_game_through_the_deployed_nginx_config() {
-    postgres_support::in_fresh_schema(async |url| {
-        let Instances { one, two, _logs } = two_instances(&url).await;
-        let nginx = Nginx::start([one.addr, two.addr]).await;
-        let mut table = Table::open(nginx.addr, nginx.addr).await;
-        let room = table.room.clone();
-        let joined_on = nginx.requests_for(&room, 1).await.remove(0).served_by;
-        let (chosen, other) = if joined_on == one.addr.to_string() {
-            (one, two)
-        } else {
-            (two, one)
-        };
-        let (chosen_addr, other_addr) = (chosen.addr.to_string(), other.addr.to_string());
-        table.watch_from(other.addr).await;
-        let mut rng = ChaCha8Rng::seed_from_u64(4);
-        table.play_a_little(&mut rng).await;
+async fn a_game_through_the_deployed_nginx_config(url: String) {
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let nginx = Nginx::start([one.addr, two.addr]).await;
+    let mut table = Table::open(nginx.addr, nginx.addr).await;
+    let room = table.room.clone();
+    let joined_on = nginx.requests_for(&room, 1).await.remove(0).served_by;
+    let (chosen, other) = if joined_on == one.addr.to_string() {
+        (one, two)
+    } else {
+        (two, one)
+    };
+    let (chosen_addr, other_addr) = (chosen.addr.to_string(), other.addr.to_string());
+    table.watch_from(other.addr).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    table.play_a_little(&mut rng).await;
 
-        chosen.kill().await;
-        table.reseat_black(nginx.addr).await;
-        table.reseat_white(nginx.addr).await;
-        table.finish(&mut rng, nginx.addr).await;
-        let summary = format!("/api/rooms/{room}");
-        assert_eq!(http(nginx.addr, "GET", &summary, None).await.0, 200);
-        // The page route is hashed the same way, whether or not this build serves pages.
-        http(nginx.addr, "GET", &format!("/r/{room}"), None).await;
-        table.leave().await;
+    chosen.kill().await;
+    table.reseat_black(nginx.addr).await;
+    table.reseat_white(nginx.addr).await;
+    table.finish(&mut rng, nginx.addr).await;
+    let summary = format!("/api/rooms/{room}");
+    assert_eq!(http(nginx.addr, "GET", &summary, None).await.0, 200);
+    // The page route is hashed the same way, whether or not this build serves pages.
+    http(nginx.addr, "GET", &format!("/r/{room}"), None).await;
+    table.leave().await;
 
-        // The join, four WebSockets (two before the kill, two after), the
-        // record, the summary and the page.
-        let requests = nginx.requests_for(&room, 8).await;
-        let sockets = |by: &str| {
-            let on = |r: &&Logged| r.uri.starts_with("/ws/") && r.served_by == by;
-            requests.iter().filter(on).count()
+    // The join, four WebSockets (two before the kill, two after), the
+    // record, the summary and the page.
+    let requests = nginx.requests_for(&room, 8).await;
+    let sockets = |by: &str| {
+        let on = |r: &&Logged| r.uri.starts_with("/ws/") && r.served_by == by;
+        requests.iter().filter(on).count()
+    };
+    assert_eq!(
+        (sockets(&chosen_addr), sockets(&other_addr)),
+        (2, 2),
+        "{requests:?}"
+    );
+    for request in requests.iter().filter(|r| !r.uri.starts_with("/ws/")) {
+        let expected = match request.method.as_str() {
+            "POST" => &chosen_addr,
+            _ => &other_addr,
         };
-        assert_eq!(
-            (sockets(&chosen_addr), sockets(&other_addr)),
-            (2, 2),
-            "{requests:?}"
-        );
-        for request in requests.iter().filter(|r| !r.uri.starts_with("/ws/")) {
-            let expected = match request.method.as_str() {
-                "POST" => &chosen_addr,
-                _ => &other_addr,
-            };
-            assert_eq!(&request.served_by, expected, "{request:?}");
-        }
-    })
-    .await
+        assert_eq!(&request.served_by, expected, "{request:?}");
+    }
 }
+
+postgres_support::postgres_tests!(
+    appends_are_heard_and_conflicts_are_not,
+    a_killed_listening_connection_resyncs_and_hears_again,
+    a_listener_that_stops_hearing_reconnects_by_itself,
+    presence_held_by_one_instance_is_seen_by_another_while_it_lives,
+    players_on_two_instances_play_a_whole_game,
+    simultaneous_actions_on_two_instances_never_fork_a_game,
+    a_killed_instance_s_players_finish_on_the_other,
+    a_game_through_the_deployed_nginx_config,
+);

@@ -4,39 +4,12 @@
 //! `SENET_TEST_POSTGRES_URL` is set (otherwise its cases are reported as
 //! ignored, see tests/postgres_support).
 
+mod common;
 mod postgres_support;
 
+use common::{event, room, seat};
 use senet::engine::Side;
-use senet::protocol::Mode;
-use senet::secrets::hash_token;
-use senet::store::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
-
-fn room(id: &str) -> RoomRow {
-    RoomRow {
-        id: id.to_string(),
-        mode: Mode::Online,
-        seed: [7; 32],
-        created_at: 1_700_000_000_000,
-        black: Some(seat("black token", "bs")),
-        white: None,
-    }
-}
-
-fn seat(token: &str, client_seed: &str) -> SeatRow {
-    SeatRow {
-        token_hash: hash_token(token),
-        client_seed: client_seed.to_string(),
-    }
-}
-
-fn event(v: u64, kind: &str) -> StoredEvent {
-    StoredEvent {
-        v,
-        at: 1_700_000_000_000 + v as i64,
-        kind: kind.to_string(),
-        data: format!(r#"{{"n":{v}}}"#),
-    }
-}
+use senet::store::{Store, StoreError};
 
 /// A room reads back exactly as created; unknown ids read as `None`.
 async fn rooms_round_trip(store: &dyn Store) {

@@ -29,7 +29,6 @@ pub use seats::{Seats, Sitter};
 pub use task::{Attached, Command, ConnId, Frame};
 
 use crate::ai::Level;
-use crate::cluster::{News, Subscription};
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
@@ -37,7 +36,7 @@ use crate::protocol::{
     RoomSummary, Seat, SideChoice, State, UnixMs, Version, room_url,
 };
 use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
-use crate::store::{RoomRow, Store, StoreError, StoredEvent};
+use crate::store::{News, RoomRow, Store, StoreError, StoredEvent, Subscription};
 use crate::telemetry::{self, GaugeGuard};
 use task::RoomTask;
 
@@ -300,7 +299,7 @@ impl Rooms {
         })
     }
 
-    /// Passes news from other instances (see [`crate::cluster`]) to the
+    /// Passes news from other instances (see [`crate::store::Listener`]) to the
     /// rooms held here until the listener stops. Rooms not held here are
     /// none of this instance's business: whoever loads one reads the log.
     pub fn follow(&self, mut news: Subscription) {

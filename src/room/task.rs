@@ -8,7 +8,7 @@
 //! and judges the action again against the new state. With one instance
 //! that never happens; with several on one database (PostgreSQL) it is what
 //! keeps a room from forking. The same catch-up runs when another instance
-//! tells this one (through [`crate::cluster`]) that the log moved on:
+//! tells this one (through [`crate::store::Listener`]) that the log moved on:
 //! [`Command::CatchUp`].
 //!
 //! The task ends when the server shuts down, or when the room has had no

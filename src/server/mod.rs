@@ -27,9 +27,9 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_http::trace::TraceLayer;
 
-use crate::cluster::Listener;
 use crate::config::Config;
 use crate::room::Rooms;
+use crate::store::Listener;
 
 /// Largest HTTP request body accepted.
 const MAX_BODY_BYTES: usize = 4 * 1024;

@@ -12,6 +12,8 @@ mod presence;
 mod rows;
 pub mod sqlite;
 
+pub use postgres::listener::{Listener, News, Subscription};
+
 use std::sync::Arc;
 
 use async_trait::async_trait;

@@ -3,9 +3,8 @@
 //! `migrations/postgres/` applied on open.
 //!
 //! Every successful [`Store::append`] also sends a `NOTIFY` on
-//! [`cluster::CHANNEL`](crate::cluster::CHANNEL) in the same transaction, so
-//! other instances holding the room learn that it moved on (see
-//! [`crate::cluster`]). The notification carries only the room id and its new
+//! [`listener::CHANNEL`] in the same transaction, so other instances holding
+//! the room learn that it moved on (see [`listener`]). The notification carries only the room id and its new
 //! last version; listeners read the events themselves from the log. Which
 //! players each instance holds connections of is kept in advisory locks
 //! ([`super::presence`]).
@@ -17,10 +16,11 @@ use async_trait::async_trait;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, QueryBuilder};
 
+pub mod listener;
+
 use super::presence::PresenceLocks;
 use super::rows::{self, Statements, appended, push_insert_events};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
-use crate::cluster;
 use crate::engine::Side;
 use crate::protocol::Version;
 
@@ -95,9 +95,9 @@ impl Store for PgStore {
         push_insert_events(&mut query, &[(room, events)]);
         query
             .push(" RETURNING v) SELECT pg_notify(")
-            .push_bind(cluster::CHANNEL)
+            .push_bind(listener::CHANNEL)
             .push(", ")
-            .push_bind(cluster::payload(room, last.v))
+            .push_bind(listener::payload(room, last.v))
             .push(")");
         appended(query.build().execute(&self.pool).await, first.v)
     }

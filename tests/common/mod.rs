@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use senet::config::Config;
+use senet::protocol::Mode;
+use senet::secrets::hash_token;
 use senet::server::Server;
+use senet::store::{RoomRow, SeatRow, StoredEvent};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -479,5 +482,35 @@ impl Client {
                 return;
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------- store fixtures
+
+/// A stored room with black seated, for the store's own tests.
+pub fn room(id: &str) -> RoomRow {
+    RoomRow {
+        id: id.to_string(),
+        mode: Mode::Online,
+        seed: [7; 32],
+        created_at: 1_700_000_000_000,
+        black: Some(seat("black token", "bs")),
+        white: None,
+    }
+}
+
+pub fn seat(token: &str, client_seed: &str) -> SeatRow {
+    SeatRow {
+        token_hash: hash_token(token),
+        client_seed: client_seed.to_string(),
+    }
+}
+
+pub fn event(v: u64, kind: &str) -> StoredEvent {
+    StoredEvent {
+        v,
+        at: 1_700_000_000_000 + v as i64,
+        kind: kind.to_string(),
+        data: format!(r#"{{"n":{v}}}"#),
     }
 }

@@ -84,3 +84,27 @@ where
         std::panic::resume_unwind(panic);
     }
 }
+
+/// Makes each named `async fn(url: String)` a test that runs on a fresh schema
+/// ([`in_fresh_schema`]), reported as ignored when `SENET_TEST_POSTGRES_URL` was not set at
+/// build time. The tests are named `postgres::<fn>`. (tests/store.rs runs its contract through
+/// its own macro, hence the allowances.)
+#[allow(unused_macros)]
+macro_rules! postgres_tests {
+    ($($name:ident),+ $(,)?) => {
+        mod postgres {
+            $(
+                #[tokio::test]
+                #[cfg_attr(
+                    senet_no_test_postgres,
+                    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+                )]
+                async fn $name() {
+                    super::postgres_support::in_fresh_schema(super::$name).await
+                }
+            )+
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use postgres_tests;
