@@ -1,0 +1,127 @@
+// Generated from the server's Rust types by `SENET_BLESS=1 cargo test --test vocabulary`.
+// Do not edit: tests/vocabulary.rs fails when this file and the server differ.
+
+export const ErrorCode = Object.freeze({
+  BadJson: 'bad_json',
+  UnknownType: 'unknown_type',
+  BadRequest: 'bad_request',
+  NotSeated: 'not_seated',
+  NotYourTurn: 'not_your_turn',
+  MustRoll: 'must_roll',
+  AlreadyRolled: 'already_rolled',
+  IllegalMove: 'illegal_move',
+  GameOver: 'game_over',
+  GameNotStarted: 'game_not_started',
+  NoDrawOffer: 'no_draw_offer',
+  DrawNotAllowed: 'draw_not_allowed',
+  CannotClaim: 'cannot_claim',
+  RematchNotAvailable: 'rematch_not_available',
+  HelloRequired: 'hello_required',
+  BadToken: 'bad_token',
+  RoomNotFound: 'room_not_found',
+  RoomFull: 'room_full',
+  OriginNotAllowed: 'origin_not_allowed',
+  TooManyConnections: 'too_many_connections',
+  Internal: 'internal',
+});
+
+export const IllegalReason = Object.freeze({
+  GameOver: 'game_over',
+  NoOwnPiece: 'no_own_piece',
+  OccupiedByOwn: 'occupied_by_own',
+  SafeSquare: 'safe_square',
+  Blocked: 'blocked',
+  MustStopOn26: 'must_stop_on_26',
+  NotExactToBearOff: 'not_exact_to_bear_off',
+});
+
+export const ClientMessage = Object.freeze({
+  Hello: 'hello',
+  Roll: 'roll',
+  Move: 'move',
+  Resign: 'resign',
+  DrawOffer: 'draw-offer',
+  DrawAccept: 'draw-accept',
+  DrawDecline: 'draw-decline',
+  ClaimVictory: 'claim-victory',
+  Rematch: 'rematch',
+  Sync: 'sync',
+  Ping: 'ping',
+});
+
+export const Reply = Object.freeze({
+  Welcome: 'welcome',
+  State: 'state',
+  Ack: 'ack',
+  Error: 'error',
+  Pong: 'pong',
+  Seat: 'seat',
+  Watchers: 'watchers',
+});
+
+export const Event = Object.freeze({
+  Started: 'started',
+  Rolled: 'rolled',
+  Moved: 'moved',
+  Passed: 'passed',
+  DrawOffered: 'draw-offered',
+  DrawCancelled: 'draw-cancelled',
+  Presence: 'presence',
+  GameOver: 'game-over',
+  RematchOffered: 'rematch-offered',
+  Rematch: 'rematch',
+});
+
+export const Mode = Object.freeze({
+  Online: 'online',
+  Local: 'local',
+  Ai: 'ai',
+});
+
+export const Seat = Object.freeze({
+  Black: 'black',
+  White: 'white',
+  Both: 'both',
+  Spectator: 'spectator',
+});
+
+export const Phase = Object.freeze({
+  Waiting: 'waiting',
+  Roll: 'roll',
+  Move: 'move',
+  Over: 'over',
+});
+
+export const Winner = Object.freeze({
+  Black: 'black',
+  White: 'white',
+  Draw: 'draw',
+});
+
+export const EndReason = Object.freeze({
+  BorneOff: 'borne-off',
+  Resign: 'resign',
+  Agreement: 'agreement',
+  Abandon: 'abandon',
+});
+
+export const CancelReason = Object.freeze({
+  Declined: 'declined',
+  Withdrawn: 'withdrawn',
+  Lapsed: 'lapsed',
+});
+
+export const Effect = Object.freeze({
+  Step: 'step',
+  Swap: 'swap',
+  Water: 'water',
+  Off: 'off',
+});
+
+export const Level = Object.freeze({
+  Easy: 'easy',
+  Medium: 'medium',
+  Hard: 'hard',
+});
+
+export const DEFAULT_LEVEL = 'medium';
