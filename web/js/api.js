@@ -34,8 +34,13 @@ function newClientSeed() {
 
 const roomPath = (id) => `/api/rooms/${encodeURIComponent(id)}`;
 
+/** The room's page, where its link leads. */
+export function roomPage(id) {
+  return `/r/${encodeURIComponent(id)}`;
+}
+
 /** Create a room: `{mode, side, level?}`; answers `{room, url, seat, token}`. */
-export function createRoom(options) {
+export function newRoom(options) {
   return request('POST', '/api/rooms', { ...options, client_seed: newClientSeed() });
 }
 

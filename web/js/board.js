@@ -4,6 +4,7 @@
 import { svg, prefersReducedMotion } from './dom.js';
 import { t, sideName } from './i18n.js';
 import { readPosition } from './state.js';
+import { Effect } from './protocol.js';
 
 const CELL = 60;
 const EXIT_WIDTH = 50;
@@ -210,8 +211,8 @@ export function createBoard(root, { onMove = null } = {}) {
     if (!mover) return;
     mover.parentElement.classList.add('moving');
     const steps = [];
-    if (moved.effect === 'swap') steps.push(slide(pieceOn(moved.to), moved.to, moved.from));
-    if (moved.effect === 'water') {
+    if (moved.effect === Effect.Swap) steps.push(slide(pieceOn(moved.to), moved.to, moved.from));
+    if (moved.effect === Effect.Water) {
       await slide(mover, moved.from, 27);
       const sink = [
         { transform: `${offset(moved.from, 27)} scale(1)`, opacity: 1 },
@@ -220,7 +221,7 @@ export function createBoard(root, { onMove = null } = {}) {
         { transform: `${offset(moved.from, moved.rest)} scale(1)`, opacity: 1 },
       ];
       steps.push(mover.animate(sink, { duration: SLIDE_MS * 2, fill: 'forwards' }).finished);
-    } else if (moved.effect === 'off') {
+    } else if (moved.effect === Effect.Off) {
       steps.push(
         mover.animate([{ transform: 'translate(0px, 0px)', opacity: 1 }, { transform: offset(moved.from, 'off'), opacity: 0 }], {
           duration: SLIDE_MS,

@@ -2,6 +2,8 @@
 // event versions consecutive (asking for a fresh state on a gap), and reconnects by itself with
 // exponential backoff. It knows nothing about the page; it hands messages to its handlers.
 
+import { ClientMessage, ErrorCode, Reply } from './protocol.js';
+
 const RETRY_BASE_MS = 500;
 const RETRY_MAX_MS = 10_000;
 const PING_EVERY_MS = 15_000;
@@ -61,14 +63,17 @@ export class RoomSocket {
     const ws = new WebSocket(this.#url);
     this.#ws = ws;
     this.#welcomed = false;
-    ws.addEventListener('open', () => {
-      ws.send(JSON.stringify({ t: 'hello', d: this.#token ? { token: this.#token } : {} }));
-    });
+    ws.addEventListener('open', () => this.#hello(ws));
     ws.addEventListener('message', (message) => {
       this.#lastHeard = Date.now();
       this.#receive(message.data);
     });
     ws.addEventListener('close', () => this.#drop(ws));
+  }
+
+  /** Take the seat of the token, or watch without one. */
+  #hello(ws) {
+    ws.send(JSON.stringify({ t: ClientMessage.Hello, d: this.#token ? { token: this.#token } : {} }));
   }
 
   /** Forget a socket that closed or went silent, and try again after a while. */
@@ -105,7 +110,7 @@ export class RoomSocket {
     }
     const { t: type, d: data = {} } = message;
     switch (type) {
-      case 'welcome':
+      case Reply.Welcome:
         this.#welcomed = true;
         this.#attempt = 0;
         this.#lastVersion = data.state?.v ?? 0;
@@ -114,29 +119,29 @@ export class RoomSocket {
         this.#handlers.status('open', {});
         this.#handlers.welcome(data);
         break;
-      case 'state':
+      case Reply.State:
         this.#lastVersion = data.v ?? this.#lastVersion;
         this.#syncing = false;
         this.#handlers.state(data);
         break;
-      case 'error':
-        if (data.code === 'bad_token' && !this.#welcomed) {
+      case Reply.Error:
+        if (data.code === ErrorCode.BadToken && !this.#welcomed) {
           // The token holds no seat here (any more): watch instead, and say so.
           this.#token = null;
-          this.#ws.send(JSON.stringify({ t: 'hello', d: {} }));
+          this.#hello(this.#ws);
           this.#handlers.tokenRejected();
           break;
         }
         this.#handlers.reply(type, data);
         break;
-      case 'ack':
-      case 'pong':
+      case Reply.Ack:
+      case Reply.Pong:
         this.#handlers.reply(type, data);
         break;
-      case 'seat':
+      case Reply.Seat:
         this.#handlers.seat(data);
         break;
-      case 'watchers':
+      case Reply.Watchers:
         this.#handlers.watchers(data);
         break;
       default:
@@ -150,7 +155,7 @@ export class RoomSocket {
       // A gap: some events were missed; a fresh state replaces them.
       if (!this.#syncing) {
         this.#syncing = true;
-        this.send('sync');
+        this.send(ClientMessage.Sync);
       }
       return;
     }
@@ -164,7 +169,7 @@ export class RoomSocket {
     this.#lastHeard = Date.now();
     this.#pingTimer = setInterval(() => {
       if (Date.now() - this.#lastHeard > SILENCE_LIMIT_MS) this.#drop(this.#ws);
-      else this.send('ping');
+      else this.send(ClientMessage.Ping);
     }, PING_EVERY_MS);
   }
 }

@@ -36,6 +36,11 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? ''));
 }
 
+/** Whether the tables have a text for `key` (every language has the same keys). */
+export function hasText(key) {
+  return Object.hasOwn(STRINGS.en, key);
+}
+
 /** "Black" / "黑方" / "Чёрные". */
 export function sideName(side) {
   return t(`side.${side}`);

@@ -1,10 +1,11 @@
 // The lobby page: create an online, same-screen or computer room, keep its seat token, and go
 // there. The how-to-play panel shows the starting position on a real board drawing.
 
-import { part, show } from './dom.js';
+import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
-import { createRoom, saveSeat } from './api.js';
+import { newRoom, saveSeat } from './api.js';
 import { createBoard } from './board.js';
+import { DEFAULT_LEVEL, Level, Mode } from './protocol.js';
 
 const START = 'WBWBWBWBWB.................... b';
 const problem = part('lobby-error');
@@ -12,14 +13,14 @@ const problem = part('lobby-error');
 async function create(form) {
   const fields = new FormData(form);
   const options = { mode: form.dataset.mode, side: fields.get('side') ?? 'random' };
-  if (options.mode === 'ai') options.level = fields.get('level');
+  if (options.mode === Mode.Ai) options.level = fields.get('level');
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
   show(problem, false);
   try {
-    const room = await createRoom(options);
+    const room = await newRoom(options);
     saveSeat(room.room, room);
-    location.assign(room.url ?? `/r/${encodeURIComponent(room.room)}`);
+    location.assign(room.url);
   } catch (err) {
     problem.textContent = t(err.status === 0 ? 'lobby.unreachable' : 'lobby.refused', { code: err.code });
     show(problem, true);
@@ -27,7 +28,15 @@ async function create(form) {
   }
 }
 
+/** The computer's levels, as the server knows them, its default chosen. */
+function fillLevels(select) {
+  select.replaceChildren(
+    ...Object.values(Level).map((level) => el('option', { value: level, 'data-i18n': `ai.${level}`, selected: level === DEFAULT_LEVEL })),
+  );
+}
+
 function start() {
+  fillLevels(part('ai-level'));
   mountLanguageSwitch(part('language'));
   const board = createBoard(part('rules-board'));
   board.render(START);

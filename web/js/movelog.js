@@ -2,6 +2,7 @@
 // and worded in the current language each time it is shown.
 
 import { t, sideName } from './i18n.js';
+import { Effect, Event } from './protocol.js';
 
 /**
  * Fold events `[{t, d}]` into entries `{v, kind: "move"|"pass", side, value, ...moved}`.
@@ -10,9 +11,9 @@ import { t, sideName } from './i18n.js';
 export function entriesFrom(events, lastRoll = { value: null }) {
   const entries = [];
   for (const { t: type, d } of events) {
-    if (type === 'rolled') lastRoll.value = d.value;
-    else if (type === 'moved') entries.push({ ...d, kind: 'move', value: lastRoll.value });
-    else if (type === 'passed') entries.push({ ...d, kind: 'pass' });
+    if (type === Event.Rolled) lastRoll.value = d.value;
+    else if (type === Event.Moved) entries.push({ ...d, kind: 'move', value: lastRoll.value });
+    else if (type === Event.Passed) entries.push({ ...d, kind: 'pass' });
   }
   return entries;
 }
@@ -22,11 +23,11 @@ export function describe(entry) {
   const base = { side: sideName(entry.side), value: entry.value ?? '?', from: entry.from, to: entry.to };
   if (entry.kind === 'pass') return t('log.pass', base);
   switch (entry.effect) {
-    case 'swap':
+    case Effect.Swap:
       return t('log.swap', { ...base, swapped: entry.swapped ?? entry.from });
-    case 'water':
+    case Effect.Water:
       return t('log.water', { ...base, rest: entry.rest });
-    case 'off':
+    case Effect.Off:
       return t('log.off', base);
     default:
       return t('log.step', base);

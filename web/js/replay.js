@@ -4,11 +4,12 @@ import { part, show } from './dom.js';
 import { t } from './i18n.js';
 import { createBoard } from './board.js';
 import { entriesFrom, describe } from './movelog.js';
+import { Event } from './protocol.js';
 
 /** Steps `[{position, entry}]` of a record: the start, then the position after each move or pass. */
 function replaySteps(record) {
   const events = record.events ?? [];
-  const started = events.find((event) => event.t === 'started');
+  const started = events.find((event) => event.t === Event.Started);
   if (!started) return [];
   const steps = [{ position: started.d.position, entry: null }];
   for (const entry of entriesFrom(events.filter((event) => event.v > started.v))) {

@@ -8,6 +8,8 @@ import { createBoard, pieceShape } from './board.js';
 import { drawSticks } from './sticks.js';
 import { describe } from './movelog.js';
 import { readPosition, opponent } from './state.js';
+import { roomPage } from './api.js';
+import { DEFAULT_LEVEL, Mode, Phase, Seat, Winner } from './protocol.js';
 
 const MOVES_SHOWN = 12;
 const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
@@ -21,11 +23,11 @@ function phrase({ key, params = {} }) {
 
 /** The sides this seat plays: both on one screen, none for a spectator. */
 function sidesOf(seat) {
-  if (seat === 'both') return ['black', 'white'];
-  return seat === 'black' || seat === 'white' ? [seat] : [];
+  if (seat === Seat.Both) return [Seat.Black, Seat.White];
+  return seat === Seat.Black || seat === Seat.White ? [seat] : [];
 }
 
-const isPlaying = (state) => state?.phase === 'roll' || state?.phase === 'move';
+const isPlaying = (state) => state?.phase === Phase.Roll || state?.phase === Phase.Move;
 
 /** Whether this seat is the one to act now. */
 function isMyTurn(model) {
@@ -34,11 +36,11 @@ function isMyTurn(model) {
 
 /** In a room against the computer, the seat that is not this page's is the computer's. */
 function isComputer(model, side) {
-  return model.state.mode === 'ai' && sidesOf(model.seat).length === 1 && model.seat !== side;
+  return model.state.mode === Mode.Ai && sidesOf(model.seat).length === 1 && model.seat !== side;
 }
 
 function computerLabel(state) {
-  return state.mode === 'ai' ? t('player.computer', { level: t(`ai.${state.level ?? 'medium'}`) }) : '';
+  return state.mode === Mode.Ai ? t('player.computer', { level: t(`ai.${state.level ?? DEFAULT_LEVEL}`) }) : '';
 }
 
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
@@ -73,10 +75,10 @@ export function createRoomView(root, { onMove }) {
 
   function turnText(model) {
     const { state, seat } = model;
-    if (state.phase === 'waiting') return t('turn.waiting');
+    if (state.phase === Phase.Waiting) return t('turn.waiting');
     if (!isPlaying(state)) return '';
-    const mine = isMyTurn(model) && seat !== 'both';
-    if (state.phase === 'roll') return mine ? t('turn.yourThrow') : t('turn.throw', { side: sideName(state.turn) });
+    const mine = isMyTurn(model) && seat !== Seat.Both;
+    if (state.phase === Phase.Roll) return mine ? t('turn.yourThrow') : t('turn.throw', { side: sideName(state.turn) });
     return mine ? t('turn.yourMove') : t('turn.move', { side: sideName(state.turn) });
   }
 
@@ -86,13 +88,13 @@ export function createRoomView(root, { onMove }) {
     model.animateThrow = false;
     part('throw-value', root).textContent = thrown ? t('throw.value', { value: thrown.value }) : t('sticks.none');
     const button = part('throw', root);
-    show(button, isMyTurn(model) && model.state.phase === 'roll');
+    show(button, isMyTurn(model) && model.state.phase === Phase.Roll);
     button.disabled = !model.ready || model.pending;
   }
 
   function renderDraw(model) {
     const { state, seat } = model;
-    const player = sidesOf(seat).length === 1 && state.mode === 'online' && isPlaying(state);
+    const player = sidesOf(seat).length === 1 && state.mode === Mode.Online && isPlaying(state);
     const offer = state.draw_offer;
     const canAct = model.ready && !model.pending;
     const buttons = {
@@ -147,14 +149,14 @@ export function createRoomView(root, { onMove }) {
   }
 
   function renderInvite(model) {
-    const waiting = model.state.phase === 'waiting' && sidesOf(model.seat).length === 1;
+    const waiting = model.state.phase === Phase.Waiting && sidesOf(model.seat).length === 1;
     show(part('invite', root), waiting);
-    if (waiting) part('invite-link', root).value = new URL(`/r/${model.room}`, location.href).href;
+    if (waiting) part('invite-link', root).value = new URL(roomPage(model.room), location.href).href;
   }
 
   function resultTexts(model) {
     const { winner, reason } = model.state.result ?? {};
-    const loser = winner === 'black' || winner === 'white' ? opponent(winner) : null;
+    const loser = winner === Winner.Black || winner === Winner.White ? opponent(winner) : null;
     const title = loser ? t('end.wins', { side: sideName(winner) }) : t('end.draw');
     const because = t(`reason.${reason}`, { side: loser ? sideName(loser) : '' });
     const mine = sidesOf(model.seat);
@@ -165,7 +167,7 @@ export function createRoomView(root, { onMove }) {
 
   function renderEnd(model) {
     const { state, seat } = model;
-    const over = state.phase === 'over';
+    const over = state.phase === Phase.Over;
     show(part('end', root), over);
     show(part('after', root), over);
     if (!over) return;
@@ -176,7 +178,7 @@ export function createRoomView(root, { onMove }) {
     part('end-you', root).textContent = you;
     const rematch = part('rematch', root);
     show(rematch, sidesOf(seat).length > 0 && !state.rematch);
-    rematch.textContent = t(state.mode === 'online' ? 'action.rematch' : 'action.newGame');
+    rematch.textContent = t(state.mode === Mode.Online ? 'action.rematch' : 'action.newGame');
     const asked = state.rematch_offers;
     const mine = sidesOf(seat);
     const iAsked = mine.some((side) => asked.includes(side));
@@ -188,7 +190,7 @@ export function createRoomView(root, { onMove }) {
     const next = part('next-room', root);
     show(next, Boolean(state.rematch));
     if (state.rematch) {
-      next.href = `/r/${encodeURIComponent(state.rematch)}`;
+      next.href = roomPage(state.rematch);
       next.textContent = t('rematch.follow');
     }
     part('seed-hash', root).textContent = state.seed_hash ?? '';
@@ -214,7 +216,7 @@ export function createRoomView(root, { onMove }) {
     });
     renderPlayer(model, 'black');
     renderPlayer(model, 'white');
-    const movable = isMyTurn(model) && state.phase === 'move' && !model.pending ? state.legal : [];
+    const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending ? state.legal : [];
     board.render(state.position, movable);
     part('turn', root).textContent = turnText(model);
     renderThrow(model);

@@ -2,6 +2,8 @@
 // event exactly as the server describes it. Nothing here decides what is legal; `legal` is the
 // server's list.
 
+import { Event, Phase } from './protocol.js';
+
 const SIDES = ['black', 'white'];
 
 /** The other side. */
@@ -22,12 +24,6 @@ export function readPosition(position) {
   };
 }
 
-/** The side that made an open draw offer, whatever shape the server gives it in. */
-function drawOfferSide(offer) {
-  if (!offer) return null;
-  return typeof offer === 'string' ? offer : offer.side ?? null;
-}
-
 /** A fresh copy of a `State` with every field the page reads present. */
 export function normalizeState(state) {
   const players = {};
@@ -39,7 +35,6 @@ export function normalizeState(state) {
     players,
     legal: state.legal ?? [],
     throw: state.throw ?? null,
-    draw_offer: drawOfferSide(state.draw_offer),
     result: state.result ?? null,
     rematch: state.rematch ?? null,
     rematch_offers: state.rematch_offers ?? [],
@@ -52,39 +47,39 @@ export function applyEvent(previous, type, d) {
   const s = { ...previous, players: { black: { ...previous.players.black }, white: { ...previous.players.white } } };
   s.v = d.v;
   switch (type) {
-    case 'started':
-      Object.assign(s, { position: d.position, turn: d.turn, phase: 'roll', seed_hash: d.seed_hash });
+    case Event.Started:
+      Object.assign(s, { position: d.position, turn: d.turn, phase: Phase.Roll, seed_hash: d.seed_hash });
       s.client_seeds = d.client_seeds;
       for (const side of SIDES) s.players[side].seated = true;
       break;
-    case 'rolled':
+    case Event.Rolled:
       // With no legal move the phase stays "move" until the server's `passed` follows.
-      Object.assign(s, { turn: d.side, phase: 'move', throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
+      Object.assign(s, { turn: d.side, phase: Phase.Move, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
       break;
-    case 'moved':
-      Object.assign(s, { position: d.position, turn: d.next, phase: 'roll', throw: null, legal: [] });
+    case Event.Moved:
+      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
       break;
-    case 'passed':
-      Object.assign(s, { turn: d.next, phase: 'roll', throw: null, legal: [] });
+    case Event.Passed:
+      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
       break;
-    case 'draw-offered':
+    case Event.DrawOffered:
       s.draw_offer = d.side;
       break;
-    case 'draw-cancelled':
+    case Event.DrawCancelled:
       s.draw_offer = null;
       break;
-    case 'presence':
+    case Event.Presence:
       for (const side of SIDES) if (d[side]) Object.assign(s.players[side], d[side]);
       break;
-    case 'game-over':
-      Object.assign(s, { phase: 'over', throw: null, legal: [], draw_offer: null });
+    case Event.GameOver:
+      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null });
       s.result = { winner: d.winner, reason: d.reason };
       s.seed = d.seed;
       break;
-    case 'rematch-offered':
+    case Event.RematchOffered:
       s.rematch_offers = [...(previous.rematch_offers ?? []), d.side];
       break;
-    case 'rematch':
+    case Event.Rematch:
       s.rematch = d.room;
       break;
     default:

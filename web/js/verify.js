@@ -3,6 +3,7 @@
 
 import { el } from './dom.js';
 import { t } from './i18n.js';
+import { Event } from './protocol.js';
 
 function hexToBytes(hex) {
   if (!/^([0-9a-f]{2})+$/i.test(hex)) throw new Error('seed is not hex');
@@ -33,7 +34,7 @@ export async function verifyRecord(record) {
   const encoder = new TextEncoder();
   const throws = [];
   for (const event of record.events ?? []) {
-    if (event.t !== 'rolled') continue;
+    if (event.t !== Event.Rolled) continue;
     const message = `${record.room}:${seeds.black ?? ''}:${seeds.white ?? ''}:${event.d.n}`;
     const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
     const computed = sticksFromByte(mac[0] & 0x0f);

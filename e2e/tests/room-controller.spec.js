@@ -1,0 +1,275 @@
+// The room page's controller (web/js/room.js) apart from the server: the real room page, view and
+// language tables in Chromium, with the socket, the HTTP API and the navigation replaced by a
+// script, so each test says exactly which messages arrive in which order and checks what the page
+// shows and sends. (The other specs drive the same controller against the real server.)
+import { test, expect } from '../support/fixtures.js';
+
+const ROOM = '0123456789abcdef0123456789abcdef';
+const START = 'WBWBWBWBWB.................... b';
+const SEED_HASH = 'ab'.repeat(32);
+const STICKS = [true, true, true, false];
+
+/** A `State` as the server sends it (docs/PROTOCOL.md), with `changes` on top. */
+function serverState(changes = {}) {
+  const player = { seated: true, connected: true, claim_at: null };
+  return {
+    room: ROOM,
+    mode: 'online',
+    position: START,
+    turn: 'black',
+    phase: 'roll',
+    throw: null,
+    legal: [],
+    players: { black: { ...player }, white: { ...player } },
+    spectators: 0,
+    draw_offer: null,
+    result: null,
+    seed_hash: SEED_HASH,
+    rematch_offers: [],
+    rematch: null,
+    v: 1,
+    ...changes,
+  };
+}
+
+const STARTED = { v: 1, at: 0, t: 'started', d: { position: START, turn: 'black', seed_hash: SEED_HASH, client_seeds: { black: 'b', white: 'w' } } };
+
+/**
+ * Open the room page without its entry module, then start `createRoom` on it with scripted deps.
+ * `world` says what the outside answers: `seat` (the stored seat, or null), `summary` and
+ * `summaryStatus` (an HTTP error status instead), `joined` and `joinError` (an error code),
+ * `record`, and `holdAnimations` (each move's animation waits for `finishAnimation`).
+ * Everything the controller does to the outside is kept in `window.harness`.
+ */
+async function mountController(page, world = {}) {
+  await page.route('**/js/room-page.js', (route) => route.fulfill({ contentType: 'text/javascript', body: '' }));
+  await page.goto(new URL(`/r/${ROOM}`, page.url()).href);
+  const defaults = { seat: { seat: 'black', token: 'token-black' }, record: { room: ROOM, seed_hash: SEED_HASH, events: [STARTED] } };
+  await page.evaluate(async (world) => {
+    const base = document.querySelector('script[type="module"]').src;
+    const load = (name) => import(new URL(name, base).href);
+    const [{ createRoom }, { createRoomView }, { mountLanguageSwitch, onLanguageChange }, { part }] = await Promise.all(
+      ['room.js', 'room-view.js', 'i18n.js', 'dom.js'].map(load),
+    );
+    const failure = (status, code) => Object.assign(new Error(code), { status, code });
+    const harness = { sent: [], saved: [], forgotten: [], navigated: [], animations: [], connected: null, handlers: null };
+    window.harness = harness;
+    const room = createRoom(part('room'), {
+      roomId: world.room,
+      api: {
+        roomSummary: async () => {
+          if (world.summaryStatus) throw failure(world.summaryStatus, 'http');
+          return world.summary;
+        },
+        joinRoom: async () => {
+          if (world.joinError) throw failure(409, world.joinError);
+          return world.joined;
+        },
+        roomRecord: async () => world.record,
+        saveSeat: (roomId, seat) => harness.saved.push({ roomId, seat: seat.seat, token: seat.token }),
+        loadSeat: () => world.seat,
+        forgetSeat: (roomId) => harness.forgotten.push(roomId),
+      },
+      connect: (roomId, token, handlers) => {
+        harness.handlers = handlers;
+        return {
+          start: () => {
+            harness.connected = { roomId, token: token ?? null };
+          },
+          send: (type, data) => harness.sent.push({ type, data }),
+        };
+      },
+      createView: (root, options) => {
+        const view = createRoomView(root, options);
+        if (!world.holdAnimations) return view;
+        return { ...view, animateMove: (moved) => new Promise((finish) => harness.animations.push({ from: moved.from, finish })) };
+      },
+      navigate: (url) => harness.navigated.push(url),
+    });
+    mountLanguageSwitch(part('language'));
+    onLanguageChange(room.relabel);
+    await room.start();
+  }, { room: ROOM, ...defaults, ...world });
+}
+
+/** The scripted server says something: `handler` is a RoomSocket handler name. */
+function serverSays(page, handler, ...args) {
+  return page.evaluate(([handler, args]) => window.harness.handlers[handler](...args), [handler, args]);
+}
+
+/** The controller is connected and welcomed as `seat` into `state`. */
+async function welcome(page, seat, state) {
+  await serverSays(page, 'status', 'open', {});
+  await serverSays(page, 'welcome', { seat, state });
+  await expect(page.getByTestId('room')).toHaveAttribute('data-v', String(state.v));
+}
+
+const harness = (page) => page.evaluate(() => ({ ...window.harness, animations: window.harness.animations.length }));
+
+test('events are applied in order, each move after the animation of the one before', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page, { holdAnimations: true });
+  await welcome(page, 'black', serverState());
+  expect((await harness(page)).connected).toEqual({ roomId: ROOM, token: 'token-black' });
+
+  const afterBlack = 'WBWBWBWBW...B................. w';
+  const afterWhite = 'WBWBWBWB..WB.................. b';
+  const events = [
+    ['rolled', { side: 'black', n: 0, sticks: STICKS, value: 3, legal: [{ from: 10, to: 13 }], v: 2 }],
+    ['moved', { side: 'black', from: 10, to: 13, effect: 'step', position: afterBlack, next: 'white', extra: false, v: 3 }],
+    ['rolled', { side: 'white', n: 1, sticks: [true, true, false, false], value: 2, legal: [{ from: 9, to: 11 }], v: 4 }],
+    ['moved', { side: 'white', from: 9, to: 11, effect: 'step', position: afterWhite, next: 'black', extra: false, v: 5 }],
+    ['rolled', { side: 'black', n: 2, sticks: [false, false, false, false], value: 5, legal: [], v: 6 }],
+    ['passed', { side: 'black', value: 5, next: 'white', v: 7 }],
+  ];
+  for (const [type, d] of events) await serverSays(page, 'event', type, d);
+
+  const room = page.getByTestId('room');
+  const moves = page.getByTestId('move');
+  // The first move waits for its animation; nothing after it is applied yet.
+  await expect(room).toHaveAttribute('data-v', '2');
+  await expect(room).toHaveAttribute('data-busy', 'true');
+  await expect(page.getByTestId('throw-value')).toHaveText('Thrown: 3');
+  expect((await harness(page)).animations).toBe(1);
+  await expect(moves).toHaveCount(0);
+
+  await page.evaluate(() => window.harness.animations[0].finish());
+  await expect(room).toHaveAttribute('data-v', '4');
+  await expect(page.getByTestId('board')).toHaveAttribute('data-position', afterBlack);
+  await expect(moves).toHaveText(['Black 3: 10 → 13']);
+  expect((await harness(page)).animations).toBe(2);
+
+  await page.evaluate(() => window.harness.animations[1].finish());
+  await expect(room).toHaveAttribute('data-v', '7');
+  await expect(room).toHaveAttribute('data-busy', 'false');
+  await expect(room).toHaveAttribute('data-turn', 'white');
+  await expect(page.getByTestId('board')).toHaveAttribute('data-position', afterWhite);
+  // Each entry has the value of the throw before it.
+  await expect(moves).toHaveText(['Black 3: 10 → 13', 'White 2: 9 → 11', 'Black 5: no move']);
+  await expect(page.getByTestId('message')).toHaveText('Black threw 5 and cannot move: the turn passes to White.');
+});
+
+test('an action waits for its answer; an error answer is shown in words', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  await welcome(page, 'black', serverState());
+  const throwButton = page.getByTestId('throw');
+  const movable = page.locator('[data-testid="board"] .piece.movable');
+
+  await throwButton.click();
+  expect((await harness(page)).sent).toEqual([{ type: 'roll', data: {} }]);
+  await expect(throwButton).toBeDisabled();
+  await serverSays(page, 'event', 'rolled', { side: 'black', n: 0, sticks: STICKS, value: 3, legal: [{ from: 10, to: 13 }], v: 2 });
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'move');
+  // The throw is not answered yet: the piece is not offered until the ack clears the action.
+  await expect(movable).toHaveCount(0);
+  await serverSays(page, 'reply', 'ack', { id: 1, v: 2 });
+  await expect(movable).toHaveCount(1);
+
+  // Each refusal of the move, in words; the piece is offered again after each.
+  const refusals = [
+    [{ code: 'illegal_move', reason: 'blocked' }, 'A block of enemy pieces is in the way.'],
+    [{ code: 'illegal_move', reason: 'game_over' }, 'That move is not allowed.'],
+    [{ code: 'not_your_turn' }, 'It is not your turn.'],
+    [{ code: 'internal' }, 'The server refused that (internal).'],
+  ];
+  let shown = '';
+  for (const [index, [error, sentence]] of refusals.entries()) {
+    const id = index + 2;
+    await movable.click();
+    expect((await harness(page)).sent.at(-1)).toEqual({ type: 'move', data: { from: 10 } });
+    await expect(movable).toHaveCount(0);
+    // An answer to another action changes nothing.
+    await serverSays(page, 'reply', 'error', { ...error, message: 'refused', id: id + 100 });
+    await serverSays(page, 'reply', 'pong', { id });
+    await expect(movable).toHaveCount(0);
+    await expect(page.getByTestId('message')).toHaveText(shown);
+    await serverSays(page, 'reply', 'error', { ...error, message: 'refused', id });
+    await expect(page.getByTestId('message')).toHaveText(sentence);
+    await expect(movable).toHaveCount(1);
+    shown = sentence;
+  }
+});
+
+test('a draw offer is drawn from the server state and its events', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  await welcome(page, 'black', serverState({ draw_offer: 'white', v: 4 }));
+  await expect(page.getByTestId('draw-status')).toHaveText('White offers a draw.');
+  for (const id of ['accept-draw', 'decline-draw']) await expect(page.getByTestId(id)).toBeVisible();
+  for (const id of ['offer-draw', 'withdraw-draw']) await expect(page.getByTestId(id)).toBeHidden();
+
+  await page.getByTestId('decline-draw').click();
+  expect((await harness(page)).sent).toEqual([{ type: 'draw-decline', data: {} }]);
+  await serverSays(page, 'event', 'draw-cancelled', { side: 'white', why: 'declined', v: 5 });
+  await serverSays(page, 'reply', 'ack', { id: 1, v: 5 });
+  await expect(page.getByTestId('message')).toHaveText('The draw offer was declined.');
+  await expect(page.getByTestId('draw-status')).toHaveText('');
+  await expect(page.getByTestId('offer-draw')).toBeVisible();
+  await expect(page.getByTestId('offer-draw')).toBeEnabled();
+
+  await page.getByTestId('offer-draw').click();
+  await serverSays(page, 'event', 'draw-offered', { side: 'black', v: 6 });
+  await serverSays(page, 'reply', 'ack', { id: 2, v: 6 });
+  await expect(page.getByTestId('draw-status')).toHaveText('You offered a draw.');
+  await expect(page.getByTestId('withdraw-draw')).toBeVisible();
+  await expect(page.getByTestId('accept-draw')).toBeHidden();
+});
+
+test('with no stored seat the page takes the free one, or watches when there is none', async ({ open }) => {
+  const free = { status: 'waiting', players: { black: { seated: true }, white: { seated: false } } };
+  const joined = { seat: 'white', token: 'token-white' };
+  const page = await open('/');
+  await mountController(page, { seat: null, summary: free, joined });
+  const took = await harness(page);
+  expect(took.saved).toEqual([{ roomId: ROOM, ...joined }]);
+  expect(took.connected).toEqual({ roomId: ROOM, token: 'token-white' });
+
+  // Taken by someone else in the meantime: watch.
+  const late = await open('/');
+  await mountController(late, { seat: null, summary: free, joinError: 'room_full' });
+  expect((await harness(late)).connected).toEqual({ roomId: ROOM, token: null });
+
+  const missing = await open('/');
+  await mountController(missing, { seat: null, summaryStatus: 404 });
+  await expect(missing.getByTestId('problem')).toHaveText('This room does not exist. Check the link, or start a new game from the lobby.');
+  await expect(missing.getByTestId('connection')).toHaveText('Not connected');
+  expect((await harness(missing)).connected).toBeNull();
+});
+
+test('a refused token is forgotten; a rematch seat is kept and followed', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  await serverSays(page, 'tokenRejected');
+  await expect(page.getByTestId('problem')).toHaveText('The seat this browser held in this room is no longer valid, so you are watching.');
+  expect((await harness(page)).forgotten).toEqual([ROOM]);
+
+  const next = 'fedcba9876543210fedcba9876543210';
+  await serverSays(page, 'seat', { room: next, url: `/r/${next}`, seat: 'white', token: 'token-next' });
+  const after = await harness(page);
+  expect(after.saved).toEqual([{ roomId: next, seat: 'white', token: 'token-next' }]);
+  expect(after.navigated).toEqual([`/r/${next}`]);
+});
+
+test('every word of the server vocabulary the page shows is in every language', async ({ open }) => {
+  const page = await open('/');
+  const missing = await page.evaluate(async () => {
+    const base = document.querySelector('script[type="module"]').src;
+    const { STRINGS, LANGUAGES } = await import(new URL('strings.js', base).href);
+    const { IllegalReason, EndReason, CancelReason, Level } = await import(new URL('protocol.js', base).href);
+    // A finished game is refused with the game_over code before any move is judged.
+    const reasons = Object.values(IllegalReason).filter((reason) => reason !== IllegalReason.GameOver);
+    const keys = [
+      ...reasons.map((reason) => `illegal.${reason}`),
+      ...Object.values(EndReason).map((reason) => `reason.${reason}`),
+      ...Object.values(CancelReason).map((why) => `draw.${why}`),
+      ...Object.values(Level).map((level) => `ai.${level}`),
+    ];
+    return LANGUAGES.flatMap((language) => keys.filter((key) => !(key in STRINGS[language])).map((key) => `${language}:${key}`));
+  });
+  expect(missing).toEqual([]);
+  // The lobby offers the server's levels, its default chosen.
+  const levels = page.getByTestId('ai-level');
+  await expect(levels.locator('option')).toHaveText(['Easy', 'Medium', 'Hard']);
+  await expect(levels).toHaveValue('medium');
+});

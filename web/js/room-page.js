@@ -1,0 +1,20 @@
+// The room page's entry: the controller (room.js) wired to the real world — this page's
+// elements, the server's HTTP API and WebSocket, the browser's location — and the language switch.
+
+import { part } from './dom.js';
+import { mountLanguageSwitch, onLanguageChange } from './i18n.js';
+import { roomSummary, joinRoom, roomRecord, saveSeat, loadSeat, forgetSeat } from './api.js';
+import { RoomSocket } from './connection.js';
+import { createRoomView } from './room-view.js';
+import { createRoom } from './room.js';
+
+const room = createRoom(part('room'), {
+  roomId: decodeURIComponent(location.pathname.split('/')[2] ?? ''),
+  api: { roomSummary, joinRoom, roomRecord, saveSeat, loadSeat, forgetSeat },
+  connect: (roomId, token, handlers) => new RoomSocket(roomId, token, handlers),
+  createView: createRoomView,
+  navigate: (url) => location.assign(url),
+});
+mountLanguageSwitch(part('language'));
+onLanguageChange(room.relabel);
+room.start();
