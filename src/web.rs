@@ -62,8 +62,8 @@ async fn learn(headers: HeaderMap) -> Response {
 /// The lessons with the answers the engine derived. They change only with a build, so the
 /// page revalidates them by a hash of the body.
 async fn lessons(headers: HeaderMap) -> Response {
-    let body = match crate::lessons::lessons() {
-        Ok(lessons) => serde_json::json!({ "lessons": lessons }).to_string(),
+    let body = match lessons_body() {
+        Ok(body) => body,
         Err(error) => {
             // Only a broken lessons/lessons.json gets here, which the unit tests catch.
             tracing::error!(%error, "the lessons do not derive");
@@ -80,6 +80,16 @@ async fn lessons(headers: HeaderMap) -> Response {
         &etag,
         &headers,
     )
+}
+
+/// `{"lessons": [...]}`, each lesson's fields in their declared order.
+fn lessons_body() -> anyhow::Result<String> {
+    #[derive(serde::Serialize)]
+    struct Body {
+        lessons: &'static [crate::lessons::Lesson],
+    }
+    let lessons = crate::lessons::lessons().map_err(|error| anyhow::anyhow!("{error}"))?;
+    Ok(serde_json::to_string(&Body { lessons })?)
 }
 
 async fn asset(Path((version, path)): Path<(String, String)>, headers: HeaderMap) -> Response {

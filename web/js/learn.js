@@ -288,7 +288,10 @@ function renderList() {
             class: done ? 'done' : null,
             'data-lesson': lesson.id,
             'aria-current': index === open ? 'step' : null,
-            onclick: () => openLesson(index, { focus: true }),
+            onclick: () => {
+              part('lesson-nav').open = false;
+              openLesson(index, { focus: true });
+            },
           },
           `${index + 1}. ${text(lesson, 'title')}`,
           done ? el('span', { class: 'visually-hidden', text: ` ${t('learn.doneMark')}` }) : null,
