@@ -1,7 +1,8 @@
 //! The web client: the files of `web/` (the lobby and room pages, the stylesheet, the ES modules)
 //! embedded in the binary, served with cache and security headers.
 //!
-//! Pages are served at `/` (lobby) and `/r/{id}` (room). Assets are served at
+//! Pages are served at `/` (lobby), `/r/{id}` (room) and `/learn` (the rule lessons, whose data
+//! with the engine's answers is `GET /api/lessons`, from [`crate::lessons`]). Assets are served at
 //! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
 //! gets new asset URLs, so assets can be cached for a year while the pages, which name the
 //! current version, are revalidated on every load. The modules import each other by relative
@@ -40,6 +41,8 @@ where
     Router::new()
         .route("/", get(lobby))
         .route("/r/{id}", get(room))
+        .route("/learn", get(learn))
+        .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
 }
 
@@ -50,6 +53,43 @@ async fn lobby(headers: HeaderMap) -> Response {
 /// The room page is the same for every room: it reads the id from its own URL.
 async fn room(Path(_id): Path<String>, headers: HeaderMap) -> Response {
     page("room.html", &headers)
+}
+
+async fn learn(headers: HeaderMap) -> Response {
+    page("learn.html", &headers)
+}
+
+/// The lessons with the answers the engine derived. They change only with a build, so the
+/// page revalidates them by a hash of the body.
+async fn lessons(headers: HeaderMap) -> Response {
+    let body = match lessons_body() {
+        Ok(body) => body,
+        Err(error) => {
+            // Only a broken lessons/lessons.json gets here, which the unit tests catch.
+            tracing::error!(%error, "the lessons do not derive");
+            let body = serde_json::json!({"error": "internal", "message": "internal error"});
+            let response = (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body));
+            return with_security_headers(response.into_response());
+        }
+    };
+    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(&body)[..8]));
+    respond(
+        body.into_bytes(),
+        "application/json".to_owned(),
+        CACHE_REVALIDATE,
+        &etag,
+        &headers,
+    )
+}
+
+/// `{"lessons": [...]}`, each lesson's fields in their declared order.
+fn lessons_body() -> anyhow::Result<String> {
+    #[derive(serde::Serialize)]
+    struct Body {
+        lessons: &'static [crate::lessons::Lesson],
+    }
+    let lessons = crate::lessons::lessons().map_err(|error| anyhow::anyhow!("{error}"))?;
+    Ok(serde_json::to_string(&Body { lessons })?)
 }
 
 async fn asset(Path((version, path)): Path<(String, String)>, headers: HeaderMap) -> Response {
@@ -176,6 +216,8 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
+    const PAGES: [&str; 3] = ["index.html", "room.html", "learn.html"];
+
     /// Paths after `{{assets}}/` in a page's source.
     fn asset_references(source: &str) -> Vec<String> {
         source
@@ -196,6 +238,7 @@ mod tests {
         for response in [
             lobby(HeaderMap::new()).await,
             room(Path("abc".into()), HeaderMap::new()).await,
+            learn(HeaderMap::new()).await,
         ] {
             assert_eq!(response.status(), StatusCode::OK);
             assert_eq!(header_of(&response, header::CACHE_CONTROL), "no-cache");
@@ -210,7 +253,7 @@ mod tests {
 
     #[tokio::test]
     async fn every_referenced_asset_is_embedded_and_served_for_a_year() {
-        for page_name in ["index.html", "room.html"] {
+        for page_name in PAGES {
             let source =
                 String::from_utf8(Assets::get(page_name).unwrap().data.into_owned()).unwrap();
             let references = asset_references(&source);
@@ -227,9 +270,27 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn lessons_are_json_revalidated_by_their_hash() {
+        let first = lessons(HeaderMap::new()).await;
+        assert_eq!(first.status(), StatusCode::OK);
+        assert_eq!(header_of(&first, header::CONTENT_TYPE), "application/json");
+        assert_eq!(header_of(&first, header::CACHE_CONTROL), CACHE_REVALIDATE);
+        let etag = first.headers().get(header::ETAG).unwrap().clone();
+        let body: serde_json::Value = serde_json::from_str(&body_text(first).await).unwrap();
+        assert!(
+            body["lessons"]
+                .as_array()
+                .is_some_and(|list| !list.is_empty())
+        );
+        let mut headers = HeaderMap::new();
+        headers.insert(header::IF_NONE_MATCH, etag);
+        assert_eq!(lessons(headers).await.status(), StatusCode::NOT_MODIFIED);
+    }
+
     #[test]
     fn pages_have_no_inline_scripts_or_styles() {
-        for page_name in ["index.html", "room.html"] {
+        for page_name in PAGES {
             let source =
                 String::from_utf8(Assets::get(page_name).unwrap().data.into_owned()).unwrap();
             assert!(

@@ -9,6 +9,7 @@ const en = {
   'lang.label': 'Language',
   'app.name': 'Senet',
   'nav.lobby': '← Senet',
+  'nav.learn': 'Learn the rules by playing →',
   'lobby.pageTitle': 'Senet — play online',
   'room.pageTitle': 'Senet — game room',
 
@@ -203,6 +204,7 @@ const zhHant = {
   'lang.label': '語言',
   'app.name': '塞尼特',
   'nav.lobby': '← 塞尼特',
+  'nav.learn': '邊下邊學規則 →',
   'lobby.pageTitle': '塞尼特 — 線上對弈',
   'room.pageTitle': '塞尼特 — 對局房間',
 
@@ -397,6 +399,7 @@ const ru = {
   'lang.label': 'Язык',
   'app.name': 'Сенет',
   'nav.lobby': '← Сенет',
+  'nav.learn': 'Изучить правила на практике →',
   'lobby.pageTitle': 'Сенет — игра по сети',
   'room.pageTitle': 'Сенет — игровая комната',
 
