@@ -58,8 +58,12 @@ pub enum StoreError {
     VersionConflict(Version),
     #[error("a room with this id already exists")]
     RoomExists,
+    /// Stored data this program cannot read.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
+    /// The database lacks migrations this program needs (`/readyz` says not ready).
+    #[error("{0} migration(s) not applied")]
+    NotMigrated(usize),
     #[error("unsupported database URL: {0}")]
     UnsupportedUrl(String),
     #[error(transparent)]

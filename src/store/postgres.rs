@@ -111,8 +111,7 @@ impl Store for PgStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
-        Ok(())
+        rows::check_migrated(&self.pool, &MIGRATOR).await
     }
 
     async fn hold_presence(&self, room: &str, side: Side, held: bool) -> Result<(), StoreError> {

@@ -170,6 +170,37 @@ where
     rows.iter().map(event_from_row).collect()
 }
 
+/// Succeeds when every built-in migration of `migrator` is recorded as applied: a database
+/// replaced or rolled back under a running server is not ready ([`super::Store::ping`]).
+pub(super) async fn check_migrated<DB>(
+    pool: &Pool<DB>,
+    migrator: &sqlx::migrate::Migrator,
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB> + Default,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'r> &'r str: ColumnIndex<DB::Row>,
+    i64: for<'r> Decode<'r, DB> + Type<DB>,
+{
+    let mut conn = pool.acquire().await?;
+    let rows = sqlx::query("SELECT version FROM _sqlx_migrations WHERE success")
+        .fetch_all(&mut *conn)
+        .await?;
+    let applied = rows
+        .iter()
+        .map(|row| row.try_get::<i64, _>("version"))
+        .collect::<Result<Vec<i64>, _>>()?;
+    let missing = migrator
+        .iter()
+        .filter(|m| !m.migration_type.is_down_migration() && !applied.contains(&m.version))
+        .count();
+    match missing {
+        0 => Ok(()),
+        missing => Err(StoreError::NotMigrated(missing)),
+    }
+}
+
 /// Reads a `rooms` row (all its columns, by name).
 pub(super) fn room_from_row<'r, R>(row: &'r R) -> Result<RoomRow, StoreError>
 where

@@ -96,21 +96,6 @@ impl Store for SqliteStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        // Every built-in migration must be recorded as applied: a database file replaced or
-        // rolled back under a running server is not ready.
-        let applied: Vec<i64> =
-            sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
-                .fetch_all(&self.pool)
-                .await?;
-        let missing = MIGRATOR
-            .iter()
-            .filter(|m| !m.migration_type.is_down_migration() && !applied.contains(&m.version))
-            .count();
-        if missing > 0 {
-            return Err(StoreError::Corrupt(format!(
-                "{missing} migration(s) not applied"
-            )));
-        }
-        Ok(())
+        rows::check_migrated(&self.pool, &MIGRATOR).await
     }
 }
