@@ -2,21 +2,39 @@
 //!
 //! # Layout
 //!
-//! - [`commands`]: the `senet` command line, one file per subcommand.
-//! - [`engine`]: the rules as pure values (position, sticks, notation, perft).
-//! - [`ai`]: the computer opponent (evaluation, expectiminimax search, levels).
-//! - [`protocol`]: the wire format: HTTP bodies, WebSocket messages, events, error codes.
-//! - [`lessons`]: the `/learn` page's rule lessons, each answer derived by the engine.
-//! - [`fairness`]: verifiable throws: seeds, `seed_hash`, the HMAC throw formula.
-//! - [`secrets`]: room ids, seat tokens and their hashes, from the OS generator.
-//! - [`store`]: the `Store` trait (rooms, seats, event log) and its SQLite and PostgreSQL implementations.
-//! - [`server`]: HTTP + WebSocket front (axum): router, handlers, connection tasks, shutdown.
-//! - [`config`]: `senet serve` flags and environment variables.
-//! - [`room`]: live rooms: the registry, one task per room, the pure game state machine.
-//! - [`telemetry`]: logs (tracing) and metrics (Prometheus): every metric name in one place.
-//! - [`loadgen`]: `senet loadgen`, scripted players measuring a running server.
-//! - [`os`]: open-file limit and resident memory of a process.
-//! - [`web`]: the browser client (`web/` embedded), served at `/`, `/r/{id}`, `/learn` and `/assets/`.
+//! Modules by layer, from the outside in. A module may import from its own layer's helpers and
+//! from layers below it, never from above: commands → server → room → store / protocol →
+//! engine / ai (and the leaf helpers `fairness`, `secrets`, `telemetry`, `os` from anywhere).
+//!
+//! - [`commands`]: the `senet` command line, one file per subcommand; [`config`] is
+//!   `senet serve`'s flags and environment variables; [`loadgen`] is `senet loadgen`, scripted
+//!   players measuring a running server (a client: it speaks only the protocol).
+//! - [`server`]: HTTP + WebSocket front (axum): router, handlers, one task per socket, the
+//!   connection gate, shutdown; `server::error` words every error for the wire, once;
+//!   [`web`] serves the browser client (`web/` embedded) at `/`, `/r/{id}`, `/learn`, `/assets/`.
+//! - [`room`]: live rooms: the registry, one task per room, the pure game it folds
+//!   (`room::game`), the seats in the game's terms, the computer's seat, the room's errors.
+//! - [`store`]: the `Store` trait (rooms, seats, event log), SQLite and PostgreSQL, and the
+//!   PostgreSQL listener that tells instances of each other's appends.
+//! - [`protocol`]: the wire format, one file per concern; `web/js/protocol.js` is generated from
+//!   it. [`lessons`]: the `/learn` page's rule lessons, each answer derived by the engine.
+//! - [`engine`]: the rules as pure values (position, sticks, notation, perft); [`ai`]: the
+//!   computer opponent (evaluation, search, levels).
+//! - Helpers: [`fairness`] (seeds, `seed_hash`, the throw formula), [`secrets`] (room ids,
+//!   tokens and their hashes), [`telemetry`] (logs and every metric name), [`os`] (open-file
+//!   limit, resident memory).
+//!
+//! One action, from the socket to the broadcast:
+//!
+//! 1. `server/ws.rs` reads a frame, `protocol/client.rs` parses it into an `Action`, and the
+//!    socket's loop sends `room::Command::Act` to the room's task (`room/mod.rs` finds or loads it);
+//! 2. `room/task.rs` asks `room/game.rs` to decide: `Game::decide` answers a `Decision` (the
+//!    events and the next game) or a `Refusal`;
+//! 3. the task appends the events (`store/`: one commit) and only then keeps the next game;
+//! 4. it broadcasts each event's frame (serialized once, `protocol/event.rs`) to every socket of
+//!    the room, and answers the actor's command with the last version;
+//! 5. each socket's loop forwards the frames in version order, then the actor's socket sends the
+//!    `ack`; a refusal goes back as an `error` reply worded by `server/error.rs`.
 pub mod ai;
 pub mod commands;
 pub mod config;

@@ -78,7 +78,7 @@ impl Seats {
     }
 
     /// The seats of a stored room. The computer sits only in `ai` rooms, stored as
-    /// [`BOT_TOKEN_HASH`] with its level's name as its client seed.
+    /// `BOT_TOKEN_HASH` with its level's name as its client seed.
     pub fn from_rows(mode: Mode, black: Option<&SeatRow>, white: Option<&SeatRow>) -> Seats {
         let sitter = |row: Option<&SeatRow>| {
             row.map(|row| {
