@@ -22,7 +22,9 @@ use tracing::Instrument;
 
 use super::AppState;
 use super::error::{AppError, WireError};
-use crate::protocol::{Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState};
+use crate::protocol::{
+    Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, room_url,
+};
 use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms};
 use crate::telemetry;
 
@@ -373,7 +375,7 @@ impl Connection {
         }
         let reply = Reply::Seat {
             room: room.to_string(),
-            url: format!("/r/{room}"),
+            url: room_url(room),
             seat: seated.seat.swapped(),
             token: token.clone(),
         };
