@@ -213,6 +213,11 @@ impl Game {
         Some((bot, step))
     }
 
+    /// The room a rematch opened, once it was decided.
+    pub fn rematch_room(&self) -> Option<&str> {
+        self.rematch.as_deref()
+    }
+
     pub fn is_over(&self) -> bool {
         matches!(self.stage, Stage::Over(_))
     }

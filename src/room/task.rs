@@ -421,11 +421,9 @@ impl RoomTask {
         let v = self
             .commit_with_retry(|game| Ok(game.decide(seat, action, &ctx)?))
             .await?;
-        if let Some(room) = self
-            .game
-            .state(0)
-            .rematch
-            .filter(|_| action == Action::Rematch)
+        // Only the rematch action opens a room; other actions need not look.
+        if action == Action::Rematch
+            && let Some(room) = self.game.rematch_room().map(str::to_string)
         {
             self.open_rematch_room(&room).await?;
         }
