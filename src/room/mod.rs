@@ -272,7 +272,7 @@ impl Rooms {
         // The seed is revealed exactly when the log holds the game's end.
         let game_over: &str = EventKind::GameOver.into();
         let over = events.iter().any(|e| e.kind == game_over);
-        let seats = Seats::from_rows(row.mode, row.black.as_ref(), row.white.as_ref());
+        let seats = Seats::of_room(&row);
         let seed = |side| seats.client_seed(side).to_string();
         Ok(Record {
             level: seats.bot().map(|bot| bot.level),

@@ -9,7 +9,7 @@ use crate::ai::Level;
 use crate::engine::Side;
 use crate::protocol::{Mode, Seat};
 use crate::secrets::TokenHash;
-use crate::store::SeatRow;
+use crate::store::{RoomRow, SeatRow};
 
 /// The token hash stored for the computer's seat. SHA-256 of a token is never all zeros in
 /// practice, so this matches no token: nobody can act for the computer or take its seat. Its
@@ -75,6 +75,11 @@ pub struct Seats {
 impl Seats {
     pub fn new(black: Option<Sitter>, white: Option<Sitter>) -> Seats {
         Seats { black, white }
+    }
+
+    /// The seats of a stored room (see [`Seats::from_rows`]).
+    pub fn of_room(room: &RoomRow) -> Seats {
+        Seats::from_rows(room.mode, room.black.as_ref(), room.white.as_ref())
     }
 
     /// The seats of a stored room. The computer sits only in `ai` rooms, stored as

@@ -135,7 +135,7 @@ impl RoomTask {
             return Ok(None);
         };
         let (frames, _) = broadcast::channel(config.broadcast_capacity);
-        let seats = Seats::from_rows(row.mode, row.black.as_ref(), row.white.as_ref());
+        let seats = Seats::of_room(&row);
         let mut task = RoomTask {
             game: Game::new(Room::new(row.id, row.mode, row.seed), seats),
             store,
@@ -343,7 +343,7 @@ impl RoomTask {
             .room(self.game.id())
             .await?
             .ok_or(RoomError::NotFound)?;
-        let seats = Seats::from_rows(row.mode, row.black.as_ref(), row.white.as_ref());
+        let seats = Seats::of_room(&row);
         self.game.set_seats(seats);
         Ok(())
     }
