@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# The Senet server as a small container: a release build in the Rust image, run from a slim
-# Debian image as an unprivileged user, with the SQLite database on the /data volume.
+# The Senet server as a small container: a stripped release build (Cargo.toml's `dist` profile)
+# in the Rust image, run from a slim Debian image as an unprivileged user, with the SQLite
+# database on the /data volume.
 
 ARG RUST_VERSION=1.95
 ARG DEBIAN_RELEASE=bookworm
@@ -20,15 +21,15 @@ RUN mkdir -p src benches tests \
        | while read -r target; do \
            echo 'fn main() {}' > "benches/${target}.rs"; cp "benches/${target}.rs" "tests/${target}.rs"; \
          done \
-    && cargo build --release --locked --bin senet \
+    && cargo build --profile dist --locked --bin senet \
     && rm -rf src benches tests
 
 # The real sources (see .dockerignore for what stays out).
 COPY . .
 # Cargo compares timestamps: make sure the stubs' build is not taken for this one.
 RUN touch src/main.rs src/lib.rs \
-    && cargo build --release --locked --bin senet \
-    && cp target/release/senet /usr/local/bin/senet
+    && cargo build --profile dist --locked --bin senet \
+    && cp target/dist/senet /usr/local/bin/senet
 
 FROM debian:${DEBIAN_RELEASE}-slim AS runtime
 RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home senet \

@@ -5,6 +5,7 @@
 //! `metrics::counter!(telemetry::ACTIONS, telemetry::LABEL_TYPE => "roll").increment(1)`,
 //! so a metric's name is spelled once, here.
 
+use std::io::IsTerminal;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -67,16 +68,18 @@ pub enum LogFormat {
 /// capped whatever `RUST_LOG` asks for, so no token reaches a log.
 const MESSAGE_LOGGERS_CAP: &str = "tungstenite=info,tokio_tungstenite=info";
 
-/// Installs the global tracing subscriber, writing to stderr (stdout is for command output).
-/// The filter comes from `RUST_LOG` (default `info`). Calling it again does nothing, so tests
-/// that start several servers in one process may call it freely.
+/// Installs the global tracing subscriber, writing to stderr (stdout is for command output),
+/// in colour only when stderr is a terminal: a container's or a service's log would otherwise
+/// hold the escape codes. The filter comes from `RUST_LOG` (default `info`). Calling it again
+/// does nothing, so tests that start several servers in one process may call it freely.
 pub fn init_tracing(format: LogFormat) {
     let wanted = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
     let filter = EnvFilter::try_new(format!("{wanted},{MESSAGE_LOGGERS_CAP}"))
         .unwrap_or_else(|_| EnvFilter::new(format!("info,{MESSAGE_LOGGERS_CAP}")));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
     // An error only means a subscriber is already installed, which is fine.
     let _ = match format {
         LogFormat::Text => builder.try_init(),
