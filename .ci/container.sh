@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# The container as operators run it, built and played in with podman (docker takes the same
+# arguments): the image from the Dockerfile, one container on a named volume, then the compose
+# stack of deploy/ (PostgreSQL, two instances, nginx). Each check prints one line; any failure
+# stops the script. No image registry is reachable here, so the base images the Dockerfiles
+# name are made locally (from Debian's packages and this machine's Rust toolchain) and reused
+# when they already exist.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+# Runtime and limits for this machine (see the file); builds in a chroot, in Docker's format,
+# which keeps the Dockerfile's SHELL line (the OCI format drops it, and pipefail with it).
+export CONTAINERS_CONF="$PWD/.ci/container/containers.conf" BUILDAH_ISOLATION=chroot BUILDAH_FORMAT=docker
+
+here=.ci/container
+image=localhost/senet:ci
+port=18080
+url=http://127.0.0.1:$port
+work=$(mktemp -d /var/tmp/senet-container.XXXXXX)
+# What the checks start, removed however the script ends.
+cleanup() {
+    podman rm --force --time 0 senet-ci senet-ci-2 >/dev/null 2>&1 || true
+    podman volume rm --force senet-ci-data >/dev/null 2>&1 || true
+    compose down --volumes --timeout 0 >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+ok() { printf 'ok: %s\n' "$*"; }
+fail() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
+# Runs a command with its output in $work/<name>.log, shown only if it fails.
+logged() {
+    local log="$work/$1.log"
+    shift
+    "$@" >"$log" 2>&1 || { tail -n 40 "$log"; fail "$*"; }
+}
+# The value of `ARG name=value` in a Dockerfile.
+dockerfile_arg() { sed -n "s/^ARG $2=//p" "$1"; }
+
+install_packages() {
+    local missing=()
+    command -v podman-compose >/dev/null || python3 -m pip install --quiet podman-compose
+    for tool in podman:podman runc:runc mmdebstrap:mmdebstrap newuidmap:uidmap python3:python3; do
+        command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        apt-get update -qq
+        apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    podman --version
+}
+
+# debian:<release>-slim: Debian's minimal base, slimmed as Docker's is: merged /usr without the
+# usrmerge package (which pulls in perl), and no manuals, docs or translations, in later
+# installs too (the dpkg options stay in the image).
+make_debian_base() {
+    local name=docker.io/library/debian:$1-slim
+    if podman image exists "$name"; then ok "base $name present"; return; fi
+    logged debian-base mmdebstrap --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+        "$1" "$work/rootfs.tar"
+    podman import --quiet --change 'CMD ["bash"]' "$work/rootfs.tar" "$name" >/dev/null
+    rm "$work/rootfs.tar"
+    ok "base $name made with mmdebstrap"
+}
+
+# rust:<version>-slim-<release>: this machine's toolchain, which must be the version the
+# Dockerfile asks for, on the Debian base.
+make_rust_base() {
+    local name=docker.io/library/rust:$1-slim-$2 sysroot
+    if podman image exists "$name"; then ok "base $name present"; return; fi
+    sysroot=$(rustc --print sysroot)
+    rustc --version | grep -F " $1." >/dev/null \
+        || fail "the Dockerfile wants Rust $1, this machine has $(rustc --version)"
+    mkdir "$work/rust"
+    tar -C "$sysroot" --exclude=./share/doc -cf - . | tar -C "$work/rust" -xf -
+    cp /etc/ssl/certs/ca-certificates.crt "$work/"
+    logged rust-base podman build --tag "$name" --file "$PWD/$here/rust.Containerfile" "$work"
+    rm -rf "$work/rust"
+    ok "base $name made from $sysroot"
+}
+
+# Waits up to 30 s for a URL to answer 200.
+wait_for() {
+    for _ in $(seq 60); do
+        curl -fsS -o /dev/null "$1" 2>/dev/null && return
+        sleep 0.5
+    done
+    fail "$1 did not answer within 30 s"
+}
+
+# The stack of deploy/docker-compose.yml, under a project name of its own.
+compose() { podman-compose --project-name senetci --file deploy/docker-compose.yml "$@"; }
+game() { python3 "$here/game.py" "$@"; }
+# One field of a JSON object.
+field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+
+# The PostgreSQL image the compose file names, from Debian's package.
+make_postgres_base() {
+    local name
+    name=docker.io/library/$(sed -n 's/^ *image: *\(postgres:.*\)/\1/p' deploy/docker-compose.yml)
+    if podman image exists "$name"; then ok "base $name present"; return; fi
+    logged postgres-base podman build --tag "$name" --file "$here/postgres.Containerfile" "$here"
+    ok "base $name made from Debian's postgresql package"
+}
+
+# The WebSockets open on compose container $1, from its metrics, read at its address on the
+# compose network (the image has no HTTP client to run inside it).
+open_sockets() {
+    local address
+    address=$(podman inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1")
+    sed -n 's/^senet_connections_open \([0-9]*\).*/\1/p' <<<"$(curl -fsS "http://$address:8080/metrics")"
+}
+
+# Whether a reconnection ($2) found the game where the player left it ($1): the same position,
+# and no event lost (presence events for the disconnection may follow it).
+same_game() {
+    [ "$(field "$2" welcome_position)" = "$(field "$1" position)" ] \
+        && [ "$(field "$2" welcome_v)" -ge "$(field "$1" v)" ]
+}
+
+build_image() {
+    local started=$SECONDS
+    logged build podman build --tag "$image" .
+    ok "image $image built in $((SECONDS - started)) s"
+}
+
+
+check_sizes() {
+    local image_bytes binary_bytes
+    image_bytes=$(podman image inspect --format '{{.Size}}' "$image")
+    binary_bytes=$(podman run --rm --entrypoint stat "$image" -c %s /usr/local/bin/senet)
+    echo "image size: $((image_bytes / 1000000)) MB, binary size: $((binary_bytes / 1000000)) MB"
+    [ "$image_bytes" -lt 100000000 ] || fail "the image is not under 100 MB"
+    ok "image under 100 MB"
+}
+
+# Starts container $1 on the named volume, publishing the port, with extra `podman run` arguments.
+start() {
+    local name=$1
+    shift
+    # Its stderr complains that there is no systemd to time the healthchecks: shown on failure.
+    logged "run-$name" podman run --detach --name "$name" --publish "127.0.0.1:$port:8080" \
+        --volume senet-ci-data:/data "$@" "$image"
+    wait_for "$url/healthz"
+}
+
+check_running() {
+    local uid mounts
+    uid=$(podman exec senet-ci id -u)
+    [ "$uid" = 10001 ] || fail "the server runs as uid $uid"
+    ok "runs as uid 10001"
+    mounts=$(podman inspect --format '{{range .Mounts}}{{.Type}} {{.Name}} {{.Destination}}{{end}}' senet-ci)
+    [ "$mounts" = "volume senet-ci-data /data" ] || fail "mounts: $mounts"
+    ok "named volume senet-ci-data on /data"
+    [ "$(curl -fsS "$url/healthz")" = ok ] || fail "/healthz"
+    ok "/healthz answers ok"
+    grep -F '"ready"' <<<"$(curl -fsS "$url/readyz")" >/dev/null || fail "/readyz"
+    ok "/readyz answers ready"
+    grep -i '<html' <<<"$(curl -fsS "$url/")" >/dev/null || fail "the lobby page"
+    ok "the lobby page is served"
+    podman healthcheck run senet-ci >/dev/null || fail "podman healthcheck run"
+    ok "HEALTHCHECK passes (podman healthcheck run)"
+}
+
+# A game begun in the first container, SIGTERM while a client plays, the rest of the game in a
+# second container on the same volume.
+check_stop_and_volume() {
+    local room token report stop_started took exit_code
+    report=$(game create "$url")
+    room=$(field "$report" room)
+    token=$(field "$report" token)
+    report=$(game play "$url" "$room" "$token" --actions 20)
+    [ "$(field "$report" v)" -gt 20 ] || fail "game in the container: $report"
+    ok "game played over WebSocket through the published port: 20 actions, now at version $(field "$report" v)"
+
+    game play "$url" "$room" "$token" >"$work/playing.json" &
+    local player=$!
+    sleep 2
+    stop_started=$EPOCHREALTIME
+    podman stop --time 10 senet-ci >/dev/null
+    took=$(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $stop_started }")
+    exit_code=$(podman inspect --format '{{.State.ExitCode}}' senet-ci)
+    [ "$exit_code" = 0 ] || fail "after podman stop the server exited with $exit_code (137: killed)"
+    ok "podman stop: exit code 0 after ${took} s (stop timeout 10 s)"
+    wait "$player" || fail "the playing client failed"
+    report=$(cat "$work/playing.json")
+    [ "$(field "$report" close)" = 1012 ] || fail "the playing client was not closed with 1012: $report"
+    [ "$(field "$report" phase)" != over ] || fail "the game ended before the stop: $report"
+    ok "the playing client was closed with 1012 at version $(field "$report" v)"
+    local log
+    log=$(podman logs senet-ci 2>&1)
+    ! grep -P '\x1b\[' <<<"$log" >/dev/null || fail "the text log has ANSI escape codes"
+    ok "text log without ANSI escape codes ($(wc -l <<<"$log") lines)"
+
+    start senet-ci-2 --env SENET_LOG_FORMAT=json
+    local resumed
+    resumed=$(game play "$url" "$room" "$token")
+    same_game "$report" "$resumed" || fail "the second container has another game: $resumed, after $report"
+    ok "a second container on the volume has the game where it was: $(field "$resumed" welcome_position) (version $(field "$resumed" welcome_v))"
+    [ "$(field "$resumed" phase)" = over ] || fail "the game did not finish: $resumed"
+    ok "game finished in the second container at version $(field "$resumed" v): $(field "$resumed" result)"
+    podman stop --time 10 senet-ci-2 >/dev/null
+    podman logs senet-ci-2 2>&1 | python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+for line in lines:
+    json.loads(line)
+print(f"ok: SENET_LOG_FORMAT=json: {len(lines)} log lines, each one JSON object")' \
+        || fail "SENET_LOG_FORMAT=json gave a line that is not JSON"
+}
+
+# The compose stack: a game through nginx's published port; the instance holding it is stopped
+# mid-game and the game finishes through the other.
+check_compose() {
+    local front=http://127.0.0.1:8080 started=$SECONDS room token report holder
+    logged compose-build compose build
+    # podman before 4.6 cannot wait for a healthy container, and podman-compose then ignores
+    # `condition: service_healthy`: wait for PostgreSQL here, with the compose file's check.
+    logged compose-up-postgres compose up --detach postgres
+    for _ in $(seq 60); do
+        podman healthcheck run senetci_postgres_1 >/dev/null 2>&1 && break
+        sleep 0.5
+    done
+    podman healthcheck run senetci_postgres_1 >/dev/null || fail "PostgreSQL is not healthy"
+    logged compose-up compose up --detach
+    wait_for "$front/readyz"
+    ok "compose stack up in $((SECONDS - started)) s: $(podman ps --filter label=io.podman.compose.project=senetci --format '{{.Names}}' | sort | xargs)"
+
+    report=$(game create "$front")
+    room=$(field "$report" room)
+    token=$(field "$report" token)
+    report=$(game play "$front" "$room" "$token" --actions 20)
+    ok "game through nginx: 20 actions, at version $(field "$report" v)"
+    game play "$front" "$room" "$token" >"$work/playing.json" &
+    local player=$!
+    sleep 2
+    for instance in senetci_senet1_1 senetci_senet2_1; do
+        [ "$(open_sockets "$instance")" -gt 0 ] && holder=$instance
+    done
+    [ -n "${holder:-}" ] || fail "neither instance holds the player's socket"
+    podman stop --time 10 "$holder" >/dev/null
+    wait "$player" || fail "the playing client failed"
+    report=$(cat "$work/playing.json")
+    [ "$(field "$report" phase)" != over ] || fail "the game ended before the stop: $report"
+    ok "stopped $holder mid-game: the client saw close code $(field "$report" close) at version $(field "$report" v)"
+    local resumed
+    resumed=$(game play "$front" "$room" "$token")
+    same_game "$report" "$resumed" || fail "the other instance has another game: $resumed, after $report"
+    [ "$(field "$resumed" phase)" = over ] || fail "the game did not finish: $resumed"
+    ok "game finished through nginx on the other instance at version $(field "$resumed" v): $(field "$resumed" result)"
+}
+
+main() {
+    local started=$SECONDS release
+    install_packages
+    release=$(dockerfile_arg Dockerfile DEBIAN_RELEASE)
+    make_debian_base "$release"
+    make_rust_base "$(dockerfile_arg Dockerfile RUST_VERSION)" "$release"
+    make_postgres_base
+    build_image
+    check_sizes
+    start senet-ci
+    check_running
+    check_stop_and_volume
+    check_compose
+    ok "container checks done in $((SECONDS - started)) s"
+}
+
+main "$@"; exit
