@@ -54,6 +54,9 @@ pub struct Config {
     #[command(flatten)]
     pub connections: ConnectionSettings,
 
+    #[command(flatten)]
+    pub edge: EdgeSettings,
+
     /// Log lines as human-readable text or as JSON objects.
     #[arg(long, env = "SENET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -74,6 +77,7 @@ impl Config {
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
             connections: ConnectionSettings::default(),
+            edge: EdgeSettings::default(),
             log_format: LogFormat::Text,
         }
     }
@@ -90,6 +94,54 @@ impl Config {
             ),
             presence_check: self.presence_check,
             ..RoomConfig::default()
+        }
+    }
+}
+
+const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(5);
+const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
+/// Below the usual hard limit of 20,000 open files, with room for the database and logs.
+const DEFAULT_MAX_TCP_CONNECTIONS: usize = 17_000;
+const DEFAULT_MAX_TCP_CONNECTIONS_PER_ADDRESS: usize = 128;
+
+/// `senet serve` settings for every TCP connection of the public listener, from the moment it
+/// is accepted (WebSockets have their own, in [`ConnectionSettings`], on top of these).
+#[derive(Clone, Debug, clap::Args)]
+pub struct EdgeSettings {
+    /// Seconds a client may take to send a request's headers, counted from the connection's
+    /// start or the end of the previous answer; past it, the connection is closed.
+    #[arg(long, env = "SENET_HEADER_READ_TIMEOUT", default_value = "10", value_parser = parse_positive_seconds)]
+    pub header_read_timeout: Duration,
+
+    /// Seconds a kept-alive connection may wait for its next request before it is closed.
+    #[arg(long, env = "SENET_KEEP_ALIVE_TIMEOUT", default_value = "5", value_parser = parse_positive_seconds)]
+    pub keep_alive_timeout: Duration,
+
+    /// Seconds an HTTP request may take, its body included; past it, 408 (a WebSocket's
+    /// life is not a request: only its handshake counts).
+    #[arg(long, env = "SENET_REQUEST_TIMEOUT", default_value = "15", value_parser = parse_positive_seconds)]
+    pub request_timeout: Duration,
+
+    /// Open TCP connections in all, counted from accept; past it, new ones get a bare 503 and
+    /// are closed. 0: no cap (keep it below the open-file limit).
+    #[arg(long, env = "SENET_MAX_TCP_CONNECTIONS", default_value_t = DEFAULT_MAX_TCP_CONNECTIONS)]
+    pub max_tcp_connections: usize,
+
+    /// Open TCP connections from one address, counted from accept; past it, a bare 429 and
+    /// closed. 0: no cap.
+    #[arg(long, env = "SENET_MAX_TCP_CONNECTIONS_PER_ADDRESS", default_value_t = DEFAULT_MAX_TCP_CONNECTIONS_PER_ADDRESS)]
+    pub max_tcp_connections_per_address: usize,
+}
+
+impl Default for EdgeSettings {
+    fn default() -> Self {
+        EdgeSettings {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_tcp_connections: DEFAULT_MAX_TCP_CONNECTIONS,
+            max_tcp_connections_per_address: DEFAULT_MAX_TCP_CONNECTIONS_PER_ADDRESS,
         }
     }
 }

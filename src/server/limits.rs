@@ -85,10 +85,13 @@ impl Gate {
     pub fn new(settings: &ConnectionSettings) -> Self {
         Gate {
             origins: settings.allowed_origins.clone(),
-            limiter: ConnectionLimiter::new(ConnectionCaps {
-                total: settings.max_connections,
-                per_address: settings.max_connections_per_address,
-            }),
+            limiter: ConnectionLimiter::new(
+                ConnectionCaps {
+                    total: settings.max_connections,
+                    per_address: settings.max_connections_per_address,
+                },
+                telemetry::CONNECTIONS_OPEN,
+            ),
             read_buffer: settings.ws_read_buffer,
             max_write_buffer: settings.ws_max_write_buffer,
             send_timeout: Duration::from_secs(settings.ws_send_timeout),
@@ -113,10 +116,13 @@ pub struct ConnectionCaps {
     pub per_address: usize,
 }
 
-/// Counts open connections against the caps.
+/// Counts open connections against the caps: WebSockets here, every TCP connection in
+/// [`super::edge`].
 #[derive(Debug)]
 pub struct ConnectionLimiter {
     caps: ConnectionCaps,
+    /// The gauge of open connections that the permits keep.
+    gauge: &'static str,
     open: Mutex<OpenConnections>,
 }
 
@@ -137,9 +143,10 @@ pub enum CapReached {
 }
 
 impl ConnectionLimiter {
-    pub fn new(caps: ConnectionCaps) -> Arc<Self> {
+    pub fn new(caps: ConnectionCaps, gauge: &'static str) -> Arc<Self> {
         Arc::new(ConnectionLimiter {
             caps,
+            gauge,
             open: Mutex::new(OpenConnections::default()),
         })
     }
@@ -162,7 +169,7 @@ impl ConnectionLimiter {
         Ok(ConnectionPermit {
             limiter: Arc::clone(self),
             address,
-            _gauge: GaugeGuard::new(telemetry::CONNECTIONS_OPEN),
+            _gauge: GaugeGuard::new(self.gauge),
         })
     }
 
@@ -205,10 +212,13 @@ mod tests {
 
     #[test]
     fn caps_overall_and_per_address_and_frees_on_drop() {
-        let limiter = ConnectionLimiter::new(ConnectionCaps {
-            total: 3,
-            per_address: 2,
-        });
+        let limiter = ConnectionLimiter::new(
+            ConnectionCaps {
+                total: 3,
+                per_address: 2,
+            },
+            telemetry::CONNECTIONS_OPEN,
+        );
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let first = limiter.admit(a).unwrap();
@@ -223,10 +233,13 @@ mod tests {
 
     #[test]
     fn zero_means_no_cap() {
-        let limiter = ConnectionLimiter::new(ConnectionCaps {
-            total: 0,
-            per_address: 0,
-        });
+        let limiter = ConnectionLimiter::new(
+            ConnectionCaps {
+                total: 0,
+                per_address: 0,
+            },
+            telemetry::CONNECTIONS_OPEN,
+        );
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let permits: Vec<_> = (0..100).map(|_| limiter.admit(a).unwrap()).collect();
         drop(permits);

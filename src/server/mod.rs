@@ -1,5 +1,5 @@
 //! The HTTP and WebSocket front: [`app`] builds the router, [`Server`] binds
-//! and runs it with graceful shutdown.
+//! and runs it with graceful shutdown behind our own accept loop ([`edge`]).
 //!
 //! Shutdown (SIGTERM, Ctrl-C or a cancelled token): stop accepting, close
 //! every WebSocket with 1012, let room tasks finish the command they are
@@ -8,6 +8,7 @@
 //! [`limits`] and [`origin`] decide which WebSocket handshakes proceed (connection caps, the
 //! page's origin) and size the sockets; [`ops`] answers `/readyz` and `/metrics`.
 
+pub mod edge;
 pub mod error;
 pub mod http;
 pub mod limits;
@@ -17,14 +18,16 @@ pub mod ws;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
@@ -52,7 +55,9 @@ pub struct AppState {
     pub metrics: metrics_exporter_prometheus::PrometheusHandle,
 }
 
-pub fn app(state: AppState) -> Router {
+/// The routes; every request (a WebSocket's handshake, not its life) ends within
+/// `request_timeout` or is answered 408.
+pub fn app(state: AppState, request_timeout: Duration) -> Router {
     Router::new()
         .route("/api/rooms", post(http::create_room))
         .route("/api/rooms/{id}", get(http::room_summary))
@@ -66,6 +71,10 @@ pub fn app(state: AppState) -> Router {
         // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs:
         .merge(crate::web::router())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            request_timeout,
+        ))
         .layer(TraceLayer::new_for_http())
 }
 
@@ -73,6 +82,8 @@ pub fn app(state: AppState) -> Router {
 pub struct Server {
     listener: TcpListener,
     state: AppState,
+    edge: Arc<edge::Edge>,
+    request_timeout: Duration,
 }
 
 impl Server {
@@ -100,6 +111,8 @@ impl Server {
                 gate: Arc::new(limits::Gate::new(&config.connections)),
                 metrics: crate::telemetry::prometheus(),
             },
+            edge: Arc::new(edge::Edge::new(&config.edge)),
+            request_timeout: config.edge.request_timeout,
         })
     }
 
@@ -115,18 +128,8 @@ impl Server {
     pub async fn run(self) -> anyhow::Result<()> {
         let shutdown = self.state.shutdown.clone();
         let tracker = self.state.tracker.clone();
-        // Frames are small and interactive: send them at once, not after
-        // Nagle's algorithm waits for the peer's delayed ack.
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(error) = tcp.set_nodelay(true) {
-                tracing::warn!(%error, "could not set TCP_NODELAY");
-            }
-        });
-        // The peer's address is what the per-address connection cap counts.
-        let app = app(self.state).into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown.cancelled_owned())
-            .await?;
+        let app = app(self.state, self.request_timeout);
+        edge::serve(self.listener, app, self.edge, shutdown, tracker.clone()).await;
         tracker.close();
         tracker.wait().await;
         Ok(())

@@ -26,6 +26,12 @@
 //! Nothing changes for the caller: [`Writer::append`] returns once its
 //! events are committed, and a clash on a (room, version) still answers
 //! [`StoreError::VersionConflict`] for that append alone.
+//!
+//! Writes outside the batches (a room created, a seat taken) go through
+//! [`Writer::write`]: they too must be seen by the checkpoints, or a flood
+//! of room creations on an otherwise quiet server grows the WAL without
+//! bound (nothing would ever copy it back), and they must not run while the
+//! checkpoint has the writer paused.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,6 +77,7 @@ struct Shared {
 /// appends already queued are committed) and the checkpoints.
 pub(super) struct Writer {
     queue: mpsc::Sender<Pending>,
+    shared: Arc<Shared>,
     _checkpoints: AbortOnDropHandle<()>,
 }
 
@@ -80,9 +87,10 @@ impl Writer {
         let (queue, waiting) = mpsc::channel(QUEUE);
         let shared = Arc::new(Shared::default());
         tokio::spawn(write_batches(pool.clone(), waiting, shared.clone()));
-        let checkpoints = tokio::spawn(checkpoint_now_and_then(pool, shared));
+        let checkpoints = tokio::spawn(checkpoint_now_and_then(pool, shared.clone()));
         Writer {
             queue,
+            shared,
             _checkpoints: AbortOnDropHandle::new(checkpoints),
         }
     }
@@ -102,6 +110,15 @@ impl Writer {
         };
         self.queue.send(pending).await.map_err(|_| writer_gone())?;
         committed.await.map_err(|_| writer_gone())?
+    }
+
+    /// Runs a write made outside the batches as one of the writer's own: never while the
+    /// checkpoint has the writer paused, and counted, so the checkpoints copy it back.
+    pub(super) async fn write<T>(&self, write: impl Future<Output = T>) -> T {
+        let _writing = self.shared.writing.lock().await;
+        let written = write.await;
+        self.shared.commits.fetch_add(1, Ordering::Relaxed);
+        written
     }
 }
 
