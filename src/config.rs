@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::room::bot::default_max_concurrent;
 use crate::room::{BotConfig, RoomConfig};
+use crate::server::edge::TrustedProxies;
 use crate::server::limits::ConnectionSettings;
 use crate::telemetry::LogFormat;
 
@@ -51,6 +52,10 @@ pub struct Config {
     #[arg(long, env = "SENET_AI_MAX_CONCURRENT", default_value_t = default_max_concurrent(), value_parser = clap::value_parser!(u16).range(1..))]
     pub ai_max_concurrent: u16,
 
+    /// Serve `/metrics` on this address (such as `127.0.0.1:9100`) instead of the public one.
+    #[arg(long, env = "SENET_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
+
     #[command(flatten)]
     pub connections: ConnectionSettings,
 
@@ -76,6 +81,7 @@ impl Config {
             max_messages_per_second: 20,
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
+            metrics_listen: None,
             connections: ConnectionSettings::default(),
             edge: EdgeSettings::default(),
             log_format: LogFormat::Text,
@@ -104,9 +110,14 @@ const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// Below the usual hard limit of 20,000 open files, with room for the database and logs.
 const DEFAULT_MAX_TCP_CONNECTIONS: usize = 17_000;
 const DEFAULT_MAX_TCP_CONNECTIONS_PER_ADDRESS: usize = 128;
+const DEFAULT_CREATE_BURST: u32 = 30;
+const DEFAULT_CREATE_PER_MINUTE: u32 = 30;
+const DEFAULT_JOIN_BURST: u32 = 60;
+const DEFAULT_JOIN_PER_MINUTE: u32 = 60;
 
-/// `senet serve` settings for every TCP connection of the public listener, from the moment it
-/// is accepted (WebSockets have their own, in [`ConnectionSettings`], on top of these).
+/// `senet serve` settings for the public listener: every TCP connection from the moment it is
+/// accepted (WebSockets have their own, in [`ConnectionSettings`], on top of these), who a
+/// request comes from, and the quotas per client address.
 #[derive(Clone, Debug, clap::Args)]
 pub struct EdgeSettings {
     /// Seconds a client may take to send a request's headers, counted from the connection's
@@ -129,9 +140,33 @@ pub struct EdgeSettings {
     pub max_tcp_connections: usize,
 
     /// Open TCP connections from one address, counted from accept; past it, a bare 429 and
-    /// closed. 0: no cap.
+    /// closed. 0: no cap. Connections from a trusted proxy are not capped per address.
     #[arg(long, env = "SENET_MAX_TCP_CONNECTIONS_PER_ADDRESS", default_value_t = DEFAULT_MAX_TCP_CONNECTIONS_PER_ADDRESS)]
     pub max_tcp_connections_per_address: usize,
+
+    /// Reverse proxies in front of the server (comma-separated networks or addresses, such as
+    /// `10.0.0.0/8,127.0.0.1`): for requests from them, the client's address is the right-most
+    /// untrusted hop of `X-Forwarded-For` (else `Forwarded`). Default: none, every client is
+    /// its socket's address.
+    #[arg(long, env = "SENET_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: TrustedProxies,
+
+    /// Rooms one client address may create at once (`POST /api/rooms`); past it and the rate,
+    /// 429 with `Retry-After`. 0: no quota.
+    #[arg(long, env = "SENET_CREATE_BURST", default_value_t = DEFAULT_CREATE_BURST)]
+    pub create_burst: u32,
+
+    /// Rooms one client address may create per minute after its burst.
+    #[arg(long, env = "SENET_CREATE_PER_MINUTE", default_value_t = DEFAULT_CREATE_PER_MINUTE, value_parser = clap::value_parser!(u32).range(1..))]
+    pub create_per_minute: u32,
+
+    /// Joins (`POST /api/rooms/{id}/join`) one client address may make at once. 0: no quota.
+    #[arg(long, env = "SENET_JOIN_BURST", default_value_t = DEFAULT_JOIN_BURST)]
+    pub join_burst: u32,
+
+    /// Joins one client address may make per minute after its burst.
+    #[arg(long, env = "SENET_JOIN_PER_MINUTE", default_value_t = DEFAULT_JOIN_PER_MINUTE, value_parser = clap::value_parser!(u32).range(1..))]
+    pub join_per_minute: u32,
 }
 
 impl Default for EdgeSettings {
@@ -142,6 +177,11 @@ impl Default for EdgeSettings {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_tcp_connections: DEFAULT_MAX_TCP_CONNECTIONS,
             max_tcp_connections_per_address: DEFAULT_MAX_TCP_CONNECTIONS_PER_ADDRESS,
+            trusted_proxies: TrustedProxies::default(),
+            create_burst: DEFAULT_CREATE_BURST,
+            create_per_minute: DEFAULT_CREATE_PER_MINUTE,
+            join_burst: DEFAULT_JOIN_BURST,
+            join_per_minute: DEFAULT_JOIN_PER_MINUTE,
         }
     }
 }

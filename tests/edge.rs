@@ -199,3 +199,169 @@ async fn the_overall_cap_holds_for_plain_http() {
     assert_refused("127.0.0.4", server.addr, "HTTP/1.1 503").await;
     server.stop().await;
 }
+
+/// One request on its own connection (closed after): the status code, the head's lines
+/// (lowercase) and the body.
+async fn exchange(
+    server: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &str,
+) -> (u16, Vec<String>, String) {
+    let mut stream = TcpStream::connect(server).await.unwrap();
+    let mut request =
+        format!("{method} {path} HTTP/1.1\r\nhost: {server}\r\nconnection: close\r\n");
+    for header in headers {
+        request.push_str(&format!("{header}\r\n"));
+    }
+    request.push_str(&format!(
+        "content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let answer = read_to_close(&mut stream, common::PATIENCE)
+        .await
+        .expect("the server closes after its answer");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a whole answer");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let head = lines.map(str::to_ascii_lowercase).collect();
+    (status, head, body.to_owned())
+}
+
+const NEW_ROOM: &str = r#"{"mode":"online","side":"black","client_seed":"s"}"#;
+
+async fn create_from(server: SocketAddr, forwarded_for: &str) -> u16 {
+    let header = format!("x-forwarded-for: {forwarded_for}");
+    exchange(server, "POST", "/api/rooms", &[&header], NEW_ROOM)
+        .await
+        .0
+}
+
+#[tokio::test]
+async fn creating_rooms_past_the_quota_gets_429_with_retry_after() {
+    let server = TestServer::start_with(|config| {
+        config.edge.create_burst = 3;
+        config.edge.create_per_minute = 1;
+    })
+    .await;
+    for _ in 0..3 {
+        assert_eq!(
+            exchange(server.addr, "POST", "/api/rooms", &[], NEW_ROOM)
+                .await
+                .0,
+            201
+        );
+    }
+    let (status, head, body) = exchange(server.addr, "POST", "/api/rooms", &[], NEW_ROOM).await;
+    assert_eq!(status, 429);
+    let retry_after = head
+        .iter()
+        .find_map(|line| line.strip_prefix("retry-after: "))
+        .expect("Retry-After");
+    let seconds: u64 = retry_after.parse().unwrap();
+    assert!((1..=60).contains(&seconds), "{seconds}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["error"], "rate_limited");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn x_forwarded_for_counts_only_from_a_trusted_proxy() {
+    let untrusted = TestServer::start_with(|config| {
+        config.edge.create_burst = 1;
+        config.edge.create_per_minute = 1;
+    })
+    .await;
+    // From an untrusted peer the header is the client's word: both are 127.0.0.1.
+    assert_eq!(create_from(untrusted.addr, "198.51.100.1").await, 201);
+    assert_eq!(create_from(untrusted.addr, "198.51.100.2").await, 429);
+    untrusted.stop().await;
+
+    let behind_proxy = TestServer::start_with(|config| {
+        config.edge.create_burst = 1;
+        config.edge.create_per_minute = 1;
+        config.edge.trusted_proxies = "127.0.0.0/8".parse().unwrap();
+    })
+    .await;
+    assert_eq!(create_from(behind_proxy.addr, "198.51.100.1").await, 201);
+    assert_eq!(create_from(behind_proxy.addr, "198.51.100.2").await, 201);
+    // A client cannot get a fresh address by prepending one: the proxy's hop is the last.
+    assert_eq!(
+        create_from(behind_proxy.addr, "6.6.6.6, 198.51.100.1").await,
+        429
+    );
+    behind_proxy.stop().await;
+}
+
+#[tokio::test]
+async fn api_answers_forbid_sniffing_and_caching() {
+    let server = TestServer::start().await;
+    let (status, head, _) = exchange(server.addr, "POST", "/api/rooms", &[], NEW_ROOM).await;
+    assert_eq!(status, 201);
+    assert!(head.contains(&"x-content-type-options: nosniff".to_owned()));
+    assert!(head.contains(&"cache-control: no-store".to_owned()));
+    let (status, head, _) = exchange(server.addr, "GET", "/api/rooms/0000", &[], "").await;
+    assert_eq!(status, 404);
+    assert!(head.contains(&"cache-control: no-store".to_owned()));
+    server.stop().await;
+}
+
+/// The status of a WebSocket handshake for `room` with these headers.
+async fn handshake(server: SocketAddr, room: &str, host: &str, origin: &str) -> u16 {
+    let mut stream = TcpStream::connect(server).await.unwrap();
+    let request = format!(
+        "GET /ws/rooms/{room} HTTP/1.1\r\nhost: {host}\r\norigin: {origin}\r\n\
+         connection: upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\n\
+         sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    );
+    let status = status_of(&mut stream, request.as_bytes()).await;
+    status.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn with_public_origin_a_foreign_origin_is_refused_even_when_host_matches() {
+    let server = TestServer::start_with(|config| {
+        config.connections.public_origin = "https://senet.example".parse().unwrap();
+    })
+    .await;
+    let room = common::create_room(server.addr, "online", "black").await;
+    let room = room["room"].as_str().unwrap();
+    // DNS rebinding: the attacker's name resolves to us, so Host and Origin agree.
+    let rebound = handshake(
+        server.addr,
+        room,
+        "rebind.example:80",
+        "http://rebind.example",
+    )
+    .await;
+    assert_eq!(rebound, 403);
+    let own = handshake(server.addr, room, "senet.example", "https://senet.example").await;
+    assert_eq!(own, 101);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn metrics_listen_moves_metrics_off_the_public_listener() {
+    let server = TestServer::start_with(|config| {
+        config.metrics_listen = Some("127.0.0.1:0".into());
+    })
+    .await;
+    assert_eq!(
+        exchange(server.addr, "GET", "/metrics", &[], "").await.0,
+        404
+    );
+    let metrics = server.metrics_addr.expect("a metrics listener");
+    let (status, _, body) = exchange(metrics, "GET", "/metrics", &[], "").await;
+    assert_eq!(status, 200);
+    assert!(body.contains("senet_tcp_connections_open"), "{body}");
+    server.stop().await;
+}

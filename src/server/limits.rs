@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use axum::http::HeaderMap;
 
+use super::edge::ClientAddr;
 use super::error::AppError;
-use super::origin::AllowedOrigins;
+use super::origin::{AllowedOrigins, Origins, PublicOrigins};
 use crate::telemetry::{self, GaugeGuard};
 
 /// Bytes read from a socket at once. tungstenite fills this buffer for every connection (its
@@ -33,6 +34,12 @@ pub struct ConnectionSettings {
     /// `https://senet.example`, or *); the server's own pages always may. Others get 403.
     #[arg(long, env = "SENET_ALLOWED_ORIGINS", default_value = "")]
     pub allowed_origins: AllowedOrigins,
+
+    /// The server's own public origins (comma-separated, such as `https://senet.example`):
+    /// when set, a WebSocket handshake's `Origin` must be one of these (or allowed above),
+    /// whatever its `Host` header says. Default: the origin `Host` names.
+    #[arg(long, env = "SENET_PUBLIC_ORIGIN", default_value = "")]
+    pub public_origin: PublicOrigins,
 
     /// Open WebSocket connections in all; past it, 429. 0: no cap (the open-file limit still
     /// applies: keep this below it).
@@ -62,6 +69,7 @@ impl Default for ConnectionSettings {
     fn default() -> Self {
         ConnectionSettings {
             allowed_origins: AllowedOrigins::default(),
+            public_origin: PublicOrigins::default(),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             ws_read_buffer: DEFAULT_WS_READ_BUFFER,
@@ -74,7 +82,7 @@ impl Default for ConnectionSettings {
 /// Decides which WebSocket handshakes proceed, and how the admitted sockets are sized.
 #[derive(Debug)]
 pub struct Gate {
-    origins: AllowedOrigins,
+    origins: Origins,
     limiter: Arc<ConnectionLimiter>,
     pub read_buffer: usize,
     pub max_write_buffer: usize,
@@ -84,7 +92,10 @@ pub struct Gate {
 impl Gate {
     pub fn new(settings: &ConnectionSettings) -> Self {
         Gate {
-            origins: settings.allowed_origins.clone(),
+            origins: Origins {
+                public: settings.public_origin.clone(),
+                allowed: settings.allowed_origins.clone(),
+            },
             limiter: ConnectionLimiter::new(
                 ConnectionCaps {
                     total: settings.max_connections,
@@ -98,13 +109,17 @@ impl Gate {
         }
     }
 
-    /// Admits a handshake from `peer` with these headers, or says why not (403 or 429).
-    pub fn admit(&self, headers: &HeaderMap, peer: IpAddr) -> Result<ConnectionPermit, AppError> {
+    /// Admits a handshake from `client` with these headers, or says why not (403 or 429).
+    pub fn admit(
+        &self,
+        headers: &HeaderMap,
+        client: ClientAddr,
+    ) -> Result<ConnectionPermit, AppError> {
         if !self.origins.allows(headers) {
             return Err(AppError::OriginNotAllowed);
         }
         self.limiter
-            .admit(peer)
+            .admit(client.0)
             .map_err(|cap| AppError::TooManyConnections(cap.to_string()))
     }
 }
@@ -153,19 +168,36 @@ impl ConnectionLimiter {
 
     /// Admits one more connection from `address`, or says which cap is reached.
     pub fn admit(self: &Arc<Self>, address: IpAddr) -> Result<ConnectionPermit, CapReached> {
+        self.admit_from(Some(address))
+    }
+
+    /// Admits one more connection under the overall cap alone.
+    pub fn admit_any(self: &Arc<Self>) -> Result<ConnectionPermit, CapReached> {
+        self.admit_from(None)
+    }
+
+    fn admit_from(
+        self: &Arc<Self>,
+        address: Option<IpAddr>,
+    ) -> Result<ConnectionPermit, CapReached> {
         let mut open = self
             .open
             .lock()
             .expect("the limiter's lock is never poisoned");
-        let from_address = open.by_address.get(&address).copied().unwrap_or(0);
         if reached(self.caps.total, open.total) {
             return Err(CapReached::Total);
         }
-        if reached(self.caps.per_address, from_address) {
-            return Err(CapReached::PerAddress);
+        if let Some(address) = address {
+            let from_address = open.by_address.entry(address).or_insert(0);
+            if reached(self.caps.per_address, *from_address) {
+                if *from_address == 0 {
+                    open.by_address.remove(&address);
+                }
+                return Err(CapReached::PerAddress);
+            }
+            *from_address += 1;
         }
         open.total += 1;
-        open.by_address.insert(address, from_address + 1);
         Ok(ConnectionPermit {
             limiter: Arc::clone(self),
             address,
@@ -173,12 +205,13 @@ impl ConnectionLimiter {
         })
     }
 
-    fn release(&self, address: IpAddr) {
+    fn release(&self, address: Option<IpAddr>) {
         let mut open = self
             .open
             .lock()
             .expect("the limiter's lock is never poisoned");
         open.total -= 1;
+        let Some(address) = address else { return };
         if let Some(count) = open.by_address.get_mut(&address) {
             *count -= 1;
             if *count == 0 {
@@ -196,7 +229,8 @@ fn reached(cap: usize, open: usize) -> bool {
 #[derive(Debug)]
 pub struct ConnectionPermit {
     limiter: Arc<ConnectionLimiter>,
-    address: IpAddr,
+    /// None for a connection counted under the overall cap alone.
+    address: Option<IpAddr>,
     _gauge: GaugeGuard,
 }
 
@@ -227,8 +261,9 @@ mod tests {
         let _third = limiter.admit(b).unwrap();
         assert_eq!(limiter.admit(b).unwrap_err(), CapReached::Total);
         drop(first);
-        assert!(limiter.admit(a).is_ok());
+        let _again = limiter.admit(a).unwrap();
         assert_eq!(limiter.open.lock().unwrap().by_address.len(), 2);
+        assert_eq!(limiter.admit_any().unwrap_err(), CapReached::Total);
     }
 
     #[test]

@@ -19,7 +19,6 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::ConnectInfo;
 use axum::response::Response;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -31,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_service::Service;
 
+use super::client::{ClientAddr, TrustedProxies};
 use crate::config::EdgeSettings;
 use crate::server::limits::{CapReached, ConnectionCaps, ConnectionLimiter, ConnectionPermit};
 use crate::telemetry;
@@ -49,6 +49,7 @@ const TOO_MANY: &[u8] =
 #[derive(Debug)]
 pub struct Edge {
     limiter: Arc<ConnectionLimiter>,
+    trusted: TrustedProxies,
     header_read_timeout: Duration,
     keep_alive_timeout: Duration,
 }
@@ -63,8 +64,21 @@ impl Edge {
                 },
                 telemetry::TCP_CONNECTIONS_OPEN,
             ),
+            trusted: settings.trusted_proxies.clone(),
             header_read_timeout: settings.header_read_timeout,
             keep_alive_timeout: settings.keep_alive_timeout,
+        }
+    }
+}
+
+impl Edge {
+    /// A place for a connection from `peer`: a proxy's connections carry many clients, so
+    /// only the overall cap applies to them (each client is counted by the limits behind).
+    fn admit(&self, peer: SocketAddr) -> Result<ConnectionPermit, CapReached> {
+        if self.trusted.contains(peer.ip()) {
+            self.limiter.admit_any()
+        } else {
+            self.limiter.admit(ClientAddr::of(peer.ip()).0)
         }
     }
 }
@@ -92,7 +106,7 @@ pub async fn serve(
                 }
             },
         };
-        match edge.limiter.admit(peer.ip()) {
+        match edge.admit(peer) {
             Ok(permit) => {
                 let connection = Counted {
                     tcp,
@@ -147,9 +161,11 @@ async fn serve_connection(
     let activity = Arc::new(Activity::default());
     let service = {
         let activity = activity.clone();
+        let edge = edge.clone();
         hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-            // What handlers read as the peer's address (the connection caps, the logs).
-            request.extensions_mut().insert(ConnectInfo(peer));
+            // What handlers read as the client's address.
+            let client = edge.trusted.client(peer.ip(), request.headers());
+            request.extensions_mut().insert(client);
             let busy = activity.begin();
             let mut app = app.clone();
             async move {
