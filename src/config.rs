@@ -40,9 +40,14 @@ pub struct Config {
     #[arg(long, env = "SENET_PRESENCE_CHECK", default_value = "10", value_parser = parse_positive_seconds)]
     pub presence_check: Duration,
 
-    /// Messages one WebSocket may send in any second; more close it (1008).
+    /// Messages one WebSocket may send in any second, pings included; more close it (1008).
+    /// All the sockets of one seat share the same budget.
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
+
+    /// Sockets one seat may hold at once; a new one past this closes the oldest (4000).
+    #[arg(long, env = "SENET_MAX_SOCKETS_PER_SEAT", default_value = "4", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_sockets_per_seat: u16,
 
     /// Milliseconds the computer waits before each throw and move, so a person can follow.
     #[arg(long, env = "SENET_AI_DELAY_MS", default_value = "700")]
@@ -79,6 +84,7 @@ impl Config {
             ping_interval: Duration::from_secs(15),
             presence_check: Duration::from_secs(10),
             max_messages_per_second: 20,
+            max_sockets_per_seat: 4,
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
             metrics_listen: None,
@@ -99,6 +105,8 @@ impl Config {
                 usize::from(self.ai_max_concurrent),
             ),
             presence_check: self.presence_check,
+            max_sockets_per_seat: usize::from(self.max_sockets_per_seat),
+            seat_messages_per_second: self.max_messages_per_second,
             ..RoomConfig::default()
         }
     }

@@ -10,6 +10,7 @@
 pub mod bot;
 pub mod error;
 pub mod game;
+pub mod rate;
 pub mod seats;
 pub mod task;
 
@@ -25,6 +26,7 @@ use tracing::Instrument;
 pub use bot::BotConfig;
 pub use error::{Refusal, ReplayError, RoomError};
 pub use game::{Context, Decision, Game, Room};
+pub use rate::{RateLimit, SeatBudget};
 pub use seats::{Seats, Sitter};
 pub use task::{Attached, Command, ConnId, Frame};
 
@@ -56,6 +58,10 @@ pub struct RoomConfig {
     /// How often a room whose log says a player is connected to another
     /// instance checks that the instance still holds the connection.
     pub presence_check: Duration,
+    /// Sockets one seat may hold; a new one past this closes the seat's oldest.
+    pub max_sockets_per_seat: usize,
+    /// Messages all the sockets of one seat may send in any second, together.
+    pub seat_messages_per_second: usize,
 }
 
 impl Default for RoomConfig {
@@ -67,6 +73,8 @@ impl Default for RoomConfig {
             command_capacity: 64,
             bots: BotConfig::default(),
             presence_check: Duration::from_secs(10),
+            max_sockets_per_seat: 4,
+            seat_messages_per_second: 20,
         }
     }
 }

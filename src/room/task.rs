@@ -40,6 +40,7 @@ use tokio_util::sync::CancellationToken;
 use super::bot::Bot;
 use super::error::RoomError;
 use super::game::{Context, Decision, Game, Room};
+use super::rate::SeatBudget;
 use super::seats::Seats;
 use super::{RoomConfig, create_room, new_seat, now_ms};
 use crate::engine::Side;
@@ -77,6 +78,17 @@ pub struct Attached {
     pub seat: Seat,
     pub state: State,
     pub frames: broadcast::Receiver<Frame>,
+    /// The message budget shared by all the sockets of this seat; `None` for a spectator.
+    pub budget: Option<SeatBudget>,
+    /// Cancelled when the room lets this connection go because its seat opened too many.
+    pub evicted: CancellationToken,
+}
+
+/// One attached connection, as the room sees it.
+struct Conn {
+    seat: Seat,
+    /// Cancelling it tells the connection to close (see [`Attached::evicted`]).
+    evicted: CancellationToken,
 }
 
 /// Where a room task answers a command that can fail.
@@ -120,8 +132,11 @@ pub struct RoomTask {
     store: Arc<dyn Store>,
     config: RoomConfig,
     frames: broadcast::Sender<Frame>,
-    conns: HashMap<ConnId, Seat>,
+    conns: HashMap<ConnId, Conn>,
     next_conn: ConnId,
+    /// One per seat that has attached, so its sockets share one message budget. At most three
+    /// (black, white, both): a seat's budget outlives its sockets, so reconnecting buys nothing.
+    budgets: HashMap<Seat, SeatBudget>,
 }
 
 impl RoomTask {
@@ -143,6 +158,7 @@ impl RoomTask {
             frames,
             conns: HashMap::new(),
             next_conn: 1,
+            budgets: HashMap::new(),
         };
         task.catch_up().await?;
         // A crash between taking the second seat and logging `started`
@@ -252,7 +268,7 @@ impl RoomTask {
 
     /// Whether a person holding `side` has a connection here.
     fn person_connected(&self, side: Side) -> bool {
-        self.conns.values().any(|seat| seat.holds(side))
+        self.conns.values().any(|conn| conn.seat.holds(side))
     }
 
     /// What a decision needs from outside the game: the clock and who is
@@ -297,7 +313,7 @@ impl RoomTask {
     fn spectators(&self) -> usize {
         self.conns
             .values()
-            .filter(|&&s| s == Seat::Spectator)
+            .filter(|conn| conn.seat == Seat::Spectator)
             .count()
     }
 
@@ -356,7 +372,15 @@ impl RoomTask {
         let frames = self.frames.subscribe();
         let conn = self.next_conn;
         self.next_conn += 1;
-        self.conns.insert(conn, seat);
+        let budget = (seat != Seat::Spectator).then(|| self.make_room_for(seat));
+        let evicted = CancellationToken::new();
+        self.conns.insert(
+            conn,
+            Conn {
+                seat,
+                evicted: evicted.clone(),
+            },
+        );
         self.share_presence(seat).await;
         self.connections_changed(seat).await;
         Ok(Attached {
@@ -364,7 +388,30 @@ impl RoomTask {
             seat,
             state: self.game.state(self.spectators()),
             frames,
+            budget,
+            evicted,
         })
+    }
+
+    /// Before a new socket of `seat` is added: lets the seat's oldest sockets go while it holds
+    /// as many as it may, and returns the seat's message budget.
+    fn make_room_for(&mut self, seat: Seat) -> SeatBudget {
+        loop {
+            let held = self.conns.iter().filter(|(_, conn)| conn.seat == seat);
+            if held.clone().count() < self.config.max_sockets_per_seat {
+                break;
+            }
+            // Connection ids only grow: the smallest is the oldest.
+            let oldest = *held.map(|(id, _)| id).min().expect("counted at least one");
+            if let Some(conn) = self.conns.remove(&oldest) {
+                conn.evicted.cancel();
+            }
+        }
+        let limit = self.config.seat_messages_per_second;
+        self.budgets
+            .entry(seat)
+            .or_insert_with(|| SeatBudget::new(limit))
+            .clone()
     }
 
     /// The seat a token holds. An unknown token may belong to a seat taken
@@ -383,7 +430,7 @@ impl RoomTask {
     }
 
     async fn detach(&mut self, conn: ConnId) {
-        if let Some(seat) = self.conns.remove(&conn) {
+        if let Some(Conn { seat, .. }) = self.conns.remove(&conn) {
             self.share_presence(seat).await;
             self.connections_changed(seat).await;
         }
@@ -416,7 +463,7 @@ impl RoomTask {
     }
 
     async fn act(&mut self, conn: ConnId, action: Action) -> Result<Version, RoomError> {
-        let seat = *self.conns.get(&conn).ok_or(RoomError::NotAttached)?;
+        let seat = self.conns.get(&conn).ok_or(RoomError::NotAttached)?.seat;
         let ctx = self.context().await;
         let v = self
             .commit_with_retry(|game| Ok(game.decide(seat, action, &ctx)?))

@@ -243,6 +243,14 @@ impl Client {
         self.ws.send(Message::text(text)).await.unwrap();
     }
 
+    /// A WebSocket ping frame (not the protocol's `ping` message).
+    pub async fn send_ping_frame(&mut self) {
+        self.ws
+            .send(Message::Ping(Default::default()))
+            .await
+            .unwrap();
+    }
+
     /// The next frame; events are also recorded in `events`.
     pub async fn next(&mut self) -> Value {
         loop {
