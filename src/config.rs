@@ -23,6 +23,11 @@ pub struct Config {
     #[arg(long, env = "SENET_ABANDON_AFTER", default_value = "60", value_parser = parse_seconds)]
     pub abandon_after: Duration,
 
+    /// The shortest initial time, in seconds, a timed game may be created with (the longest is
+    /// two hours).
+    #[arg(long, env = "SENET_MIN_CLOCK_INITIAL", default_value = "30", value_parser = clap::value_parser!(u32).range(1..=7200))]
+    pub min_clock_initial: u32,
+
     /// Seconds a room with no connection stays in memory before its task ends.
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
     pub room_idle_after: Duration,
@@ -79,6 +84,7 @@ impl Config {
             listen: "127.0.0.1:8080".into(),
             database_url: database_url.into(),
             abandon_after: Duration::from_secs(60),
+            min_clock_initial: 30,
             room_idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
@@ -105,6 +111,7 @@ impl Config {
                 usize::from(self.ai_max_concurrent),
             ),
             presence_check: self.presence_check,
+            min_clock_initial: self.min_clock_initial,
             max_sockets_per_seat: usize::from(self.max_sockets_per_seat),
             seat_messages_per_second: self.max_messages_per_second,
             ..RoomConfig::default()

@@ -66,10 +66,11 @@ impl PgStore {
 /// This backend's SQL for the statements every backend runs alike.
 const SQL: Statements = Statements {
     insert_room: "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, \
-                  black_client_seed, white_token_hash, white_client_seed) \
-                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                  black_client_seed, white_token_hash, white_client_seed, clock_initial, clock_increment) \
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     select_room: "SELECT id, mode, seed, created_at, black_token_hash, black_client_seed, \
-                  white_token_hash, white_client_seed FROM rooms WHERE id = $1",
+                  white_token_hash, white_client_seed, clock_initial, clock_increment \
+                  FROM rooms WHERE id = $1",
     take_black_seat: "UPDATE rooms SET black_token_hash = $1, black_client_seed = $2 \
                       WHERE id = $3 AND black_token_hash IS NULL",
     take_white_seat: "UPDATE rooms SET white_token_hash = $1, white_client_seed = $2 \

@@ -83,6 +83,17 @@ impl TestServer {
         }
     }
 
+    /// Stops this server and starts another on the same SQLite file.
+    pub async fn restart_with(mut self, adjust: impl FnOnce(&mut Config)) -> TestServer {
+        self.shutdown.cancel();
+        if let Some(task) = self.task.take() {
+            task.await.unwrap().unwrap();
+        }
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
+        let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+        Self::start_on(dir, url, adjust).await
+    }
+
     /// Cancels and waits until every connection and room task is done.
     pub async fn stop(mut self) {
         self.shutdown.cancel();
@@ -515,6 +526,7 @@ pub fn room(id: &str) -> RoomRow {
         created_at: 1_700_000_000_000,
         black: Some(seat("black token", "bs")),
         white: None,
+        clock: None,
     }
 }
 
