@@ -1,6 +1,7 @@
 //! The embedded [`Store`]: one SQLite file in WAL mode, created on first
 //! start, with the migrations in `migrations/sqlite/` applied on open.
-//! Appends are committed in batches, and the WAL checkpointed, by [`writer`].
+//! Appends are committed in batches, and the WAL checkpointed, by [`writer`];
+//! every other write goes through it too ([`Writer::write`]), so the WAL stays bounded.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -78,7 +79,8 @@ const SQL: Statements = Statements {
 #[async_trait]
 impl Store for SqliteStore {
     async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
-        rows::create_room(&self.pool, &SQL, room, events).await
+        let create = rows::create_room(&self.pool, &SQL, room, events);
+        self.writer.write(create).await
     }
 
     async fn room(&self, id: &str) -> Result<Option<RoomRow>, StoreError> {
@@ -86,7 +88,8 @@ impl Store for SqliteStore {
     }
 
     async fn take_seat(&self, room: &str, side: Side, seat: &SeatRow) -> Result<bool, StoreError> {
-        rows::take_seat(&self.pool, &SQL, room, side, seat).await
+        let take = rows::take_seat(&self.pool, &SQL, room, side, seat);
+        self.writer.write(take).await
     }
 
     async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
