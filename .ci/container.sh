@@ -203,7 +203,8 @@ check_stop_and_volume() {
     [ "$(field "$resumed" phase)" = over ] || fail "the game did not finish: $resumed"
     ok "game finished in the second container at version $(field "$resumed" v): $(field "$resumed" result)"
     podman stop --time 10 senet-ci-2 >/dev/null
-    podman logs senet-ci-2 2>&1 | python3 -c '
+    # The log is stderr; stdout has the `listening on` line, which is command output.
+    podman logs senet-ci-2 2>&1 >/dev/null | python3 -c '
 import json, sys
 lines = sys.stdin.read().splitlines()
 for line in lines:
