@@ -33,6 +33,8 @@ pub enum Refusal {
     DrawAlreadyOffered,
     #[error("your opponent has offered a draw: accept or decline it")]
     DrawOfferPending,
+    #[error("you already offered a draw this turn: you may offer again after your opponent moves")]
+    DrawOncePerTurn,
     #[error("your opponent has not offered a draw")]
     NoDrawToAccept,
     #[error("there is no draw offer")]
@@ -41,7 +43,7 @@ pub enum Refusal {
     ClaimNotOnline,
     #[error("your opponent may still come back: wait {0} ms")]
     ClaimTooEarly(i64),
-    #[error("your opponent is connected or it is not their turn")]
+    #[error("it is not your opponent's turn")]
     ClaimNoCountdown,
     #[error("a rematch is possible once the game is over")]
     RematchBeforeTheEnd,

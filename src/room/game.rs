@@ -36,6 +36,9 @@ use crate::secrets::rematch_room_id;
 pub struct Context {
     pub now: UnixMs,
     pub abandon_after_ms: i64,
+    /// How long the side to move of an untimed online game may go without ending its turn
+    /// before the opponent may claim, connected or not.
+    pub idle_turn_after_ms: i64,
     /// Whether each side (black, white) has an open connection.
     pub connected: [bool; 2],
 }
@@ -106,7 +109,11 @@ pub struct Game {
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
     draw_offer: Option<Side>,
+    /// Sides that offered a draw since the opponent last ended a turn: once per turn is enough.
+    draw_offered: [bool; 2],
     presence: [Presence; 2],
+    /// When the side to move's turn began.
+    turn_began: UnixMs,
     rematch_offers: [bool; 2],
     rematch: Option<String>,
     clock: Option<Clock>,
@@ -193,7 +200,9 @@ impl Game {
             }),
             throws: 0,
             draw_offer: None,
+            draw_offered: [false; 2],
             presence: [absent; 2],
+            turn_began: 0,
             rematch_offers: [false; 2],
             rematch: None,
             clock: None,
@@ -271,8 +280,26 @@ impl Game {
     /// decision otherwise).
     pub fn decide_start(&self, now: UnixMs) -> Decision {
         let mut next = Next::from(self, now);
+        self.push_start(&mut next);
+        next.done()
+    }
+
+    /// [`Game::decide_start`] with who is connected worked out in the same commit, so that a
+    /// first mover who never connects is absent, and counted down, from the start.
+    pub fn decide_start_present(&self, ctx: &Context) -> Decision {
+        let mut next = Next::from(self, ctx.now);
+        self.push_start(&mut next);
+        if !next.events.is_empty()
+            && let Some(presence) = next.game.presence_update(ctx)
+        {
+            next.push(presence);
+        }
+        next.done()
+    }
+
+    fn push_start(&self, next: &mut Next) {
         if self.stage != Stage::Waiting || !self.seats.are_full() {
-            return next.done();
+            return;
         }
         next.push(Event::Started {
             position: Position::start().to_string(),
@@ -284,7 +311,6 @@ impl Game {
             },
             clock: self.room.clock,
         });
-        next.done()
     }
 
     // ------------------------------------------------------------ clocks
@@ -403,6 +429,7 @@ impl Game {
             } => {
                 self.client_seeds = Arc::new(client_seeds.clone());
                 self.stage = Stage::Roll;
+                self.turn_began = at;
                 self.clock = clock.map(|control| Clock {
                     control,
                     remaining: [control.initial_ms(); 2],
@@ -416,17 +443,26 @@ impl Game {
                 };
             }
             // The game-over event that follows a winning move sets Over.
-            Event::Moved { clocks, .. } => {
+            Event::Moved {
+                side, next, clocks, ..
+            } => {
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
+                if next != side {
+                    self.turn_ended(*side, at);
+                }
             }
-            Event::Passed { clocks, .. } => {
+            Event::Passed { side, clocks, .. } => {
                 self.position = self.position.pass();
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
+                self.turn_ended(*side, at);
             }
             Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
-            Event::DrawOffered { side } => self.draw_offer = Some(*side),
+            Event::DrawOffered { side } => {
+                self.draw_offer = Some(*side);
+                self.draw_offered[index(*side)] = true;
+            }
             Event::DrawCancelled { .. } => self.draw_offer = None,
             Event::Presence { black, white } => self.presence = [*black, *white],
             Event::GameOver {
@@ -445,6 +481,12 @@ impl Game {
             Event::RematchOffered { side } => self.rematch_offers[index(*side)] = true,
             Event::Rematch { room } => self.rematch = Some(room.clone()),
         }
+    }
+
+    /// `side`'s turn ended at `at`: the other's begins, and `side` may offer a draw again.
+    fn turn_ended(&mut self, side: Side, at: UnixMs) {
+        self.turn_began = at;
+        self.draw_offered[index(side.other())] = false;
     }
 
     // ------------------------------------------------------------ decide
@@ -579,6 +621,7 @@ impl Game {
         match self.draw_offer {
             Some(offerer) if offerer == side => Err(Refusal::DrawAlreadyOffered),
             Some(_) => Err(Refusal::DrawOfferPending),
+            None if self.draw_offered[index(side)] => Err(Refusal::DrawOncePerTurn),
             None => Ok(Event::DrawOffered { side }),
         }
     }
@@ -608,7 +651,7 @@ impl Game {
         }
         let opponent = self.presence[index(side.other())];
         match opponent.claim_at {
-            Some(at) if !opponent.connected && at <= ctx.now => {
+            Some(at) if at <= ctx.now => {
                 Ok(self.game_over(side.into(), EndReason::Abandon, ctx.now))
             }
             Some(at) => Err(Refusal::ClaimTooEarly(at - ctx.now)),
@@ -645,24 +688,18 @@ impl Game {
     }
 
     /// The `presence` event that brings the log up to date with who is
-    /// connected, if anything changed. A side that is absent on its own turn
-    /// in a running online game gets a `claim_at`, kept once set so that the
-    /// countdown does not restart on unrelated changes.
+    /// connected and when a claim becomes possible, if anything changed. Only
+    /// the side to move of a running online game gets a `claim_at`.
     fn presence_update(&self, ctx: &Context) -> Option<Event> {
         let current = |side: Side| {
             let connected = ctx.connected[index(side)];
-            let countdown = self.room.mode == Mode::Online
-                && self.is_playing()
-                && !connected
-                && self.position.turn() == side;
-            let claim_at = countdown.then(|| {
-                self.presence[index(side)]
-                    .claim_at
-                    .unwrap_or(ctx.now + ctx.abandon_after_ms)
-            });
+            let to_move =
+                self.room.mode == Mode::Online && self.is_playing() && self.position.turn() == side;
             Presence {
                 connected,
-                claim_at,
+                claim_at: to_move
+                    .then(|| self.claim_at(side, connected, ctx))
+                    .flatten(),
             }
         };
         let next = [current(Side::Black), current(Side::White)];
@@ -670,6 +707,25 @@ impl Game {
             black: next[0],
             white: next[1],
         })
+    }
+
+    /// When the opponent of `side`, the side to move, may claim the game: once the turn has
+    /// lasted `idle_turn_after` (untimed games: in a timed one the clock ends a turn that long),
+    /// or `abandon_after` after `side` was first seen absent in this turn. The absence countdown
+    /// is kept for the rest of the turn, so coming back for a moment does not restart it.
+    fn claim_at(&self, side: Side, connected: bool, ctx: &Context) -> Option<UnixMs> {
+        let idle = self
+            .clock
+            .is_none()
+            .then(|| self.turn_began + ctx.idle_turn_after_ms);
+        let kept = self.presence[index(side)]
+            .claim_at
+            .filter(|&at| Some(at) != idle);
+        let absent = match connected {
+            true => kept,
+            false => Some(kept.unwrap_or(ctx.now + ctx.abandon_after_ms)),
+        };
+        idle.into_iter().chain(absent).min()
     }
 
     // ------------------------------------------------------------ views
@@ -824,6 +880,7 @@ mod tests {
         Context {
             now: 1_000,
             abandon_after_ms: 60_000,
+            idle_turn_after_ms: 300_000,
             connected: [true, true],
         }
     }

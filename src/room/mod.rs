@@ -47,6 +47,9 @@ use task::RoomTask;
 pub struct RoomConfig {
     /// How long the side to move may be away before the other may claim.
     pub abandon_after: Duration,
+    /// How long the side to move of an untimed online game may take over its turn, connected
+    /// or not, before the other may claim.
+    pub idle_turn_after: Duration,
     /// How long a room with no connection stays in memory.
     pub idle_after: Duration,
     /// Frames a connection may fall behind before it gets a fresh `state`.
@@ -70,6 +73,7 @@ impl Default for RoomConfig {
     fn default() -> Self {
         RoomConfig {
             abandon_after: Duration::from_secs(60),
+            idle_turn_after: Duration::from_secs(300),
             idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             command_capacity: 64,

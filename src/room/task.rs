@@ -290,6 +290,7 @@ impl RoomTask {
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
+            idle_turn_after_ms: self.config.idle_turn_after.as_millis() as i64,
             connected: [
                 self.is_connected(Side::Black).await,
                 self.is_connected(Side::White).await,
@@ -363,8 +364,8 @@ impl RoomTask {
 
     /// Logs `started` once both seats are taken.
     async fn start_if_full(&mut self) -> Result<Version, RoomError> {
-        let now = now_ms();
-        self.commit_with_retry(|game| Ok(game.decide_start(now)))
+        let ctx = self.context().await;
+        self.commit_with_retry(|game| Ok(game.decide_start_present(&ctx)))
             .await
     }
 
