@@ -280,31 +280,3 @@ async fn a_connected_side_that_does_not_play_can_be_claimed_against_in_untimed_g
         .await;
     claim_when_allowed(&mut white, at).await;
 }
-
-#[tokio::test]
-async fn a_second_draw_offer_in_the_same_turn_is_refused_and_not_logged() {
-    let server = TestServer::start().await;
-    let (room, black, mut white) = white_waits_for_black(&server).await;
-    let mut black = Client::join(server.addr, &room, Some(&black)).await;
-    white.ok("draw-offer", Value::Null).await;
-    black.ok("draw-decline", Value::Null).await;
-    let logged = record(server.addr, &room).await["events"]
-        .as_array()
-        .unwrap()
-        .len();
-    let refused = white
-        .refused("draw-offer", Value::Null, "bad_request")
-        .await;
-    assert!(
-        refused["d"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("this turn"),
-        "{refused}"
-    );
-    let events = record(server.addr, &room).await["events"].clone();
-    assert_eq!(events.as_array().unwrap().len(), logged);
-    // Once black has ended a turn, white may offer again.
-    play_black_turn(&mut black).await;
-    white.ok("draw-offer", Value::Null).await;
-}

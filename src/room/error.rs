@@ -33,8 +33,6 @@ pub enum Refusal {
     DrawAlreadyOffered,
     #[error("your opponent has offered a draw: accept or decline it")]
     DrawOfferPending,
-    #[error("you already offered a draw this turn: you may offer again after your opponent moves")]
-    DrawOncePerTurn,
     #[error("your opponent has not offered a draw")]
     NoDrawToAccept,
     #[error("there is no draw offer")]

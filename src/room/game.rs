@@ -109,8 +109,6 @@ pub struct Game {
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
     draw_offer: Option<Side>,
-    /// Sides that offered a draw since the opponent last ended a turn: once per turn is enough.
-    draw_offered: [bool; 2],
     presence: [Presence; 2],
     /// When the side to move's turn began.
     turn_began: UnixMs,
@@ -200,7 +198,6 @@ impl Game {
             }),
             throws: 0,
             draw_offer: None,
-            draw_offered: [false; 2],
             presence: [absent; 2],
             turn_began: 0,
             rematch_offers: [false; 2],
@@ -449,20 +446,17 @@ impl Game {
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
                 if next != side {
-                    self.turn_ended(*side, at);
+                    self.turn_began = at;
                 }
             }
-            Event::Passed { side, clocks, .. } => {
+            Event::Passed { clocks, .. } => {
                 self.position = self.position.pass();
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
-                self.turn_ended(*side, at);
+                self.turn_began = at;
             }
             Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
-            Event::DrawOffered { side } => {
-                self.draw_offer = Some(*side);
-                self.draw_offered[index(*side)] = true;
-            }
+            Event::DrawOffered { side } => self.draw_offer = Some(*side),
             Event::DrawCancelled { .. } => self.draw_offer = None,
             Event::Presence { black, white } => self.presence = [*black, *white],
             Event::GameOver {
@@ -483,12 +477,6 @@ impl Game {
         }
     }
 
-    /// `side`'s turn ended at `at`: the other's begins, and `side` may offer a draw again.
-    fn turn_ended(&mut self, side: Side, at: UnixMs) {
-        self.turn_began = at;
-        self.draw_offered[index(side.other())] = false;
-    }
-
     // ------------------------------------------------------------ decide
 
     /// Judges `action` by the holder of `seat`: the events it causes and the game after them,
@@ -506,7 +494,10 @@ impl Game {
             Action::ClaimVictory => next.push(self.decide_claim(side, ctx)?),
             Action::Rematch => next.push(self.decide_rematch(side)?),
         }
-        if let Some(presence) = next.game.presence_update(ctx) {
+        // The end of the game is the log's last word on it.
+        if !next.game.is_over()
+            && let Some(presence) = next.game.presence_update(ctx)
+        {
             next.push(presence);
         }
         Ok(next.done())
@@ -621,7 +612,6 @@ impl Game {
         match self.draw_offer {
             Some(offerer) if offerer == side => Err(Refusal::DrawAlreadyOffered),
             Some(_) => Err(Refusal::DrawOfferPending),
-            None if self.draw_offered[index(side)] => Err(Refusal::DrawOncePerTurn),
             None => Ok(Event::DrawOffered { side }),
         }
     }
