@@ -22,6 +22,7 @@ export const ErrorCode = Object.freeze({
   RoomFull: 'room_full',
   OriginNotAllowed: 'origin_not_allowed',
   TooManyConnections: 'too_many_connections',
+  RateLimited: 'rate_limited',
   Internal: 'internal',
 });
 
