@@ -112,7 +112,8 @@ impl Store for SqliteStore {
         before: UnixMs,
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
-        rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
+        let delete = rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit));
+        self.writer.write(delete).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
