@@ -99,6 +99,13 @@ pub trait Store: Send + Sync + 'static {
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError>;
 
+    /// The stored analysis (JSON) of a room's finished game, if it was computed.
+    async fn analysis(&self, room: &str) -> Result<Option<String>, StoreError>;
+
+    /// Stores a finished game's analysis; if the room has one already (two
+    /// first requests at once) that one stays: both are the same.
+    async fn save_analysis(&self, room: &str, analysis: &str) -> Result<(), StoreError>;
+
     /// Succeeds when the database answers and every migration is applied (`GET /readyz`).
     async fn ping(&self) -> Result<(), StoreError>;
 
