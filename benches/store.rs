@@ -44,6 +44,7 @@ fn new_room(runtime: &Runtime, store: &dyn Store) -> (String, Version) {
         created_at: 0,
         black: None,
         white: None,
+        clock: None,
     };
     runtime.block_on(store.create_room(&row, &[])).unwrap();
     (id, 1)

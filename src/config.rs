@@ -22,6 +22,11 @@ pub struct Config {
     #[arg(long, env = "SENET_ABANDON_AFTER", default_value = "60", value_parser = parse_seconds)]
     pub abandon_after: Duration,
 
+    /// The shortest initial time, in seconds, a timed game may be created with (the longest is
+    /// two hours).
+    #[arg(long, env = "SENET_MIN_CLOCK_INITIAL", default_value = "30", value_parser = clap::value_parser!(u32).range(1..=7200))]
+    pub min_clock_initial: u32,
+
     /// Seconds a room with no connection stays in memory before its task ends.
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
     pub room_idle_after: Duration,
@@ -39,9 +44,14 @@ pub struct Config {
     #[arg(long, env = "SENET_PRESENCE_CHECK", default_value = "10", value_parser = parse_positive_seconds)]
     pub presence_check: Duration,
 
-    /// Messages one WebSocket may send in any second; more close it (1008).
+    /// Messages one WebSocket may send in any second, pings included; more close it (1008).
+    /// All the sockets of one seat share the same budget.
     #[arg(long, env = "SENET_MAX_MESSAGES_PER_SECOND", default_value = "20")]
     pub max_messages_per_second: usize,
+
+    /// Sockets one seat may hold at once; a new one past this closes the oldest (4000).
+    #[arg(long, env = "SENET_MAX_SOCKETS_PER_SEAT", default_value = "4", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_sockets_per_seat: u16,
 
     /// Milliseconds the computer waits before each throw and move, so a person can follow.
     #[arg(long, env = "SENET_AI_DELAY_MS", default_value = "700")]
@@ -66,11 +76,13 @@ impl Config {
             listen: "127.0.0.1:8080".into(),
             database_url: database_url.into(),
             abandon_after: Duration::from_secs(60),
+            min_clock_initial: 30,
             room_idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
             presence_check: Duration::from_secs(10),
             max_messages_per_second: 20,
+            max_sockets_per_seat: 4,
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
             connections: ConnectionSettings::default(),
@@ -89,6 +101,9 @@ impl Config {
                 usize::from(self.ai_max_concurrent),
             ),
             presence_check: self.presence_check,
+            min_clock_initial: self.min_clock_initial,
+            max_sockets_per_seat: usize::from(self.max_sockets_per_seat),
+            seat_messages_per_second: self.max_messages_per_second,
             ..RoomConfig::default()
         }
     }

@@ -105,6 +105,33 @@ async fn appends_are_heard_and_conflicts_are_not(url: String) {
     shutdown.cancel();
 }
 
+/// Appends to many rooms at once are committed together (one statement per
+/// batch), and still every room's new last version is heard.
+async fn appends_committed_together_are_each_heard(url: String) {
+    let store = senet::store::open(&url).await.unwrap();
+    let shutdown = CancellationToken::new();
+    let mut news = listening(&url, Probe::default(), &shutdown).await;
+    let mut rooms = std::collections::HashSet::new();
+    for _ in 0..40 {
+        let id = senet::secrets::new_room_id();
+        store.create_room(&room(&id), &[]).await.unwrap();
+        rooms.insert(id);
+    }
+    let events = [event(1, "test"), event(2, "test")];
+    let appends = rooms.iter().map(|id| store.append(id, &events));
+    for result in futures_util::future::join_all(appends).await {
+        result.unwrap();
+    }
+    while !rooms.is_empty() {
+        if let News::Appended { room, v } = next(&mut news).await
+            && rooms.remove(&room)
+        {
+            assert_eq!(v, 2, "{room}");
+        }
+    }
+    shutdown.cancel();
+}
+
 /// When the listening connection dies, the listener makes a new one by
 /// itself, says `Resync` (notifications in between are lost), and hears
 /// appends again.
@@ -815,6 +842,7 @@ async fn a_game_through_the_deployed_nginx_config(url: String) {
 
 postgres_support::postgres_tests!(
     appends_are_heard_and_conflicts_are_not,
+    appends_committed_together_are_each_heard,
     a_killed_listening_connection_resyncs_and_hears_again,
     a_listener_that_stops_hearing_reconnects_by_itself,
     presence_held_by_one_instance_is_seen_by_another_while_it_lives,

@@ -394,6 +394,61 @@ async fn oversized_frames_and_floods_close_the_connection() {
 }
 
 #[tokio::test]
+async fn ping_frames_count_toward_the_rate_limit() {
+    let server = TestServer::start_with(|config| config.max_messages_per_second = 20).await;
+    let created = create_room(server.addr, "local", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let mut pinger = Client::join(server.addr, room, None).await;
+    for _ in 0..25 {
+        pinger.send_ping_frame().await;
+    }
+    assert_eq!(pinger.closed().await, Closed::Code(1008));
+}
+
+#[tokio::test]
+async fn the_sockets_of_one_seat_share_one_message_budget() {
+    let server = TestServer::start_with(|config| config.max_messages_per_second = 20).await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut sockets = Vec::new();
+    for _ in 0..4 {
+        sockets.push(Client::join(server.addr, room, token).await);
+    }
+    // Six each: within every socket's own limit, 24 for the seat, 20 allowed.
+    for socket in &mut sockets {
+        for _ in 0..6 {
+            socket.send(json!({"t": "ping"})).await;
+        }
+    }
+    let last = sockets.last_mut().unwrap();
+    assert_eq!(last.closed().await, Closed::Code(1008));
+    // A spectator's budget is its own.
+    let mut watcher = Client::join(server.addr, room, None).await;
+    assert_eq!(watcher.act("ping", Value::Null).await["t"], "pong");
+}
+
+#[tokio::test]
+async fn a_seats_fifth_socket_closes_its_oldest() {
+    let server = TestServer::start().await;
+    let mut table = online_table(&server).await;
+    let token = table.black.token.clone();
+    let mut newer = Vec::new();
+    for _ in 0..4 {
+        newer.push(Client::join(server.addr, &table.room, token.as_deref()).await);
+    }
+    assert_eq!(table.black.closed().await, Closed::Code(4000));
+    for socket in &mut newer {
+        assert_eq!(socket.act("ping", Value::Null).await["t"], "pong");
+    }
+    // Black is still connected, and still plays.
+    assert_eq!(
+        table.white.sync().await["players"]["black"]["connected"],
+        true
+    );
+    newer[0].ok("roll", Value::Null).await;
+}
+
+#[tokio::test]
 async fn draw_offers_decline_withdraw_lapse_and_accept() {
     let server = TestServer::start().await;
     let mut table = online_table(&server).await;

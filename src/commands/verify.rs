@@ -2,8 +2,12 @@
 //! by `GET /api/rooms/{id}/record`) without trusting the server. It checks
 //! the revealed seed against the published hash, recomputes every throw
 //! from the seed, and re-judges every throw and move with the same rules
-//! the server uses ([`Game::decide`]). Prints a JSON verdict; exit status 0
-//! when consistent, 1 with the first inconsistency, 2 for unreadable input.
+//! the server uses ([`Game::decide`]). In timed games the clocks are counted
+//! again from the events' times (`at`): every clock an event carries must be
+//! what the rules make of them, a `timeout` must come after the side's time
+//! really ran out, and no throw, move or other end may come after it did.
+//! Prints a JSON verdict; exit status 0 when consistent, 1 with the first
+//! inconsistency, 2 for unreadable input.
 
 use std::collections::VecDeque;
 use std::process::ExitCode;
@@ -11,7 +15,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::fairness::{parse_seed, seed_hash};
-use crate::protocol::{Action, EndReason, Event, Record, Seat};
+use crate::protocol::{Action, EndReason, Event, Record, Seat, UnixMs};
 use crate::room::seats::{Holder, Sitter};
 use crate::room::{Context, Game, Room, Seats};
 
@@ -70,7 +74,8 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
         seat(&record.client_seeds.black),
         seat(&record.client_seeds.white),
     );
-    let mut game = Game::new(Room::new(record.room.clone(), record.mode, seed), seats);
+    let room = Room::new(record.room.clone(), record.mode, seed, record.clock);
+    let mut game = Game::new(room, seats);
     let mut replay = Replay::default();
     for (index, recorded) in record.events.iter().enumerate() {
         let at = format!("event v={} ({})", recorded.v, recorded.t);
@@ -80,9 +85,9 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
         let event = Event::from_parts(&recorded.t, &recorded.d.to_string())
             .map_err(|e| format!("{at}: unreadable: {e}"))?;
         replay
-            .check(&game, &event, seed_hex)
+            .check(&game, &event, recorded.at, seed_hex)
             .map_err(|problem| format!("{at}: {problem}"))?;
-        game.apply(recorded.v, &event)
+        game.apply(recorded.v, recorded.at, &event)
             .map_err(|error| error.to_string())?;
     }
     if let Some(missing) = replay.expected.front() {
@@ -111,31 +116,64 @@ struct Replay {
 }
 
 impl Replay {
-    fn check(&mut self, game: &Game, event: &Event, seed_hex: &str) -> Result<(), String> {
+    fn check(
+        &mut self,
+        game: &Game,
+        event: &Event,
+        at: UnixMs,
+        seed_hex: &str,
+    ) -> Result<(), String> {
         match event {
             Event::Started { .. } => {
-                let expected = game.decide_start().events.into_iter().next();
+                let expected = game.decide_start(at).events.into_iter().next();
                 if expected.as_ref() != Some(event) {
                     return Err(format!("expected {expected:?}"));
                 }
             }
             Event::Rolled { .. } => {
                 self.throws += 1;
-                self.judge(game, Action::Roll, event)?;
+                self.judge(game, Action::Roll, event, at)?;
             }
             Event::Moved { from, .. } => {
                 self.moves += 1;
-                self.judge(game, Action::Move { from: *from }, event)?;
+                self.judge(game, Action::Move { from: *from }, event, at)?;
             }
             Event::Passed { .. } => self.expect(event)?,
-            Event::GameOver { reason, seed, .. } => {
+            Event::Resumed { .. } => {
+                let expected = game.decide_resume(at).events.into_iter().next();
+                if expected.as_ref() != Some(event) {
+                    return Err(format!("the clocks say {expected:?}"));
+                }
+            }
+            Event::GameOver {
+                winner,
+                reason,
+                seed,
+                ..
+            } => {
                 if seed != seed_hex {
                     return Err("the seed differs from the record's".into());
                 }
-                if *reason == EndReason::BorneOff {
-                    self.expect(event)?;
-                } else if game.is_over() {
-                    return Err("the game was already over".into());
+                match reason {
+                    EndReason::BorneOff => self.expect(event)?,
+                    _ if game.is_over() => return Err("the game was already over".into()),
+                    EndReason::Timeout => {
+                        let expected = game.decide_timeout(at).events.into_iter().next();
+                        if expected.as_ref() != Some(event) {
+                            return Err(format!(
+                                "no time had run out: the clocks say {expected:?}"
+                            ));
+                        }
+                    }
+                    _ if game.is_flagged(at) => {
+                        return Err("the side to move had already run out of time".into());
+                    }
+                    _ => {
+                        let expected = game.game_over(*winner, *reason, at);
+                        if &expected != event {
+                            return Err(format!("the clocks say {expected:?}"));
+                        }
+                    }
                 }
             }
             // Offers, presence and rematches are the players' business.
@@ -146,12 +184,18 @@ impl Replay {
 
     /// Re-decides a throw or move and compares with what the record says;
     /// the consequences the rules dictate are expected next.
-    fn judge(&mut self, game: &Game, action: Action, event: &Event) -> Result<(), String> {
+    fn judge(
+        &mut self,
+        game: &Game,
+        action: Action,
+        event: &Event,
+        at: UnixMs,
+    ) -> Result<(), String> {
         if let Some(missing) = self.expected.front() {
             return Err(format!("expected {missing:?} first"));
         }
         let ctx = Context {
-            now: 0,
+            now: at,
             abandon_after_ms: 0,
             connected: [true, true],
         };

@@ -50,6 +50,31 @@ pub struct Presence {
     pub claim_at: Option<UnixMs>,
 }
 
+/// A Fischer time control, in seconds: each side starts with `initial`, and `increment` is
+/// added to a side's time when its turn ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeControl {
+    pub initial: u32,
+    pub increment: u32,
+}
+
+impl TimeControl {
+    pub fn initial_ms(self) -> i64 {
+        i64::from(self.initial) * 1000
+    }
+
+    pub fn increment_ms(self) -> i64 {
+        i64::from(self.increment) * 1000
+    }
+}
+
+/// Both sides' remaining time in milliseconds, at the moment of the event that carries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clocks {
+    pub black: i64,
+    pub white: i64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "lowercase")]
 pub enum Winner {
@@ -74,6 +99,8 @@ pub enum EndReason {
     Resign,
     Agreement,
     Abandon,
+    /// The side to move ran out of time.
+    Timeout,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
@@ -99,6 +126,9 @@ pub enum Event {
         turn: Side,
         seed_hash: String,
         client_seeds: ClientSeeds,
+        /// The time control of a timed game.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<TimeControl>,
     },
     Rolled {
         side: Side,
@@ -119,11 +149,17 @@ pub enum Event {
         position: String,
         next: Side,
         extra: bool,
+        /// In timed games: both clocks after the move (with the increment if the turn ended).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
     },
     Passed {
         side: Side,
         value: u8,
         next: Side,
+        /// In timed games: both clocks after the pass, the increment added.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
     },
     DrawOffered {
         side: Side,
@@ -140,12 +176,20 @@ pub enum Event {
         winner: Winner,
         reason: EndReason,
         seed: String,
+        /// In timed games: both clocks at the end.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
     },
     RematchOffered {
         side: Side,
     },
     Rematch {
         room: String,
+    },
+    /// A running timed game was loaded again after the server stopped: both clocks as they
+    /// were at the last event before, and the side to move's clock runs again from here.
+    Resumed {
+        clocks: Clocks,
     },
 }
 
@@ -212,6 +256,7 @@ mod tests {
             position: "WBWBWBWBW..................... w".into(),
             next: Side::White,
             extra: false,
+            clocks: None,
         };
         let (kind, data) = event.to_parts();
         assert_eq!(kind, "moved");
@@ -240,6 +285,7 @@ mod tests {
                     black: String::new(),
                     white: String::new(),
                 },
+                clock: None,
             },
             EventKind::Rolled => Event::Rolled {
                 side,
@@ -258,11 +304,13 @@ mod tests {
                 position: String::new(),
                 next: side,
                 extra: false,
+                clocks: None,
             },
             EventKind::Passed => Event::Passed {
                 side,
                 value: 1,
                 next: side,
+                clocks: None,
             },
             EventKind::DrawOffered => Event::DrawOffered { side },
             EventKind::DrawCancelled => Event::DrawCancelled {
@@ -277,10 +325,14 @@ mod tests {
                 winner: Winner::Draw,
                 reason: EndReason::Agreement,
                 seed: String::new(),
+                clocks: None,
             },
             EventKind::RematchOffered => Event::RematchOffered { side },
             EventKind::Rematch => Event::Rematch {
                 room: String::new(),
+            },
+            EventKind::Resumed => Event::Resumed {
+                clocks: Clocks { black: 1, white: 2 },
             },
         }
     }

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ClientSeeds, GameResult, Mode, Players, Seat, SideChoice, UnixMs, Version};
+use super::{
+    ClientSeeds, GameResult, Mode, Players, Seat, SideChoice, TimeControl, UnixMs, Version,
+};
 use crate::ai::Level;
 use crate::engine::Side;
 
@@ -21,6 +23,9 @@ pub struct CreateRoom {
     /// that an unknown level gets a message naming the known ones.
     #[serde(default)]
     pub level: Option<String>,
+    /// The time control, or `null` (the default) for an untimed game.
+    #[serde(default)]
+    pub clock: Option<TimeControl>,
 }
 
 /// The computer's level when a room against it names none: a fair game for most people.
@@ -79,6 +84,9 @@ pub struct Record {
     /// The computer's level, in `ai` rooms only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
+    /// The time control of a timed game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<TimeControl>,
     pub seed_hash: String,
     /// Hex; only once the game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -81,7 +81,7 @@ pub fn room_url(room: &str) -> String {
 }
 
 /// What a connection holds in a room.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "lowercase")]
 pub enum Seat {
     Black,

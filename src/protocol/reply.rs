@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 
-use super::{EndReason, ErrorCode, LegalMove, Mode, Seat, UnixMs, Version, Winner};
+use super::{
+    Clocks, EndReason, ErrorCode, LegalMove, Mode, Seat, TimeControl, UnixMs, Version, Winner,
+};
 use crate::ai::Level;
 use crate::engine::Side;
 
@@ -82,7 +84,19 @@ pub struct State {
     /// Sides that asked for a rematch and are waiting for the other.
     pub rematch_offers: Vec<Side>,
     pub rematch: Option<String>,
+    /// The clocks of a timed game (`null` when untimed).
+    pub clock: Option<ClockState>,
     pub v: Version,
+}
+
+/// A timed game's clocks as the state is made: a page runs the `running` side's down from the
+/// moment the state arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockState {
+    pub control: TimeControl,
+    pub remaining: Clocks,
+    /// The side whose time is running; `None` before the start and after the end.
+    pub running: Option<Side>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
@@ -179,6 +193,7 @@ mod tests {
             seed_hash: String::new(),
             rematch_offers: Vec::new(),
             rematch: None,
+            clock: None,
             v: 0,
         }
     }

@@ -26,6 +26,8 @@ pub enum Refusal {
     GameOver,
     #[error("the game starts when both seats are taken")]
     NotStarted,
+    #[error("{0} has run out of time")]
+    OutOfTime(Side),
     #[error("draw offers need two players: there is no one to offer a draw to here")]
     DrawNotAllowed,
     #[error("you have already offered a draw")]
@@ -52,6 +54,9 @@ pub enum Refusal {
     SeatTaken(Side),
     #[error("both seats are taken")]
     RoomFull,
+    /// A time control out of range, or one for a room that cannot have it.
+    #[error("{0}")]
+    BadClock(String),
 }
 
 /// The log does not replay: an event that the state it follows cannot take. Names the event.

@@ -10,6 +10,11 @@
 //!
 //! Time and connections come in through [`Context`], so the same decision can be re-made (and
 //! checked by `senet verify`) at will.
+//!
+//! Timed games: each side's remaining time is what the last event carrying [`Clocks`] said
+//! (`started`, a move, a pass, `resumed`), and the side to move's runs down from that event's
+//! moment. A turn-ending event adds the increment to the side whose turn ended. The room task
+//! sleeps until [`Game::deadline`] and then asks [`Game::decide_timeout`].
 
 use std::sync::Arc;
 
@@ -20,9 +25,9 @@ use crate::ai::Level;
 use crate::engine::{Effect, Move, Position, Side, Sticks, Target};
 use crate::fairness::{Seed, seed_hash, sticks_for};
 use crate::protocol::{
-    Action, CancelReason, ClientSeeds, EffectName, EndReason, Event, EventKind, GameResult,
-    LegalMove, Mode, OffMarker, Phase, PlayerState, Players, Presence, Seat, State, Status, Throw,
-    To, UnixMs, Version, Winner,
+    Action, CancelReason, ClientSeeds, ClockState, Clocks, EffectName, EndReason, Event, EventKind,
+    GameResult, LegalMove, Mode, OffMarker, Phase, PlayerState, Players, Presence, Seat, State,
+    Status, Throw, TimeControl, To, UnixMs, Version, Winner,
 };
 use crate::secrets::rematch_room_id;
 
@@ -51,15 +56,18 @@ pub struct Room {
     pub seed: Seed,
     /// Its published hash, computed once.
     seed_hash: String,
+    /// The time control; `None` for an untimed game.
+    pub clock: Option<TimeControl>,
 }
 
 impl Room {
-    pub fn new(id: String, mode: Mode, seed: Seed) -> Room {
+    pub fn new(id: String, mode: Mode, seed: Seed, clock: Option<TimeControl>) -> Room {
         Room {
             seed_hash: seed_hash(&seed),
             id,
             mode,
             seed,
+            clock,
         }
     }
 
@@ -77,6 +85,15 @@ enum Stage {
     Over(GameResult),
 }
 
+/// A timed game's clocks: what each side had at `since`, the moment of the last event that
+/// carried them. The side to move's clock has run since then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Clock {
+    control: TimeControl,
+    remaining: [i64; 2],
+    since: UnixMs,
+}
+
 /// A room's state. Cloning is cheap: what never changes in a game is shared.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -92,6 +109,9 @@ pub struct Game {
     presence: [Presence; 2],
     rematch_offers: [bool; 2],
     rematch: Option<String>,
+    clock: Option<Clock>,
+    /// When the last event was logged: a resumed clock starts from what it had then.
+    at: UnixMs,
     v: Version,
 }
 
@@ -100,6 +120,9 @@ pub struct Game {
 pub struct Decision {
     pub events: Vec<Event>,
     pub game: Game,
+    /// The moment the decision was made: the events' time in the log, which the clocks they
+    /// carry are counted to.
+    pub at: UnixMs,
 }
 
 impl Decision {
@@ -113,20 +136,28 @@ impl Decision {
 struct Next {
     events: Vec<Event>,
     game: Game,
+    now: UnixMs,
 }
 
 impl Next {
-    fn from(game: &Game) -> Next {
+    fn from(game: &Game, now: UnixMs) -> Next {
         Next {
             events: Vec::with_capacity(3),
             game: game.clone(),
+            now,
         }
     }
 
     fn push(&mut self, event: Event) {
-        self.game.fold(&event);
+        self.game.fold(&event, self.now);
         self.game.v += 1;
         self.events.push(event);
+    }
+
+    /// The game's end, with the clocks as they are after the events so far.
+    fn push_over(&mut self, winner: Winner, reason: EndReason) {
+        let over = self.game.game_over(winner, reason, self.now);
+        self.push(over);
     }
 
     /// A move, with the position the engine already played it to.
@@ -139,6 +170,7 @@ impl Next {
         Decision {
             events: self.events,
             game: self.game,
+            at: self.now,
         }
     }
 }
@@ -164,6 +196,8 @@ impl Game {
             presence: [absent; 2],
             rematch_offers: [false; 2],
             rematch: None,
+            clock: None,
+            at: 0,
             v: 0,
         }
     }
@@ -235,8 +269,8 @@ impl Game {
 
     /// The `started` event, once both seats are taken and it was not logged (an empty
     /// decision otherwise).
-    pub fn decide_start(&self) -> Decision {
-        let mut next = Next::from(self);
+    pub fn decide_start(&self, now: UnixMs) -> Decision {
+        let mut next = Next::from(self, now);
         if self.stage != Stage::Waiting || !self.seats.are_full() {
             return next.done();
         }
@@ -248,15 +282,92 @@ impl Game {
                 black: self.seats.client_seed(Side::Black).to_string(),
                 white: self.seats.client_seed(Side::White).to_string(),
             },
+            clock: self.room.clock,
         });
         next.done()
     }
 
+    // ------------------------------------------------------------ clocks
+
+    /// The side whose clock runs: the side to move, while a timed game is being played.
+    fn running(&self) -> Option<Side> {
+        (self.clock.is_some() && self.is_playing()).then(|| self.position.turn())
+    }
+
+    /// Both sides' time at `now`; with `turn_of`, that side's turn ends then and it gets the
+    /// increment. `None` in untimed games.
+    fn clocks_at(&self, now: UnixMs, turn_of: Option<Side>) -> Option<Clocks> {
+        let clock = self.clock?;
+        let mut remaining = clock.remaining;
+        if let Some(side) = self.running() {
+            remaining[index(side)] -= now - clock.since;
+        }
+        if let Some(side) = turn_of {
+            remaining[index(side)] += clock.control.increment_ms();
+        }
+        Some(Clocks {
+            black: remaining[0],
+            white: remaining[1],
+        })
+    }
+
+    /// When the side to move runs out of time, in a timed game being played.
+    pub fn deadline(&self) -> Option<UnixMs> {
+        let clock = self.clock?;
+        let side = self.running()?;
+        Some(clock.since + clock.remaining[index(side)])
+    }
+
+    /// Whether the side to move has no time left at `now`.
+    pub fn is_flagged(&self, now: UnixMs) -> bool {
+        self.deadline().is_some_and(|deadline| deadline <= now)
+    }
+
+    /// The `timeout` that ends the game if the side to move has run out of time at `now`
+    /// (an empty decision otherwise).
+    pub fn decide_timeout(&self, now: UnixMs) -> Decision {
+        let mut next = Next::from(self, now);
+        if self.is_flagged(now) {
+            next.push_over(self.position.turn().other().into(), EndReason::Timeout);
+        }
+        next.done()
+    }
+
+    /// The `resumed` event for a timed game loaded while it was being played: the clocks as
+    /// they were at the last logged event, so the time nothing was logged (the server was
+    /// down) is charged to nobody. Empty for other games, and for a side that had already run
+    /// out, whose timeout is then decided.
+    pub fn decide_resume(&self, now: UnixMs) -> Decision {
+        let mut next = Next::from(self, now);
+        if let Some(clocks) = self.clocks_at(self.at, None)
+            && self.running().is_some()
+            && !self.is_flagged(self.at)
+        {
+            next.push(Event::Resumed { clocks });
+        }
+        next.done()
+    }
+
+    fn set_clocks(&mut self, clocks: Option<Clocks>, at: UnixMs) {
+        if let (Some(clock), Some(clocks)) = (&mut self.clock, clocks) {
+            clock.remaining = [clocks.black, clocks.white];
+            clock.since = at;
+        }
+    }
+
+    fn clock_state(&self, now: UnixMs) -> Option<ClockState> {
+        Some(ClockState {
+            control: self.clock?.control,
+            remaining: self.clocks_at(now, None)?,
+            running: self.running(),
+        })
+    }
+
     // ------------------------------------------------------------ apply
 
-    /// Folds the logged event numbered `v` into the state. A move is played again by the
-    /// engine; one it refuses (or a version out of order) is a [`ReplayError`].
-    pub fn apply(&mut self, v: Version, event: &Event) -> Result<(), ReplayError> {
+    /// Folds the logged event numbered `v`, logged at `at`, into the state. A move is played
+    /// again by the engine; one it refuses (or a version out of order) is a [`ReplayError`].
+    pub fn apply(&mut self, v: Version, at: UnixMs, event: &Event) -> Result<(), ReplayError> {
         let fails = |why: String| ReplayError {
             v,
             kind: EventKind::from(event).into(),
@@ -275,18 +386,28 @@ impl Game {
                 .map_err(|illegal| fails(illegal.to_string()))?;
             self.position = after;
         }
-        self.fold(event);
+        self.fold(event, at);
         self.v = v;
         Ok(())
     }
 
-    /// What an event changes, besides the position a move leaves (set by the caller, who
-    /// played the move) and the version.
-    fn fold(&mut self, event: &Event) {
+    /// What an event logged at `at` changes, besides the position a move leaves (set by the
+    /// caller, who played the move) and the version.
+    fn fold(&mut self, event: &Event, at: UnixMs) {
+        self.at = at;
         match event {
-            Event::Started { client_seeds, .. } => {
+            Event::Started {
+                client_seeds,
+                clock,
+                ..
+            } => {
                 self.client_seeds = Arc::new(client_seeds.clone());
                 self.stage = Stage::Roll;
+                self.clock = clock.map(|control| Clock {
+                    control,
+                    remaining: [control.initial_ms(); 2],
+                    since: at,
+                });
             }
             Event::Rolled { sticks, .. } => {
                 self.throws += 1;
@@ -295,15 +416,26 @@ impl Game {
                 };
             }
             // The game-over event that follows a winning move sets Over.
-            Event::Moved { .. } => self.stage = Stage::Roll,
-            Event::Passed { .. } => {
+            Event::Moved { clocks, .. } => {
+                self.stage = Stage::Roll;
+                self.set_clocks(*clocks, at);
+            }
+            Event::Passed { clocks, .. } => {
                 self.position = self.position.pass();
                 self.stage = Stage::Roll;
+                self.set_clocks(*clocks, at);
             }
+            Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
             Event::DrawOffered { side } => self.draw_offer = Some(*side),
             Event::DrawCancelled { .. } => self.draw_offer = None,
             Event::Presence { black, white } => self.presence = [*black, *white],
-            Event::GameOver { winner, reason, .. } => {
+            Event::GameOver {
+                winner,
+                reason,
+                clocks,
+                ..
+            } => {
+                self.set_clocks(*clocks, at);
                 self.draw_offer = None;
                 self.stage = Stage::Over(GameResult {
                     winner: *winner,
@@ -320,14 +452,14 @@ impl Game {
     /// Judges `action` by the holder of `seat`: the events it causes and the game after them,
     /// with who is connected brought up to date in the same decision.
     pub fn decide(&self, seat: Seat, action: Action, ctx: &Context) -> Result<Decision, Refusal> {
-        let side = self.acting_side(seat, action)?;
-        let mut next = Next::from(self);
+        let side = self.acting_side(seat, action, ctx.now)?;
+        let mut next = Next::from(self, ctx.now);
         match action {
             Action::Roll => self.decide_roll(side, &mut next)?,
             Action::Move { from } => self.decide_move(side, from, &mut next)?,
-            Action::Resign => next.push(self.game_over(side.other().into(), EndReason::Resign)),
+            Action::Resign => next.push_over(side.other().into(), EndReason::Resign),
             Action::DrawOffer => next.push(self.decide_draw_offer(side)?),
-            Action::DrawAccept => next.push(self.decide_draw_accept(side)?),
+            Action::DrawAccept => next.push(self.decide_draw_accept(side, ctx.now)?),
             Action::DrawDecline => next.push(self.decide_draw_decline(side)?),
             Action::ClaimVictory => next.push(self.decide_claim(side, ctx)?),
             Action::Rematch => next.push(self.decide_rematch(side)?),
@@ -341,16 +473,19 @@ impl Game {
     /// The `presence` event that brings the log up to date with who is connected, as a
     /// decision (empty if nothing changed).
     pub fn decide_presence(&self, ctx: &Context) -> Decision {
-        let mut next = Next::from(self);
+        let mut next = Next::from(self, ctx.now);
         if let Some(presence) = self.presence_update(ctx) {
             next.push(presence);
         }
         next.done()
     }
 
-    /// Who acts, after the checks every action shares: a seat, and a game in
-    /// the right stage. A `both` seat acts for the side to move.
-    fn acting_side(&self, seat: Seat, action: Action) -> Result<Side, Refusal> {
+    /// Who acts, after the checks every action shares: a seat, a game in the right stage,
+    /// time left on the clock. A `both` seat acts for the side to move.
+    fn acting_side(&self, seat: Seat, action: Action, now: UnixMs) -> Result<Side, Refusal> {
+        if self.is_flagged(now) {
+            return Err(Refusal::OutOfTime(self.position.turn()));
+        }
         let side = match seat {
             Seat::Spectator => return Err(Refusal::NotSeated),
             Seat::Both => self.position.turn(),
@@ -407,6 +542,7 @@ impl Game {
                 side,
                 value: roll.value(),
                 next: side.other(),
+                clocks: next.game.clocks_at(next.now, Some(side)),
             });
         }
         Ok(())
@@ -421,9 +557,11 @@ impl Game {
             .position
             .play(from, sticks.roll())
             .map_err(Refusal::Illegal)?;
-        next.push_move(moved_event(side, &mv, &after), after);
+        let turn_ends = (after.turn() != side).then_some(side);
+        let clocks = self.clocks_at(next.now, turn_ends);
+        next.push_move(moved_event(side, &mv, &after, clocks), after);
         if let Some(winner) = after.winner() {
-            next.push(self.game_over(winner.into(), EndReason::BorneOff));
+            next.push_over(winner.into(), EndReason::BorneOff);
         }
         Ok(())
     }
@@ -445,12 +583,12 @@ impl Game {
         }
     }
 
-    fn decide_draw_accept(&self, side: Side) -> Result<Event, Refusal> {
+    fn decide_draw_accept(&self, side: Side, now: UnixMs) -> Result<Event, Refusal> {
         self.check_draw_allowed()?;
         if self.draw_offer != Some(side.other()) {
             return Err(Refusal::NoDrawToAccept);
         }
-        Ok(self.game_over(Winner::Draw, EndReason::Agreement))
+        Ok(self.game_over(Winner::Draw, EndReason::Agreement, now))
     }
 
     fn decide_draw_decline(&self, side: Side) -> Result<Event, Refusal> {
@@ -471,7 +609,7 @@ impl Game {
         let opponent = self.presence[index(side.other())];
         match opponent.claim_at {
             Some(at) if !opponent.connected && at <= ctx.now => {
-                Ok(self.game_over(side.into(), EndReason::Abandon))
+                Ok(self.game_over(side.into(), EndReason::Abandon, ctx.now))
             }
             Some(at) => Err(Refusal::ClaimTooEarly(at - ctx.now)),
             None => Err(Refusal::ClaimNoCountdown),
@@ -496,11 +634,13 @@ impl Game {
         Ok(Event::RematchOffered { side })
     }
 
-    fn game_over(&self, winner: Winner, reason: EndReason) -> Event {
+    /// The game's end at `now`, with the clocks of a timed game as they are then.
+    pub fn game_over(&self, winner: Winner, reason: EndReason, now: UnixMs) -> Event {
         Event::GameOver {
             winner,
             reason,
             seed: hex::encode(self.room.seed),
+            clocks: self.clocks_at(now, None),
         }
     }
 
@@ -578,8 +718,8 @@ impl Game {
         }
     }
 
-    /// The full state a client draws; `spectators` is live, not logged.
-    pub fn state(&self, spectators: usize) -> State {
+    /// The full state a client draws at `now`; `spectators` is live, not logged.
+    pub fn state(&self, spectators: usize, now: UnixMs) -> State {
         let (throw, legal) = match self.stage {
             Stage::Move { sticks } => (
                 Some(Throw {
@@ -613,6 +753,7 @@ impl Game {
                 .filter(|&side| self.rematch_offers[index(side)])
                 .collect(),
             rematch: self.rematch.clone(),
+            clock: self.clock_state(now),
             v: self.v,
         }
     }
@@ -632,7 +773,7 @@ fn to_wire(target: Target) -> To {
     }
 }
 
-fn moved_event(side: Side, mv: &Move, after: &Position) -> Event {
+fn moved_event(side: Side, mv: &Move, after: &Position, clocks: Option<Clocks>) -> Event {
     let (effect, rest, swapped) = match mv.effect {
         Effect::Step => (EffectName::Step, None, None),
         Effect::Swap => (EffectName::Swap, None, Some(mv.from)),
@@ -649,6 +790,7 @@ fn moved_event(side: Side, mv: &Move, after: &Position) -> Event {
         position: after.to_string(),
         next: after.turn(),
         extra: after.winner().is_none() && mv.roll.grants_extra_throw(),
+        clocks,
     }
 }
 
@@ -668,8 +810,8 @@ mod tests {
     }
 
     fn started(mode: Mode, seed: Seed, seats: Seats) -> Game {
-        let game = Game::new(Room::new(ROOM.into(), mode, seed), seats);
-        let started = game.decide_start();
+        let game = Game::new(Room::new(ROOM.into(), mode, seed, None), seats);
+        let started = game.decide_start(0);
         assert_eq!(started.events.len(), 1);
         started.game
     }
@@ -702,14 +844,14 @@ mod tests {
             if game.is_over() {
                 break;
             }
-            let action = match game.state(0).legal.first() {
+            let action = match game.state(0, 0).legal.first() {
                 Some(legal) => Action::Move { from: legal.from },
                 None => Action::Roll,
             };
             for event in act(&mut game, Seat::Both, action).unwrap() {
-                replayed.apply(replayed.version() + 1, &event).unwrap();
+                replayed.apply(replayed.version() + 1, 0, &event).unwrap();
             }
-            assert_eq!(replayed.state(0), game.state(0));
+            assert_eq!(replayed.state(0, 0), game.state(0, 0));
         }
     }
 
@@ -726,10 +868,11 @@ mod tests {
             position: String::new(),
             next: Side::White,
             extra: false,
+            clocks: None,
         };
-        let error = game.apply(2, &moved).unwrap_err();
+        let error = game.apply(2, 0, &moved).unwrap_err();
         assert_eq!((error.v, error.kind), (2, "moved"));
-        assert_eq!(game.apply(5, &moved).unwrap_err().v, 5);
+        assert_eq!(game.apply(5, 0, &moved).unwrap_err().v, 5);
     }
 
     /// Whole local games through decide/apply: at every move, each square
@@ -751,7 +894,7 @@ mod tests {
                 if legal.is_empty() {
                     continue;
                 }
-                let before = game.state(0);
+                let before = game.state(0, 0);
                 let roll = crate::engine::Roll::new(*value).unwrap();
                 let position: Position = before.position.parse().unwrap();
                 for from in 0..=31u8 {
@@ -765,7 +908,7 @@ mod tests {
                     assert_eq!(refused, Refusal::Illegal(expected));
                     reasons.insert(expected.code());
                 }
-                assert_eq!(game.state(0), before);
+                assert_eq!(game.state(0, 0), before);
                 let chosen = legal[usize::from(game_number) % legal.len()].from;
                 act(&mut game, Seat::Both, Action::Move { from: chosen }).unwrap();
             }
@@ -788,7 +931,10 @@ mod tests {
             client_seed: "hard".into(),
         });
         let seats = Seats::new(person("b"), computer);
-        let waiting = Game::new(Room::new(ROOM.into(), Mode::Ai, [3; 32]), seats.clone());
+        let waiting = Game::new(
+            Room::new(ROOM.into(), Mode::Ai, [3; 32], None),
+            seats.clone(),
+        );
         assert_eq!(waiting.bot_step(), None, "not started");
         let mut game = started(Mode::Ai, [3; 32], seats);
         assert_eq!(game.bot_step(), None, "black, the person, throws first");
@@ -796,7 +942,7 @@ mod tests {
         while game.position.turn() == Side::Black {
             act(&mut game, Seat::Black, Action::Roll).unwrap();
             if let Stage::Move { .. } = game.stage {
-                let from = game.state(0).legal[0].from;
+                let from = game.state(0, 0).legal[0].from;
                 act(&mut game, Seat::Black, Action::Move { from }).unwrap();
             }
         }
@@ -823,13 +969,13 @@ mod tests {
             // The throw had no legal move: passed back to the person.
             other => assert_eq!((other, game.position.turn()), (None, Side::Black)),
         }
-        assert_eq!(game.state(0).level, Some(Level::Hard));
+        assert_eq!(game.state(0, 0).level, Some(Level::Hard));
     }
 
     #[test]
     fn turn_order_errors_leave_the_state_unchanged() {
         let mut game = started_game(Mode::Online);
-        let before = game.state(0);
+        let before = game.state(0, 0);
         let refusal = |r: Result<Decision, Refusal>| r.unwrap_err();
         let c = ctx();
         assert_eq!(
@@ -840,7 +986,7 @@ mod tests {
         assert_eq!(refusal(game.decide(Seat::Black, mv, &c)), Refusal::MustRoll);
         let spectate = game.decide(Seat::Spectator, Action::Roll, &c);
         assert_eq!(refusal(spectate), Refusal::NotSeated);
-        assert_eq!(game.state(0), before);
+        assert_eq!(game.state(0, 0), before);
         // Every throw has a move from the start position, so the turn stays black's.
         let events = act(&mut game, Seat::Black, Action::Roll).unwrap();
         let Event::Rolled { value, .. } = events[0] else {
@@ -880,7 +1026,7 @@ mod tests {
                 why: CancelReason::Lapsed
             }
         );
-        assert_eq!(game.state(0).draw_offer, None);
+        assert_eq!(game.state(0, 0).draw_offer, None);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod bot;
 pub mod error;
 pub mod game;
+pub mod rate;
 pub mod seats;
 pub mod task;
 
@@ -25,6 +26,7 @@ use tracing::Instrument;
 pub use bot::BotConfig;
 pub use error::{Refusal, ReplayError, RoomError};
 pub use game::{Context, Decision, Game, Room};
+pub use rate::{RateLimit, SeatBudget};
 pub use seats::{Seats, Sitter};
 pub use task::{Attached, Command, ConnId, Frame};
 
@@ -34,7 +36,7 @@ use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
     Action, ClientSeeds, Event, EventKind, Joined, Mode, Record, RecordedEvent, RoomCreated,
-    RoomSummary, Seat, SideChoice, State, UnixMs, Version, room_url,
+    RoomSummary, Seat, SideChoice, State, TimeControl, UnixMs, Version, room_url,
 };
 use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
 use crate::store::{News, RoomRow, Store, StoreError, StoredEvent, Subscription};
@@ -57,6 +59,12 @@ pub struct RoomConfig {
     /// How often a room whose log says a player is connected to another
     /// instance checks that the instance still holds the connection.
     pub presence_check: Duration,
+    /// The shortest initial time of a timed game, in seconds.
+    pub min_clock_initial: u32,
+    /// Sockets one seat may hold; a new one past this closes the seat's oldest.
+    pub max_sockets_per_seat: usize,
+    /// Messages all the sockets of one seat may send in any second, together.
+    pub seat_messages_per_second: usize,
 }
 
 impl Default for RoomConfig {
@@ -68,6 +76,9 @@ impl Default for RoomConfig {
             command_capacity: 64,
             bots: BotConfig::default(),
             presence_check: Duration::from_secs(10),
+            min_clock_initial: 30,
+            max_sockets_per_seat: 4,
+            seat_messages_per_second: 20,
         }
     }
 }
@@ -83,7 +94,36 @@ pub enum NewRoom {
     Ai(Level),
 }
 
+/// The longest initial time of a timed game, in seconds (two hours).
+pub const MAX_CLOCK_INITIAL: u32 = 2 * 60 * 60;
+/// The largest increment, in seconds.
+pub const MAX_CLOCK_INCREMENT: u32 = 60;
+
 impl NewRoom {
+    /// Checks a time control for this kind of room: `ai` rooms are untimed, and the times
+    /// must be in range (`min_initial` is the server's setting).
+    fn check_clock(self, clock: Option<TimeControl>, min_initial: u32) -> Result<(), Refusal> {
+        let Some(clock) = clock else {
+            return Ok(());
+        };
+        if let NewRoom::Ai(_) = self {
+            return Err(Refusal::BadClock(
+                "games against the computer are untimed: send \"clock\": null".into(),
+            ));
+        }
+        if !(min_initial..=MAX_CLOCK_INITIAL).contains(&clock.initial) {
+            return Err(Refusal::BadClock(format!(
+                "clock.initial must be {min_initial} to {MAX_CLOCK_INITIAL} seconds"
+            )));
+        }
+        if clock.increment > MAX_CLOCK_INCREMENT {
+            return Err(Refusal::BadClock(format!(
+                "clock.increment must be 0 to {MAX_CLOCK_INCREMENT} seconds"
+            )));
+        }
+        Ok(())
+    }
+
     fn mode(self) -> Mode {
         match self {
             NewRoom::Online => Mode::Online,
@@ -192,13 +232,16 @@ impl Rooms {
         self.inner.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Creates a room with the creator seated (and the computer, in `ai` rooms).
+    /// Creates a room with the creator seated (and the computer, in `ai` rooms), timed by
+    /// `clock` or untimed.
     pub async fn create(
         &self,
         kind: NewRoom,
         side: SideChoice,
         client_seed: String,
+        clock: Option<TimeControl>,
     ) -> Result<RoomCreated, RoomError> {
+        kind.check_clock(clock, self.inner.config.min_clock_initial)?;
         let (token, creator) = new_seat(client_seed);
         let side = match side {
             SideChoice::Black => Side::Black,
@@ -220,7 +263,7 @@ impl Rooms {
             ),
         };
         let id = new_room_id();
-        create_room(self.store().as_ref(), &id, kind.mode(), &seats).await?;
+        create_room(self.store().as_ref(), &id, kind.mode(), &seats, clock).await?;
         tracing::info!(room = %id, mode = kind.mode().name(), "room created");
         Ok(RoomCreated {
             url: room_url(&id),
@@ -317,6 +360,7 @@ impl Rooms {
             level: seats.bot().map(|bot| bot.level),
             room: row.id.clone(),
             mode: row.mode,
+            clock: row.clock,
             seed_hash: seed_hash(&row.seed),
             seed: over.then(|| hex::encode(row.seed)),
             client_seeds: ClientSeeds {
@@ -467,6 +511,7 @@ async fn create_room(
     id: &str,
     mode: Mode,
     seats: &Seats,
+    clock: Option<TimeControl>,
 ) -> Result<(), StoreError> {
     let row = RoomRow {
         id: id.to_string(),
@@ -475,10 +520,11 @@ async fn create_room(
         created_at: now_ms(),
         black: seats.row(Side::Black),
         white: seats.row(Side::White),
+        clock,
     };
-    let game = Game::new(Room::new(row.id.clone(), mode, row.seed), seats.clone());
-    let first_events: Vec<StoredEvent> = game
-        .decide_start()
+    let room = Room::new(row.id.clone(), mode, row.seed, clock);
+    let first_events: Vec<StoredEvent> = Game::new(room, seats.clone())
+        .decide_start(row.created_at)
         .events
         .iter()
         .zip(1..)

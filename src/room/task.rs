@@ -13,7 +13,12 @@
 //!
 //! The task ends when the server shuts down, or when the room has had no
 //! connection for `idle_after`; the log keeps everything, and the next use
-//! loads the room again.
+//! loads the room again. A timed game being played keeps its task: the task
+//! holds one timer for the side to move's deadline ([`Game::deadline`]), a
+//! branch of the same `select!`, and when it fires decides the `timeout`
+//! itself, connected players or not. A task that starts on a timed game
+//! being played (after a restart) first logs `resumed`, so the downtime is
+//! charged to nobody.
 //!
 //! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
 //! after each command, if it is the bot's turn and its person is connected,
@@ -40,10 +45,13 @@ use tokio_util::sync::CancellationToken;
 use super::bot::Bot;
 use super::error::RoomError;
 use super::game::{Context, Decision, Game, Room};
+use super::rate::SeatBudget;
 use super::seats::Seats;
 use super::{RoomConfig, create_room, new_seat, now_ms};
 use crate::engine::Side;
-use crate::protocol::{Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, Version};
+use crate::protocol::{
+    Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
+};
 use crate::secrets::hash_token;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::telemetry;
@@ -77,6 +85,17 @@ pub struct Attached {
     pub seat: Seat,
     pub state: State,
     pub frames: broadcast::Receiver<Frame>,
+    /// The message budget shared by all the sockets of this seat; `None` for a spectator.
+    pub budget: Option<SeatBudget>,
+    /// Cancelled when the room lets this connection go because its seat opened too many.
+    pub evicted: CancellationToken,
+}
+
+/// One attached connection, as the room sees it.
+struct Conn {
+    seat: Seat,
+    /// Cancelling it tells the connection to close (see [`Attached::evicted`]).
+    evicted: CancellationToken,
 }
 
 /// Where a room task answers a command that can fail.
@@ -120,8 +139,11 @@ pub struct RoomTask {
     store: Arc<dyn Store>,
     config: RoomConfig,
     frames: broadcast::Sender<Frame>,
-    conns: HashMap<ConnId, Seat>,
+    conns: HashMap<ConnId, Conn>,
     next_conn: ConnId,
+    /// One per seat that has attached, so its sockets share one message budget. At most three
+    /// (black, white, both): a seat's budget outlives its sockets, so reconnecting buys nothing.
+    budgets: HashMap<Seat, SeatBudget>,
 }
 
 impl RoomTask {
@@ -137,12 +159,13 @@ impl RoomTask {
         let (frames, _) = broadcast::channel(config.broadcast_capacity);
         let seats = Seats::of_room(&row);
         let mut task = RoomTask {
-            game: Game::new(Room::new(row.id, row.mode, row.seed), seats),
+            game: Game::new(Room::new(row.id, row.mode, row.seed, row.clock), seats),
             store,
             config,
             frames,
             conns: HashMap::new(),
             next_conn: 1,
+            budgets: HashMap::new(),
         };
         task.catch_up().await?;
         // A crash between taking the second seat and logging `started`
@@ -165,9 +188,14 @@ impl RoomTask {
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
         presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut bot_turn = BotTurn::default();
+        self.commit_now(Game::decide_resume).await;
         loop {
             self.schedule_bot(&mut bot_turn);
-            let idle_deadline = idle_since.map(|since| since + self.config.idle_after);
+            let flag_deadline = self.game.deadline().map(instant_of);
+            // A running clock keeps the room in memory: its timeout needs no one connected.
+            let idle_deadline = idle_since
+                .filter(|_| flag_deadline.is_none())
+                .map(|since| since + self.config.idle_after);
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => break,
@@ -176,6 +204,7 @@ impl RoomTask {
                     None => break,
                 },
                 decided = bot_turn.answer() => self.bot_acts(decided).await,
+                _ = sleep_until_some(flag_deadline) => self.commit_now(Game::decide_timeout).await,
                 _ = sleep_until_some(idle_deadline) => break,
                 _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {
                     self.record_presence().await;
@@ -211,7 +240,7 @@ impl RoomTask {
                 let _ = reply.send(self.act(conn, action).await);
             }
             Command::Snapshot { reply } => {
-                let _ = reply.send(self.game.state(self.spectators()));
+                let _ = reply.send(self.game.state(self.spectators(), now_ms()));
             }
             Command::Summary { reply } => {
                 let _ = reply.send(self.summary());
@@ -252,7 +281,7 @@ impl RoomTask {
 
     /// Whether a person holding `side` has a connection here.
     fn person_connected(&self, side: Side) -> bool {
-        self.conns.values().any(|seat| seat.holds(side))
+        self.conns.values().any(|conn| conn.seat.holds(side))
     }
 
     /// What a decision needs from outside the game: the clock and who is
@@ -297,7 +326,7 @@ impl RoomTask {
     fn spectators(&self) -> usize {
         self.conns
             .values()
-            .filter(|&&s| s == Seat::Spectator)
+            .filter(|conn| conn.seat == Seat::Spectator)
             .count()
     }
 
@@ -334,7 +363,9 @@ impl RoomTask {
 
     /// Logs `started` once both seats are taken.
     async fn start_if_full(&mut self) -> Result<Version, RoomError> {
-        self.commit_with_retry(|game| Ok(game.decide_start())).await
+        let now = now_ms();
+        self.commit_with_retry(|game| Ok(game.decide_start(now)))
+            .await
     }
 
     async fn reload_seats(&mut self) -> Result<(), RoomError> {
@@ -356,15 +387,46 @@ impl RoomTask {
         let frames = self.frames.subscribe();
         let conn = self.next_conn;
         self.next_conn += 1;
-        self.conns.insert(conn, seat);
+        let budget = (seat != Seat::Spectator).then(|| self.make_room_for(seat));
+        let evicted = CancellationToken::new();
+        self.conns.insert(
+            conn,
+            Conn {
+                seat,
+                evicted: evicted.clone(),
+            },
+        );
         self.share_presence(seat).await;
         self.connections_changed(seat).await;
         Ok(Attached {
             conn,
             seat,
-            state: self.game.state(self.spectators()),
+            state: self.game.state(self.spectators(), now_ms()),
             frames,
+            budget,
+            evicted,
         })
+    }
+
+    /// Before a new socket of `seat` is added: lets the seat's oldest sockets go while it holds
+    /// as many as it may, and returns the seat's message budget.
+    fn make_room_for(&mut self, seat: Seat) -> SeatBudget {
+        loop {
+            let held = self.conns.iter().filter(|(_, conn)| conn.seat == seat);
+            if held.clone().count() < self.config.max_sockets_per_seat {
+                break;
+            }
+            // Connection ids only grow: the smallest is the oldest.
+            let oldest = *held.map(|(id, _)| id).min().expect("counted at least one");
+            if let Some(conn) = self.conns.remove(&oldest) {
+                conn.evicted.cancel();
+            }
+        }
+        let limit = self.config.seat_messages_per_second;
+        self.budgets
+            .entry(seat)
+            .or_insert_with(|| SeatBudget::new(limit))
+            .clone()
     }
 
     /// The seat a token holds. An unknown token may belong to a seat taken
@@ -383,7 +445,7 @@ impl RoomTask {
     }
 
     async fn detach(&mut self, conn: ConnId) {
-        if let Some(seat) = self.conns.remove(&conn) {
+        if let Some(Conn { seat, .. }) = self.conns.remove(&conn) {
             self.share_presence(seat).await;
             self.connections_changed(seat).await;
         }
@@ -415,8 +477,19 @@ impl RoomTask {
         }
     }
 
+    /// Commits what the game decides at this moment by itself (a timeout, a resumed clock).
+    async fn commit_now(&mut self, decide: fn(&Game, UnixMs) -> Decision) {
+        let now = now_ms();
+        if let Err(error) = self.commit_with_retry(|game| Ok(decide(game, now))).await {
+            tracing::error!(%error, "the clock's event was not recorded");
+        }
+    }
+
     async fn act(&mut self, conn: ConnId, action: Action) -> Result<Version, RoomError> {
-        let seat = *self.conns.get(&conn).ok_or(RoomError::NotAttached)?;
+        let seat = self.conns.get(&conn).ok_or(RoomError::NotAttached)?.seat;
+        // An action that comes after the deadline, before the timer was seen, meets the
+        // timeout first (the commands' branch of the loop goes first).
+        self.commit_now(Game::decide_timeout).await;
         let ctx = self.context().await;
         let v = self
             .commit_with_retry(|game| Ok(game.decide(seat, action, &ctx)?))
@@ -435,7 +508,8 @@ impl RoomTask {
     /// already opened (by another that decided the same rematch) has nothing to do.
     async fn open_rematch_room(&self, id: &str) -> Result<(), RoomError> {
         let seats = self.game.seats().swapped();
-        match create_room(self.store.as_ref(), id, self.game.mode(), &seats).await {
+        let (mode, clock) = (self.game.mode(), self.game.room().clock);
+        match create_room(self.store.as_ref(), id, mode, &seats, clock).await {
             Ok(()) | Err(StoreError::RoomExists) => Ok(()),
             Err(error) => Err(error.into()),
         }
@@ -466,7 +540,7 @@ impl RoomTask {
         if decision.is_empty() {
             return Ok(self.game.version());
         }
-        let at = now_ms();
+        let at = decision.at;
         let first = self.game.version() + 1;
         // Serialized once here: the same text is stored and, after the
         // commit, broadcast.
@@ -501,7 +575,7 @@ impl RoomTask {
                 StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind))
             })?;
             started |= matches!(event, Event::Started { .. });
-            self.game.apply(stored.v, &event)?;
+            self.game.apply(stored.v, stored.at, &event)?;
             self.send_event(stored.v, &event, event.frame(stored.v));
         }
         // Another writer started the game, so someone took a seat there:
@@ -536,6 +610,12 @@ impl RoomTask {
         // No receivers is fine: nobody is watching.
         let _ = self.frames.send(frame);
     }
+}
+
+/// The instant the wall clock reads `at`.
+fn instant_of(at: UnixMs) -> Instant {
+    let wait = u64::try_from(at - now_ms()).unwrap_or(0);
+    Instant::now() + std::time::Duration::from_millis(wait)
 }
 
 async fn sleep_until_some(deadline: Option<Instant>) {

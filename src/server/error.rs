@@ -57,7 +57,7 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         Refusal::MustRoll => ErrorCode::MustRoll,
         Refusal::AlreadyRolled(_) => ErrorCode::AlreadyRolled,
         Refusal::Illegal(_) => ErrorCode::IllegalMove,
-        Refusal::GameOver => ErrorCode::GameOver,
+        Refusal::GameOver | Refusal::OutOfTime(_) => ErrorCode::GameOver,
         Refusal::NotStarted => ErrorCode::GameNotStarted,
         Refusal::DrawNotAllowed => ErrorCode::DrawNotAllowed,
         Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending => ErrorCode::BadRequest,
@@ -66,7 +66,7 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
             ErrorCode::CannotClaim
         }
         Refusal::RematchBeforeTheEnd | Refusal::RematchOpen(_) => ErrorCode::RematchNotAvailable,
-        Refusal::RematchAlreadyAsked => ErrorCode::BadRequest,
+        Refusal::RematchAlreadyAsked | Refusal::BadClock(_) => ErrorCode::BadRequest,
         Refusal::SeatTaken(_) | Refusal::RoomFull => ErrorCode::RoomFull,
     }
 }

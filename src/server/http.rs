@@ -49,7 +49,7 @@ pub async fn create_room(
     let kind = new_room(&request.mode, request.level.as_deref())?;
     let created = state
         .rooms
-        .create(kind, request.side, request.client_seed)
+        .create(kind, request.side, request.client_seed, request.clock)
         .await?;
     Ok((StatusCode::CREATED, Json(created)))
 }

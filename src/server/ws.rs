@@ -1,12 +1,13 @@
 //! One task per WebSocket: a single `select!` loop over the client's frames,
 //! the room's broadcast, the server's shutdown and a heartbeat.
 //!
-//! The connection enforces the per-socket limits (frame size → close 1009,
-//! message rate → close 1008), turns client frames into room commands, and
+//! The connection enforces the limits (frame size → close 1009; message rate,
+//! per socket and per seat over all its sockets, pings included → close 1008;
+//! a seat's oldest socket past its cap → close 4000), turns client frames
+//! into room commands, and
 //! forwards the room's frames in version order. A connection that falls
 //! behind the broadcast gets a fresh `state` instead of the lost events.
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use futures_util::SinkExt;
 use serde_json::Value;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::AppState;
@@ -25,7 +27,7 @@ use super::error::{AppError, WireError};
 use crate::protocol::{
     Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, room_url,
 };
-use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms};
+use crate::room::{Attached, ConnId, Frame, RateLimit, RoomError, RoomHandle, Rooms, SeatBudget};
 use crate::telemetry;
 
 /// Largest text frame a client may send.
@@ -41,6 +43,8 @@ const SILENT_HEARTBEATS: u32 = 3;
 const CLOSE_POLICY: u16 = 1008;
 const CLOSE_TOO_BIG: u16 = 1009;
 const CLOSE_RESTART: u16 = 1012;
+/// The first of the codes applications may use (RFC 6455, 7.4.2).
+const CLOSE_SEAT_ELSEWHERE: u16 = 4000;
 
 /// `GET /ws/rooms/{id}`: 403 for another site's page, 429 past a connection cap, 404 for an
 /// unknown room, all before the upgrade.
@@ -61,6 +65,7 @@ pub async fn upgrade(
         room: id,
         token: None,
         attached: None,
+        evicted: CancellationToken::new(),
         last_v: 0,
         rate: RateLimit::new(state.max_messages_per_second),
         ping_every: state.ping_every,
@@ -102,6 +107,7 @@ struct Seated {
     conn: ConnId,
     seat: Seat,
     frames: tokio::sync::broadcast::Receiver<Frame>,
+    budget: Option<SeatBudget>,
 }
 
 impl Drop for Seated {
@@ -116,6 +122,9 @@ struct Connection {
     /// Kept to tell this player their seat after a rematch; never logged.
     token: Option<String>,
     attached: Option<Seated>,
+    /// Cancelled by the room when this seat's newer sockets push this one out; never cancelled
+    /// before hello.
+    evicted: CancellationToken,
     /// The last event version sent, so nothing is sent twice.
     last_v: u64,
     rate: RateLimit,
@@ -132,7 +141,7 @@ enum Close {
 }
 
 impl Connection {
-    async fn run(mut self, mut peer: Peer, shutdown: tokio_util::sync::CancellationToken) {
+    async fn run(mut self, mut peer: Peer, shutdown: CancellationToken) {
         let mut heartbeat =
             tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
         heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -153,6 +162,10 @@ impl Connection {
                 frame = next_frame(self.attached.as_mut()) => {
                     Box::pin(self.on_frames(&mut peer, frame)).await
                 }
+                _ = self.evicted.cancelled() => Err(Close::With(
+                    CLOSE_SEAT_ELSEWHERE,
+                    "this seat opened too many sockets; the oldest is closed",
+                )),
                 _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
                     Err(Close::With(CLOSE_POLICY, "no hello"))
                 }
@@ -188,7 +201,9 @@ impl Connection {
     ) -> Result<(), Close> {
         let text = match message {
             None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Err(Close::Gone),
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => return Ok(()),
+            Some(Ok(Message::Ping(bytes) | Message::Pong(bytes))) => {
+                return self.check_limits(bytes.len());
+            }
             Some(Ok(Message::Text(text))) => text,
             Some(Ok(Message::Binary(bytes))) => {
                 self.check_limits(bytes.len())?;
@@ -210,10 +225,18 @@ impl Connection {
         if len > MAX_FRAME_BYTES {
             return Err(Close::With(CLOSE_TOO_BIG, "frame larger than 4 KiB"));
         }
-        if !self.rate.allow(Instant::now()) {
+        let now = Instant::now();
+        if !self.rate.allow(now) {
+            return Err(Close::With(CLOSE_POLICY, "too many messages per second"));
+        }
+        let budget = self
+            .attached
+            .as_ref()
+            .and_then(|seated| seated.budget.as_ref());
+        if budget.is_some_and(|budget| !budget.allow(now)) {
             return Err(Close::With(
                 CLOSE_POLICY,
-                "more than 20 messages per second",
+                "too many messages per second from this seat's sockets",
             ));
         }
         Ok(())
@@ -254,6 +277,8 @@ impl Connection {
             seat,
             state,
             frames,
+            budget,
+            evicted,
         } = attached;
         self.token = token;
         self.last_v = state.v;
@@ -263,7 +288,9 @@ impl Connection {
             conn,
             seat,
             frames,
+            budget,
         });
+        self.evicted = evicted;
         peer.reply(&Reply::Welcome { seat, state }).await?;
         match rematch {
             Some(room) => self.send_rematch_seat(peer, &room).await,
@@ -439,51 +466,5 @@ async fn within(
     match tokio::time::timeout(limit, io).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(_)) | Err(_) => Err(Close::Gone),
-    }
-}
-
-/// At most `limit` messages in any one-second window.
-struct RateLimit {
-    limit: usize,
-    recent: VecDeque<Instant>,
-}
-
-impl RateLimit {
-    fn new(limit: usize) -> RateLimit {
-        RateLimit {
-            limit,
-            recent: VecDeque::new(),
-        }
-    }
-
-    fn allow(&mut self, now: Instant) -> bool {
-        while self
-            .recent
-            .front()
-            .is_some_and(|&t| now.duration_since(t) >= Duration::from_secs(1))
-        {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(now);
-        self.recent.len() <= self.limit
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rate_limit_allows_twenty_per_second() {
-        let mut rate = RateLimit::new(20);
-        let start = Instant::now();
-        for i in 0..20 {
-            assert!(rate.allow(start + Duration::from_millis(i)));
-        }
-        assert!(!rate.allow(start + Duration::from_millis(500)));
-        let mut rate = RateLimit::new(20);
-        for i in 0..40 {
-            assert!(rate.allow(start + Duration::from_millis(60 * i)), "{i}");
-        }
     }
 }

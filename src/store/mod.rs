@@ -7,6 +7,7 @@
 //! refuses a version that already exists with [`StoreError::VersionConflict`],
 //! and the room task answers that by reloading and judging again.
 
+mod group_commit;
 pub mod postgres;
 mod presence;
 mod rows;
@@ -20,7 +21,7 @@ use async_trait::async_trait;
 
 use crate::engine::Side;
 use crate::fairness::Seed;
-use crate::protocol::{Mode, UnixMs, Version};
+use crate::protocol::{Mode, TimeControl, UnixMs, Version};
 use crate::secrets::TokenHash;
 
 /// A room as created, plus its seats as taken so far.
@@ -32,6 +33,8 @@ pub struct RoomRow {
     pub created_at: UnixMs,
     pub black: Option<SeatRow>,
     pub white: Option<SeatRow>,
+    /// The time control; `None` for an untimed game.
+    pub clock: Option<TimeControl>,
 }
 
 /// A taken seat: who holds it (by token hash) and the seed they brought.

@@ -2,10 +2,12 @@
 //! `postgres://` or `postgresql://` URL, with the migrations in
 //! `migrations/postgres/` applied on open.
 //!
-//! Every successful [`Store::append`] also sends a `NOTIFY` on
-//! [`listener::CHANNEL`] in the same transaction, so other instances holding
-//! the room learn that it moved on (see [`listener`]). The notification carries only the room id and its new
-//! last version; listeners read the events themselves from the log. Which
+//! Appends are committed in batches ([`GroupCommit`]): one statement inserts
+//! every room's waiting events and sends, in the same transaction, one
+//! `NOTIFY` on [`listener::CHANNEL`] per room, so other instances holding a
+//! room learn that it moved on (see [`listener`]). The notification carries
+//! only the room id and its new last version; listeners read the events
+//! themselves from the log. Which
 //! players each instance holds connections of is kept in advisory locks
 //! ([`super::presence`]).
 
@@ -18,8 +20,9 @@ use sqlx::{PgPool, QueryBuilder};
 
 pub mod listener;
 
+use super::group_commit::{Append, Committer, GroupCommit};
 use super::presence::PresenceLocks;
-use super::rows::{self, Statements, appended, push_insert_events};
+use super::rows::{self, Statements, push_insert_events};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
 use crate::protocol::Version;
@@ -32,6 +35,9 @@ const MAX_CONNECTIONS: u32 = 10;
 
 pub struct PgStore {
     pool: PgPool,
+    /// Every append goes through one writer per instance, which commits what
+    /// is waiting in one transaction (one WAL flush for the batch).
+    appends: GroupCommit,
     presence: PresenceLocks,
 }
 
@@ -50,6 +56,7 @@ impl PgStore {
         // migrate once.
         MIGRATOR.run(&pool).await?;
         Ok(PgStore {
+            appends: GroupCommit::start(Appends { pool: pool.clone() }),
             pool,
             presence: PresenceLocks::new(&options),
         })
@@ -59,10 +66,11 @@ impl PgStore {
 /// This backend's SQL for the statements every backend runs alike.
 const SQL: Statements = Statements {
     insert_room: "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, \
-                  black_client_seed, white_token_hash, white_client_seed) \
-                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                  black_client_seed, white_token_hash, white_client_seed, clock_initial, clock_increment) \
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     select_room: "SELECT id, mode, seed, created_at, black_token_hash, black_client_seed, \
-                  white_token_hash, white_client_seed FROM rooms WHERE id = $1",
+                  white_token_hash, white_client_seed, clock_initial, clock_increment \
+                  FROM rooms WHERE id = $1",
     take_black_seat: "UPDATE rooms SET black_token_hash = $1, black_client_seed = $2 \
                       WHERE id = $3 AND black_token_hash IS NULL",
     take_white_seat: "UPDATE rooms SET white_token_hash = $1, white_client_seed = $2 \
@@ -87,21 +95,10 @@ impl Store for PgStore {
     }
 
     async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
-        let (Some(first), Some(last)) = (events.first(), events.last()) else {
+        if events.is_empty() {
             return Ok(());
-        };
-        // One statement, so one round trip and its own transaction: the INSERT, and a
-        // notification that PostgreSQL delivers only when (and if) it commits. A clash on
-        // any (room, v) fails the whole statement: nothing is written, nobody is notified.
-        let mut query = QueryBuilder::new("WITH appended AS (");
-        push_insert_events(&mut query, &[(room, events)]);
-        query
-            .push(" RETURNING v) SELECT pg_notify(")
-            .push_bind(listener::CHANNEL)
-            .push(", ")
-            .push_bind(listener::payload(room, last.v))
-            .push(")");
-        appended(query.build().execute(&self.pool).await, first.v)
+        }
+        self.appends.append(room, events).await
     }
 
     async fn events_after(
@@ -130,5 +127,34 @@ impl Store for PgStore {
 
     async fn held_elsewhere(&self, room: &str, side: Side) -> Result<bool, StoreError> {
         Ok(PresenceLocks::held_anywhere(&self.pool, room, side).await?)
+    }
+}
+
+/// Commits a batch with one statement, so one round trip and one transaction:
+/// the INSERT, and per room a notification that PostgreSQL delivers only when
+/// (and if) it commits. A clash on any (room, v) fails the whole statement:
+/// nothing is written, nobody is notified.
+struct Appends {
+    pool: PgPool,
+}
+
+#[async_trait]
+impl Committer for Appends {
+    async fn commit(&self, appends: &[Append<'_>]) -> Result<(), sqlx::Error> {
+        let payloads: Vec<String> = appends
+            .iter()
+            .filter_map(|(room, events)| Some(listener::payload(room, events.last()?.v)))
+            .collect();
+        let mut query = QueryBuilder::new("WITH appended AS (");
+        push_insert_events(&mut query, appends);
+        // A data-modifying WITH runs whether or not the SELECT reads it.
+        query
+            .push(" RETURNING v) SELECT pg_notify(")
+            .push_bind(listener::CHANNEL)
+            .push(", payload) FROM unnest(")
+            .push_bind(payloads)
+            .push("::text[]) AS payload");
+        query.build().execute(&self.pool).await?;
+        Ok(())
     }
 }

@@ -10,13 +10,13 @@ use sqlx::{
 
 use super::{RoomRow, SeatRow, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::{Mode, Version};
+use crate::protocol::{Mode, TimeControl, Version};
 
 /// One backend's SQL for the statements whose logic every backend shares
 /// (they differ only in placeholder syntax).
 pub(super) struct Statements {
     /// Inserts a `rooms` row: id, mode, seed, created_at, then each seat's
-    /// token hash and client seed, black first.
+    /// token hash and client seed, black first, then the clock's initial and increment.
     pub insert_room: &'static str,
     /// Every column of one `rooms` row, by id.
     pub select_room: &'static str,
@@ -68,6 +68,7 @@ where
     Vec<u8>: for<'t> Encode<'t, DB> + Type<DB>,
     Option<Vec<u8>>: for<'t> Encode<'t, DB> + Type<DB>,
     i64: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<i64>: for<'t> Encode<'t, DB> + Type<DB>,
 {
     let mut tx = pool.begin().await?;
     let (black_hash, black_seed) = seat_columns(&room.black);
@@ -81,6 +82,8 @@ where
         .bind(black_seed)
         .bind(white_hash)
         .bind(white_seed)
+        .bind(room.clock.map(|clock| i64::from(clock.initial)))
+        .bind(room.clock.map(|clock| i64::from(clock.increment)))
         .execute(&mut *tx)
         .await;
     match inserted {
@@ -111,6 +114,7 @@ where
     String: for<'t> Encode<'t, DB> + for<'r> Decode<'r, DB> + Type<DB>,
     Vec<u8>: for<'r> Decode<'r, DB> + Type<DB>,
     i64: for<'r> Decode<'r, DB> + Type<DB>,
+    Option<i64>: for<'r> Decode<'r, DB> + Type<DB>,
 {
     let mut conn = pool.acquire().await?;
     let row = sqlx::query(sql.select_room)
@@ -257,6 +261,7 @@ where
     String: Decode<'r, R::Database> + Type<R::Database>,
     Vec<u8>: Decode<'r, R::Database> + Type<R::Database>,
     i64: Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: Decode<'r, R::Database> + Type<R::Database>,
 {
     let mode: String = row.try_get("mode")?;
     let seed: Vec<u8> = row.try_get("seed")?;
@@ -278,7 +283,28 @@ where
             row.try_get("white_token_hash")?,
             row.try_get("white_client_seed")?,
         )?,
+        clock: clock_from(
+            row.try_get("clock_initial")?,
+            row.try_get("clock_increment")?,
+        )?,
     })
+}
+
+fn clock_from(
+    initial: Option<i64>,
+    increment: Option<i64>,
+) -> Result<Option<TimeControl>, StoreError> {
+    let seconds = |value: i64| {
+        u32::try_from(value).map_err(|_| StoreError::Corrupt(format!("clock of {value} s")))
+    };
+    match (initial, increment) {
+        (None, None) => Ok(None),
+        (Some(initial), Some(increment)) => Ok(Some(TimeControl {
+            initial: seconds(initial)?,
+            increment: seconds(increment)?,
+        })),
+        _ => Err(StoreError::Corrupt("half a time control".into())),
+    }
 }
 
 /// Reads an `events` row's `v, at, kind, data`.

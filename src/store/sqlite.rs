@@ -55,10 +55,11 @@ impl SqliteStore {
 /// This backend's SQL for the statements every backend runs alike.
 const SQL: Statements = Statements {
     insert_room: "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, \
-                  black_client_seed, white_token_hash, white_client_seed) \
-                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                  black_client_seed, white_token_hash, white_client_seed, clock_initial, clock_increment) \
+                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     select_room: "SELECT id, mode, seed, created_at, black_token_hash, black_client_seed, \
-                  white_token_hash, white_client_seed FROM rooms WHERE id = ?",
+                  white_token_hash, white_client_seed, clock_initial, clock_increment \
+                  FROM rooms WHERE id = ?",
     take_black_seat: "UPDATE rooms SET black_token_hash = ?, black_client_seed = ? \
                       WHERE id = ? AND black_token_hash IS NULL",
     take_white_seat: "UPDATE rooms SET white_token_hash = ?, white_client_seed = ? \

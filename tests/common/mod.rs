@@ -74,6 +74,17 @@ impl TestServer {
         }
     }
 
+    /// Stops this server and starts another on the same SQLite file.
+    pub async fn restart_with(mut self, adjust: impl FnOnce(&mut Config)) -> TestServer {
+        self.shutdown.cancel();
+        if let Some(task) = self.task.take() {
+            task.await.unwrap().unwrap();
+        }
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
+        let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+        Self::start_on(dir, url, adjust).await
+    }
+
     /// Cancels and waits until every connection and room task is done.
     pub async fn stop(mut self) {
         self.shutdown.cancel();
@@ -247,6 +258,14 @@ impl Client {
 
     pub async fn send_text(&mut self, text: String) {
         self.ws.send(Message::text(text)).await.unwrap();
+    }
+
+    /// A WebSocket ping frame (not the protocol's `ping` message).
+    pub async fn send_ping_frame(&mut self) {
+        self.ws
+            .send(Message::Ping(Default::default()))
+            .await
+            .unwrap();
     }
 
     /// The next frame; events are also recorded in `events`.
@@ -511,6 +530,7 @@ pub fn room(id: &str) -> RoomRow {
         created_at: 1_700_000_000_000,
         black: Some(seat("black token", "bs")),
         white: None,
+        clock: None,
     }
 }
 

@@ -10,10 +10,13 @@ const PING_EVERY_MS = 15_000;
 // Nothing heard (not even the pong) for this long: the connection is dead even if the browser
 // has not noticed (a phone that changed networks), so drop it and reconnect.
 const SILENCE_LIMIT_MS = 3 * PING_EVERY_MS;
+// The server closed this socket because the same seat opened newer ones (another tab): trying
+// again would push one of those out in turn.
+const CLOSE_SEAT_ELSEWHERE = 4000;
 
 /**
  * Handlers: `status(name, detail)` with name "connecting" | "open" | "retrying" (detail.at = ms
- * timestamp of the next try); `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in
+ * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry); `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in
  * order; `reply(t, d)` for ack/error/pong; `seat(d)`; `watchers(d)`; `tokenRejected()` when the
  * server refuses the seat token (the socket then watches).
  */
@@ -30,6 +33,7 @@ export class RoomSocket {
   #syncing = false;
   #nextId = 1;
   #lastHeard = 0;
+  #displaced = false;
 
   constructor(roomId, token, handlers) {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -68,7 +72,10 @@ export class RoomSocket {
       this.#lastHeard = Date.now();
       this.#receive(message.data);
     });
-    ws.addEventListener('close', () => this.#drop(ws));
+    ws.addEventListener('close', (event) => {
+      if (event.code === CLOSE_SEAT_ELSEWHERE) this.#stop(ws);
+      else this.#drop(ws);
+    });
   }
 
   /** Take the seat of the token, or watch without one. */
@@ -86,6 +93,16 @@ export class RoomSocket {
     this.#scheduleRetry();
   }
 
+  /** Give up on a socket the server let go for a newer one of the same seat. */
+  #stop(ws) {
+    if (this.#ws !== ws) return;
+    this.#ws = null;
+    this.#welcomed = false;
+    this.#displaced = true;
+    clearInterval(this.#pingTimer);
+    this.#handlers.status('displaced', {});
+  }
+
   #scheduleRetry() {
     // Exponential backoff with jitter, so a restarted server is not hit by every page at once.
     const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** this.#attempt);
@@ -96,7 +113,7 @@ export class RoomSocket {
   }
 
   #reconnectNow() {
-    if (this.#ws) return;
+    if (this.#ws || this.#displaced) return;
     this.#attempt = 0;
     this.#connect();
   }

@@ -70,6 +70,7 @@ export const Event = Object.freeze({
   GameOver: 'game-over',
   RematchOffered: 'rematch-offered',
   Rematch: 'rematch',
+  Resumed: 'resumed',
 });
 
 export const Mode = Object.freeze({
@@ -103,6 +104,7 @@ export const EndReason = Object.freeze({
   Resign: 'resign',
   Agreement: 'agreement',
   Abandon: 'abandon',
+  Timeout: 'timeout',
 });
 
 export const CancelReason = Object.freeze({

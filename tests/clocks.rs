@@ -1,0 +1,200 @@
+//! Time controls over real sockets: the server ends a timed game by itself when the side to
+//! move runs out, keeps both clocks across a restart, and `senet verify` checks the times.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::{Client, TestServer, http, record, verify_accepted, verify_rejected};
+use serde_json::{Value, json};
+
+/// A server that accepts clocks of a second.
+async fn server() -> TestServer {
+    TestServer::start_with(|config| config.min_clock_initial = 1).await
+}
+
+/// An online room timed `initial`+`increment` seconds, black created, white joined: the tokens.
+async fn timed_game(addr: SocketAddr, initial: u32, increment: u32) -> (String, String, String) {
+    let body = json!({"mode": "online", "side": "black", "clock": {"initial": initial, "increment": increment}});
+    let (status, created) = http(addr, "POST", "/api/rooms", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = common::join_room(addr, &room).await;
+    let token = |v: &Value| v["token"].as_str().unwrap().to_string();
+    (room, token(&created), token(&joined))
+}
+
+fn event<'a>(record: &'a Value, t: &str) -> &'a Value {
+    let events = record["events"].as_array().unwrap();
+    events
+        .iter()
+        .find(|e| e["t"] == t)
+        .unwrap_or_else(|| panic!("no {t} in {events:?}"))
+}
+
+#[tokio::test]
+async fn a_side_that_stops_acting_loses_on_time_with_nobody_sending_anything() {
+    let server = server().await;
+    let (room, _, _) = timed_game(server.addr, 1, 0).await;
+    let mut watcher = Client::join(server.addr, &room, None).await;
+    assert_eq!(
+        watcher.state["clock"]["control"],
+        json!({"initial": 1, "increment": 0})
+    );
+    assert_eq!(watcher.state["clock"]["running"], "black");
+    let over = watcher.wait_for("game-over").await;
+    assert_eq!(
+        (&over["d"]["winner"], &over["d"]["reason"]),
+        (&json!("white"), &json!("timeout"))
+    );
+    let record = record(server.addr, &room).await;
+    let started = event(&record, "started");
+    assert_eq!(started["d"]["clock"], json!({"initial": 1, "increment": 0}));
+    let over = event(&record, "game-over");
+    let late = over["at"].as_i64().unwrap() - started["at"].as_i64().unwrap() - 1_000;
+    assert!(
+        (0..100).contains(&late),
+        "timed out {late} ms after the deadline"
+    );
+    assert_eq!(over["d"]["clocks"]["white"], 1_000);
+    assert_eq!(over["d"]["clocks"]["black"], -late);
+    verify_accepted(&record).await;
+}
+
+/// Throws and moves for black until its turn ends; returns the events.
+async fn play_black_turn(black: &mut Client) -> Vec<Value> {
+    let mut events = Vec::new();
+    while black.sync().await["turn"] == "black" {
+        let rolled = black.ok("roll", Value::Null).await;
+        events.extend(rolled.iter().cloned());
+        let state = black.sync().await;
+        if let Some(legal) = state["legal"].as_array().and_then(|l| l.first()) {
+            events.extend(black.ok("move", json!({"from": legal["from"]})).await);
+        }
+    }
+    events
+}
+
+#[tokio::test]
+async fn a_turn_adds_the_increment_and_the_events_carry_both_clocks() {
+    let server = server().await;
+    let (room, black, _) = timed_game(server.addr, 60, 5).await;
+    let mut black = Client::join(server.addr, &room, Some(&black)).await;
+    let events = play_black_turn(&mut black).await;
+    let last = events
+        .iter()
+        .rev()
+        .find(|e| e["t"] == "moved" || e["t"] == "passed")
+        .unwrap();
+    let clocks = &last["d"]["clocks"];
+    assert_eq!(clocks["white"], 60_000);
+    let black_ms = clocks["black"].as_i64().unwrap();
+    assert!(black_ms > 60_000 && black_ms <= 65_000, "{clocks}");
+    let state = black.sync().await;
+    assert_eq!(state["clock"]["running"], "white");
+    assert_eq!(state["clock"]["remaining"]["black"], black_ms);
+    let record = record(server.addr, &room).await;
+    assert!(record["clock"].is_object(), "{record}");
+}
+
+#[tokio::test]
+async fn a_restart_mid_turn_keeps_both_clocks_and_charges_nobody_for_the_downtime() {
+    let server = server().await;
+    let (room, black, _) = timed_game(server.addr, 60, 0).await;
+    let mut black_client = Client::join(server.addr, &room, Some(&black)).await;
+    play_black_turn(&mut black_client).await;
+    black_client.close().await;
+    let before = record(server.addr, &room).await;
+    let server = server
+        .restart_with(|config| config.min_clock_initial = 1)
+        .await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let watcher = Client::join(server.addr, &room, None).await;
+    let after = record(server.addr, &room).await;
+    // White's clock ran from black's last move to the last event logged before the stop.
+    let logged = before["events"].as_array().unwrap();
+    let turn_end = logged
+        .iter()
+        .rev()
+        .find(|e| e["t"] == "moved" || e["t"] == "passed")
+        .unwrap();
+    let last_at = logged.last().unwrap()["at"].as_i64().unwrap();
+    let white_then = turn_end["d"]["clocks"]["white"].as_i64().unwrap()
+        - (last_at - turn_end["at"].as_i64().unwrap());
+    let resumed = event(&after, "resumed");
+    assert_eq!(
+        resumed["d"]["clocks"],
+        json!({"black": turn_end["d"]["clocks"]["black"], "white": white_then})
+    );
+    let clock = &watcher.state["clock"];
+    assert_eq!(
+        clock["remaining"]["black"],
+        turn_end["d"]["clocks"]["black"]
+    );
+    let white_now = clock["remaining"]["white"].as_i64().unwrap();
+    assert!(
+        white_then - white_now < 1_000,
+        "white had {white_then} ms before the stop and {white_now} after"
+    );
+}
+
+#[tokio::test]
+async fn timed_rooms_are_checked_when_created() {
+    let server = TestServer::start().await;
+    for (body, says) in [
+        (
+            json!({"mode": "online", "clock": {"initial": 10, "increment": 2}}),
+            "30 to 7200",
+        ),
+        (
+            json!({"mode": "local", "clock": {"initial": 7201, "increment": 0}}),
+            "30 to 7200",
+        ),
+        (
+            json!({"mode": "online", "clock": {"initial": 60, "increment": 61}}),
+            "0 to 60",
+        ),
+        (
+            json!({"mode": "ai", "clock": {"initial": 60, "increment": 0}}),
+            "untimed",
+        ),
+    ] {
+        let (status, error) = http(server.addr, "POST", "/api/rooms", Some(body)).await;
+        assert_eq!((status, &error["error"]), (400, &json!("bad_request")));
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+    }
+    let untimed = json!({"mode": "online", "clock": null});
+    let (status, _) = http(server.addr, "POST", "/api/rooms", Some(untimed)).await;
+    assert_eq!(status, 201);
+}
+
+#[tokio::test]
+async fn verify_catches_a_forged_timeout_and_play_after_the_flag() {
+    let server = server().await;
+    let (room, _, _) = timed_game(server.addr, 1, 0).await;
+    let mut watcher = Client::join(server.addr, &room, None).await;
+    watcher.wait_for("game-over").await;
+    let honest = record(server.addr, &room).await;
+    verify_accepted(&honest).await;
+    let events = honest["events"].as_array().unwrap();
+    let over = events.iter().position(|e| e["t"] == "game-over").unwrap();
+    let started_at = event(&honest, "started")["at"].as_i64().unwrap();
+
+    // Claimed half a second early: black still had time.
+    let mut early = honest.clone();
+    early["events"][over]["at"] = json!(started_at + 500);
+    early["events"][over]["d"]["clocks"]["black"] = json!(500);
+    verify_rejected(&early).await;
+
+    // The same clocks but no time to run out: a forged "black ran out".
+    let mut forged = honest.clone();
+    forged["events"][over]["at"] = json!(started_at + 500);
+    verify_rejected(&forged).await;
+
+    // A resignation logged after black's time was gone.
+    let mut late = honest.clone();
+    late["events"][over]["d"]["reason"] = json!("resign");
+    verify_rejected(&late).await;
+}
