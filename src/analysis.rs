@@ -252,6 +252,7 @@ mod tests {
                 black: String::new(),
                 white: String::new(),
             },
+            clock: None,
         }];
         for &(value, from) in throws {
             let side = position.turn();
@@ -278,11 +279,13 @@ mod tests {
                     position: position.to_string(),
                     next: position.turn(),
                     extra: roll.grants_extra_throw(),
+                    clocks: None,
                 },
                 None => Event::Passed {
                     side,
                     value,
                     next: position.turn(),
+                    clocks: None,
                 },
             });
         }
@@ -303,6 +306,7 @@ mod tests {
             room: "test".into(),
             mode: Mode::Local,
             level: None,
+            clock: None,
             seed_hash: String::new(),
             seed: None,
             client_seeds: ClientSeeds {
