@@ -605,6 +605,48 @@ async fn simultaneous_actions_on_two_instances_never_fork_a_game(url: String) {
     }
 }
 
+/// Black plays through one instance and white through the other, and each
+/// side throws the moment the other's turn-ending move is acknowledged,
+/// before its own instance can have heard of that move: a thousand times,
+/// over as many games as it takes, and never refused.
+async fn an_action_right_after_an_event_committed_elsewhere_is_judged_after_it(url: String) {
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut handoffs = 0;
+    while handoffs < 1_000 {
+        let mut table = Table::open(one.addr, two.addr).await;
+        let mut turn = String::from("black");
+        while let Some(next) = play_a_turn(table.split(&turn).0, &mut rng).await {
+            turn = next;
+            handoffs += 1;
+        }
+        table.leave().await;
+    }
+}
+
+/// The side to move throws and moves until its turn ends; returns who moves
+/// next, or `None` once the game is over. Every action must be accepted.
+async fn play_a_turn(mover: &mut Client, rng: &mut ChaCha8Rng) -> Option<String> {
+    loop {
+        let mut events = mover.ok("roll", Value::Null).await;
+        let rolled = events.iter().rfind(|e| e["t"] == "rolled").unwrap();
+        let legal = rolled["d"]["legal"].as_array().unwrap().clone();
+        if !legal.is_empty() {
+            let choice = &legal[rng.random_range(0..legal.len())];
+            events = mover.ok("move", json!({ "from": choice["from"] })).await;
+        }
+        for event in &events {
+            match event["t"].as_str().unwrap() {
+                "game-over" => return None,
+                "moved" | "passed" if event["d"]["next"] != mover.seat.as_str() => {
+                    return Some(event["d"]["next"].as_str().unwrap().to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 /// SIGKILL the first instance mid-game. In a room played across both, the
 /// player it served comes back through the second with the token; a room
 /// played entirely on the first is picked up by the second, from the log,
@@ -848,6 +890,7 @@ postgres_support::postgres_tests!(
     presence_held_by_one_instance_is_seen_by_another_while_it_lives,
     players_on_two_instances_play_a_whole_game,
     simultaneous_actions_on_two_instances_never_fork_a_game,
+    an_action_right_after_an_event_committed_elsewhere_is_judged_after_it,
     a_killed_instance_s_players_finish_on_the_other,
     a_game_through_the_deployed_nginx_config,
 );

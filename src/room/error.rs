@@ -59,6 +59,20 @@ pub enum Refusal {
     BadClock(String),
 }
 
+impl Refusal {
+    /// Whether the refusal comes from where the game is (whose turn, which phase, what was
+    /// offered), which another instance may have moved on, rather than from who asked or how.
+    pub fn depends_on_the_game(&self) -> bool {
+        !matches!(
+            self,
+            Refusal::NotSeated
+                | Refusal::DrawNotAllowed
+                | Refusal::ClaimNotOnline
+                | Refusal::BadClock(_)
+        )
+    }
+}
+
 /// The log does not replay: an event that the state it follows cannot take. Names the event.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("event {v} ({kind}) does not replay: {why}")]

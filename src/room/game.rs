@@ -40,7 +40,7 @@ pub struct Context {
     pub connected: [bool; 2],
 }
 
-fn index(side: Side) -> usize {
+pub(super) fn index(side: Side) -> usize {
     match side {
         Side::Black => 0,
         Side::White => 1,

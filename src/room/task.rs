@@ -44,7 +44,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bot::Bot;
 use super::error::RoomError;
-use super::game::{Context, Decision, Game, Room};
+use super::game::{Context, Decision, Game, Room, index};
 use super::rate::SeatBudget;
 use super::seats::Seats;
 use super::{RoomConfig, create_room, new_seat, now_ms};
@@ -144,6 +144,10 @@ pub struct RoomTask {
     /// One per seat that has attached, so its sockets share one message budget. At most three
     /// (black, white, both): a seat's budget outlives its sockets, so reconnecting buys nothing.
     budgets: HashMap<Seat, SeatBudget>,
+    /// Whether another live instance holds a connection of each side (black, white), as last
+    /// asked of the store: refreshed when news comes from the log and by the presence check, so
+    /// that judging an action waits for no round trip but its own append.
+    elsewhere: [bool; 2],
 }
 
 impl RoomTask {
@@ -166,8 +170,10 @@ impl RoomTask {
             conns: HashMap::new(),
             next_conn: 1,
             budgets: HashMap::new(),
+            elsewhere: [false; 2],
         };
         task.catch_up().await?;
+        task.refresh_elsewhere().await;
         // A crash between taking the second seat and logging `started`
         // leaves a full room that never started: start it now.
         if let Err(error) = task.start_if_full().await {
@@ -207,6 +213,7 @@ impl RoomTask {
                 _ = sleep_until_some(flag_deadline) => self.commit_now(Game::decide_timeout).await,
                 _ = sleep_until_some(idle_deadline) => break,
                 _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {
+                    self.refresh_elsewhere().await;
                     self.record_presence().await;
                 }
             }
@@ -257,7 +264,7 @@ impl RoomTask {
         if up_to.is_some_and(|v| v <= self.game.version()) {
             return;
         }
-        if let Err(error) = self.catch_up().await {
+        if let Err(error) = self.catch_up_with_presence().await {
             tracing::error!(%error, "could not read news from the log");
             return;
         }
@@ -286,29 +293,30 @@ impl RoomTask {
 
     /// What a decision needs from outside the game: the clock and who is
     /// connected: here, to another live instance, or the bot (always here).
-    async fn context(&self) -> Context {
+    fn context(&self) -> Context {
+        let bot = self.game.bot().map(|bot: Bot| bot.side);
+        let connected = |side: Side| {
+            bot == Some(side) || self.person_connected(side) || self.elsewhere[index(side)]
+        };
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
-            connected: [
-                self.is_connected(Side::Black).await,
-                self.is_connected(Side::White).await,
-            ],
+            connected: [connected(Side::Black), connected(Side::White)],
         }
     }
 
-    async fn is_connected(&self, side: Side) -> bool {
-        let bot = self.game.bot().map(|bot: Bot| bot.side);
-        if bot == Some(side) || self.person_connected(side) {
-            return true;
-        }
-        match self.store.held_elsewhere(self.game.id(), side).await {
-            Ok(held) => held,
-            Err(error) => {
-                // Keep what the log says rather than guess either way.
-                tracing::warn!(%error, "could not ask where players are connected");
-                self.game.is_connected(side)
-            }
+    /// Asks the store which sides another live instance holds connections of.
+    async fn refresh_elsewhere(&mut self) {
+        for side in Side::BOTH {
+            let held = match self.store.held_elsewhere(self.game.id(), side).await {
+                Ok(held) => held,
+                Err(error) => {
+                    // Keep what the log says rather than guess either way.
+                    tracing::warn!(%error, "could not ask where players are connected");
+                    self.game.is_connected(side)
+                }
+            };
+            self.elsewhere[index(side)] = held;
         }
     }
 
@@ -364,7 +372,7 @@ impl RoomTask {
     /// Logs `started` once both seats are taken.
     async fn start_if_full(&mut self) -> Result<Version, RoomError> {
         let now = now_ms();
-        self.commit_with_retry(|game| Ok(game.decide_start(now)))
+        self.commit_with_retry(|game, _| Ok(game.decide_start(now)))
             .await
     }
 
@@ -468,9 +476,8 @@ impl RoomTask {
 
     /// Logs a `presence` event if the log's differs from who is connected.
     async fn record_presence(&mut self) {
-        let ctx = self.context().await;
         let result = self
-            .commit_with_retry(|game| Ok(game.decide_presence(&ctx)))
+            .commit_with_retry(|game, ctx| Ok(game.decide_presence(ctx)))
             .await;
         if let Err(error) = result {
             tracing::warn!(%error, "presence not recorded");
@@ -480,7 +487,10 @@ impl RoomTask {
     /// Commits what the game decides at this moment by itself (a timeout, a resumed clock).
     async fn commit_now(&mut self, decide: fn(&Game, UnixMs) -> Decision) {
         let now = now_ms();
-        if let Err(error) = self.commit_with_retry(|game| Ok(decide(game, now))).await {
+        if let Err(error) = self
+            .commit_with_retry(|game, _| Ok(decide(game, now)))
+            .await
+        {
             tracing::error!(%error, "the clock's event was not recorded");
         }
     }
@@ -490,10 +500,20 @@ impl RoomTask {
         // An action that comes after the deadline, before the timer was seen, meets the
         // timeout first (the commands' branch of the loop goes first).
         self.commit_now(Game::decide_timeout).await;
-        let ctx = self.context().await;
-        let v = self
-            .commit_with_retry(|game| Ok(game.decide(seat, action, &ctx)?))
-            .await?;
+        let v = match self.judge(seat, action).await {
+            Err(RoomError::Refused(refusal)) if refusal.depends_on_the_game() => {
+                // Perhaps another instance moved the game on and its news has not come yet:
+                // judge against the log, so that an action sent after an event committed
+                // anywhere is judged after that event.
+                let before = self.game.version();
+                self.catch_up_with_presence().await?;
+                if self.game.version() == before {
+                    return Err(refusal.into());
+                }
+                self.judge(seat, action).await?
+            }
+            judged => judged?,
+        };
         // Only the rematch action opens a room; other actions need not look.
         if action == Action::Rematch
             && let Some(room) = self.game.rematch_room().map(str::to_string)
@@ -501,6 +521,12 @@ impl RoomTask {
             self.open_rematch_room(&room).await?;
         }
         Ok(v)
+    }
+
+    /// Judges a seat's action against the game as this task knows it, and commits it.
+    async fn judge(&mut self, seat: Seat, action: Action) -> Result<Version, RoomError> {
+        self.commit_with_retry(|game, ctx| Ok(game.decide(seat, action, ctx)?))
+            .await
     }
 
     /// Opens the room a committed `rematch` event sends the players to: colours swapped, same
@@ -516,18 +542,19 @@ impl RoomTask {
     }
 
     /// Decides with `decide` against the current state and commits the
-    /// decision; on a version conflict, catches up and decides again.
+    /// decision; on a version conflict, catches up and decides again, with
+    /// the context as it is then (the news may have changed who is connected).
     /// Returns the version of the last event (the current one if none).
     async fn commit_with_retry(
         &mut self,
-        decide: impl Fn(&Game) -> Result<Decision, RoomError>,
+        decide: impl Fn(&Game, &Context) -> Result<Decision, RoomError>,
     ) -> Result<Version, RoomError> {
         for _ in 0..MAX_CONFLICT_RETRIES {
-            match self.commit(decide(&self.game)?).await {
+            match self.commit(decide(&self.game, &self.context())?).await {
                 Ok(v) => return Ok(v),
                 Err(StoreError::VersionConflict(v)) => {
                     tracing::info!(v, "lost the race for a version; re-judging");
-                    self.catch_up().await?;
+                    self.catch_up_with_presence().await?;
                 }
                 Err(other) => return Err(other.into()),
             }
@@ -582,6 +609,18 @@ impl RoomTask {
         // throws depend on both client seeds, so learn them before any.
         if started {
             self.reload_seats().await?;
+        }
+        Ok(())
+    }
+
+    /// [`RoomTask::catch_up`], and if the log's presence changed meanwhile (another instance
+    /// gained or lost a player), asks again which sides are held elsewhere.
+    async fn catch_up_with_presence(&mut self) -> Result<(), RoomError> {
+        let logged = |game: &Game| Side::BOTH.map(|side| game.is_connected(side));
+        let before = logged(&self.game);
+        self.catch_up().await?;
+        if logged(&self.game) != before {
+            self.refresh_elsewhere().await;
         }
         Ok(())
     }

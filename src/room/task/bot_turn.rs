@@ -42,14 +42,13 @@ impl RoomTask {
         let Some(bot) = self.game.bot() else {
             return;
         };
-        let ctx = self.context().await;
         let seat = Seat::side(bot.side);
         let result = self
-            .commit_with_retry(|game| {
+            .commit_with_retry(|game, ctx| {
                 if game.version() != v {
                     return Err(RoomError::Stale(game.version()));
                 }
-                Ok(game.decide(seat, action, &ctx)?)
+                Ok(game.decide(seat, action, ctx)?)
             })
             .await;
         match result {
