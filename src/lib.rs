@@ -9,8 +9,9 @@
 //! - [`commands`]: the `senet` command line, one file per subcommand; [`config`] is
 //!   `senet serve`'s flags and environment variables; [`loadgen`] is `senet loadgen`, scripted
 //!   players measuring a running server (a client: it speaks only the protocol).
-//! - [`server`]: HTTP + WebSocket front (axum): router, handlers, one task per socket, the
-//!   connection gate, shutdown; `server::error` words every error for the wire, once;
+//! - [`server`]: HTTP + WebSocket front (axum): the edge (`server::edge`: our accept loop with
+//!   TCP caps and timeouts, the client's address behind trusted proxies, quotas), router,
+//!   handlers, one task per socket, the connection gate, shutdown; `server::error` words every error for the wire, once;
 //!   [`web`] serves the browser client (`web/` embedded) at `/`, `/r/{id}`, `/learn`, `/assets/`.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game it folds
 //!   (`room::game`), the seats in the game's terms, the computer's seat, the room's errors.

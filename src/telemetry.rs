@@ -20,6 +20,10 @@ use crate::protocol::{Action, ErrorCode, Event, Mode};
 
 /// Open WebSocket connections (gauge).
 pub const CONNECTIONS_OPEN: &str = "senet_connections_open";
+/// Open TCP connections of the public listener, WebSockets included (gauge).
+pub const TCP_CONNECTIONS_OPEN: &str = "senet_tcp_connections_open";
+/// TCP connections refused at accept because a cap was reached (counter).
+pub const TCP_CONNECTIONS_REFUSED: &str = "senet_tcp_connections_refused_total";
 /// Rooms whose task is running in memory (gauge).
 pub const ROOMS_IN_MEMORY: &str = "senet_rooms_in_memory";
 /// Games started (counter; label `mode`).
@@ -126,6 +130,16 @@ fn spawn_upkeep(handle: PrometheusHandle) {
 /// Describes every metric and sets the gauges to zero, so a scrape shows them from the start.
 fn describe() {
     describe_gauge!(CONNECTIONS_OPEN, Unit::Count, "Open WebSocket connections.");
+    describe_gauge!(
+        TCP_CONNECTIONS_OPEN,
+        Unit::Count,
+        "Open TCP connections, WebSockets included."
+    );
+    describe_counter!(
+        TCP_CONNECTIONS_REFUSED,
+        Unit::Count,
+        "TCP connections refused at accept: a connection cap was reached."
+    );
     describe_gauge!(ROOMS_IN_MEMORY, Unit::Count, "Rooms with a running task.");
     describe_counter!(GAMES_STARTED, Unit::Count, "Games started, by mode.");
     describe_counter!(
@@ -152,6 +166,7 @@ fn describe() {
         "Analysing one finished game (first request only; later ones read the stored analysis)."
     );
     gauge!(CONNECTIONS_OPEN).set(0.0);
+    gauge!(TCP_CONNECTIONS_OPEN).set(0.0);
     gauge!(ROOMS_IN_MEMORY).set(0.0);
 }
 

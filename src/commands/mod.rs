@@ -36,7 +36,7 @@ enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
     /// Run the room server.
-    Serve(crate::config::Config),
+    Serve(Box<crate::config::Config>),
     /// Check a finished game's record: seed, every throw, every move.
     Verify(verify::Args),
     Bestmove(bestmove::Args),
@@ -75,7 +75,7 @@ impl Cli {
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
-            Command::Serve(config) => serve::run(config),
+            Command::Serve(config) => serve::run(*config),
             // Verify has its own exit statuses: 1 means an inconsistent record.
             Command::Verify(args) => return verify::run(args),
             Command::Bestmove(args) => bestmove::run(args),

@@ -8,7 +8,7 @@ use crate::{os, telemetry};
 
 pub fn run(config: Config) -> Result<(), UsageError> {
     telemetry::init_tracing(config.log_format);
-    raise_open_file_limit(config.connections.max_connections);
+    raise_open_file_limit(config.edge.max_tcp_connections);
     let runtime = tokio::runtime::Runtime::new()?;
     runtime
         .block_on(async {
@@ -19,19 +19,19 @@ pub fn run(config: Config) -> Result<(), UsageError> {
         .map_err(|e| UsageError(format!("{e:#}")))
 }
 
-/// Files the server needs besides its WebSocket connections (database, listener, HTTP).
+/// Files the server needs besides its TCP connections (database, listeners, logs).
 const SPARE_FILES: u64 = 256;
 
 /// Each connection is a file: raises the open-file limit as far as allowed, and warns when the
-/// connection cap does not fit under it (connections past the limit would fail at accept
-/// instead of getting a clean 429).
+/// TCP connection cap does not fit under it (connections past the limit would fail at accept
+/// instead of getting a clean 503).
 fn raise_open_file_limit(max_connections: usize) {
     match os::raise_fd_limit() {
         Ok(limit) if max_connections == 0 || max_connections as u64 + SPARE_FILES > limit => {
             tracing::warn!(
                 limit,
                 max_connections,
-                "the open-file limit is too low for --max-connections"
+                "the open-file limit is too low for --max-tcp-connections"
             );
         }
         Ok(_) => {}

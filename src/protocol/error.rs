@@ -31,5 +31,7 @@ pub enum ErrorCode {
     OriginNotAllowed,
     /// The server's or this address's cap on open connections is reached (HTTP 429).
     TooManyConnections,
+    /// This address's quota on creating or joining rooms is spent (HTTP 429, `Retry-After`).
+    RateLimited,
     Internal,
 }

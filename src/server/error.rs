@@ -5,7 +5,10 @@
 //! message, never with their details.
 
 use axum::Json;
+use std::time::Duration;
+
 use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 
 use crate::protocol::vocabulary::wire_name;
@@ -105,6 +108,8 @@ pub enum AppError {
     OriginNotAllowed,
     /// A connection cap is reached (429); says which.
     TooManyConnections(String),
+    /// This client's quota is spent (429); the next request may come after this long.
+    RateLimited(Duration),
 }
 
 impl From<RoomError> for AppError {
@@ -130,6 +135,10 @@ fn room_status(error: &RoomError) -> StatusCode {
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
+        let retry_after = match &self {
+            AppError::RateLimited(wait) => Some(retry_after_seconds(*wait)),
+            _ => None,
+        };
         let (status, error) = match self {
             AppError::BadRequest(message) => (
                 StatusCode::BAD_REQUEST,
@@ -147,12 +156,31 @@ impl IntoResponse for AppError {
                 StatusCode::TOO_MANY_REQUESTS,
                 WireError::new(ErrorCode::TooManyConnections, message),
             ),
+            AppError::RateLimited(wait) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                WireError::new(
+                    ErrorCode::RateLimited,
+                    format!(
+                        "too many requests from this address: try again in {} s",
+                        retry_after_seconds(wait)
+                    ),
+                ),
+            ),
         };
         crate::telemetry::error_answered(error.code);
         let body = HttpError {
             error: wire_name(&error.code),
             message: error.message,
         };
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(RETRY_AFTER, seconds.into());
+        }
+        response
     }
+}
+
+/// Whole seconds to wait, rounded up: `Retry-After` has no fractions.
+fn retry_after_seconds(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }

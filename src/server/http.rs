@@ -2,11 +2,12 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
 
 use super::AppState;
+use super::edge::ClientAddr;
 use super::error::AppError;
 use crate::ai::ParseLevelError;
 use crate::analysis::Analysis;
@@ -42,8 +43,14 @@ fn check_client_seed(seed: &str) -> Result<(), AppError> {
 
 pub async fn create_room(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientAddr>,
     request: Result<Json<CreateRoom>, JsonRejection>,
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
+    state
+        .quotas
+        .create
+        .take(client)
+        .map_err(AppError::RateLimited)?;
     let request = body(request)?;
     check_client_seed(&request.client_seed)?;
     let kind = new_room(&request.mode, request.level.as_deref())?;
@@ -77,9 +84,15 @@ fn new_room(mode: &str, level: Option<&str>) -> Result<NewRoom, AppError> {
 
 pub async fn join_room(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientAddr>,
     Path(id): Path<String>,
     request: Result<Json<JoinRoom>, JsonRejection>,
 ) -> Result<Json<Joined>, AppError> {
+    state
+        .quotas
+        .join
+        .take(client)
+        .map_err(AppError::RateLimited)?;
     let request = body(request)?;
     check_client_seed(&request.client_seed)?;
     let joined = state

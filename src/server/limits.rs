@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use axum::http::HeaderMap;
 
+use super::edge::ClientAddr;
 use super::error::AppError;
-use super::origin::AllowedOrigins;
+use super::origin::{AllowedOrigins, Origins, PublicOrigins};
 use crate::telemetry::{self, GaugeGuard};
 
 /// Bytes read from a socket at once. tungstenite fills this buffer for every connection (its
@@ -33,6 +34,12 @@ pub struct ConnectionSettings {
     /// `https://senet.example`, or *); the server's own pages always may. Others get 403.
     #[arg(long, env = "SENET_ALLOWED_ORIGINS", default_value = "")]
     pub allowed_origins: AllowedOrigins,
+
+    /// The server's own public origins (comma-separated, such as `https://senet.example`):
+    /// when set, a WebSocket handshake's `Origin` must be one of these (or allowed above),
+    /// whatever its `Host` header says. Default: the origin `Host` names.
+    #[arg(long, env = "SENET_PUBLIC_ORIGIN", default_value = "")]
+    pub public_origin: PublicOrigins,
 
     /// Open WebSocket connections in all; past it, 429. 0: no cap (the open-file limit still
     /// applies: keep this below it).
@@ -62,6 +69,7 @@ impl Default for ConnectionSettings {
     fn default() -> Self {
         ConnectionSettings {
             allowed_origins: AllowedOrigins::default(),
+            public_origin: PublicOrigins::default(),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             ws_read_buffer: DEFAULT_WS_READ_BUFFER,
@@ -74,7 +82,7 @@ impl Default for ConnectionSettings {
 /// Decides which WebSocket handshakes proceed, and how the admitted sockets are sized.
 #[derive(Debug)]
 pub struct Gate {
-    origins: AllowedOrigins,
+    origins: Origins,
     limiter: Arc<ConnectionLimiter>,
     pub read_buffer: usize,
     pub max_write_buffer: usize,
@@ -84,24 +92,34 @@ pub struct Gate {
 impl Gate {
     pub fn new(settings: &ConnectionSettings) -> Self {
         Gate {
-            origins: settings.allowed_origins.clone(),
-            limiter: ConnectionLimiter::new(ConnectionCaps {
-                total: settings.max_connections,
-                per_address: settings.max_connections_per_address,
-            }),
+            origins: Origins {
+                public: settings.public_origin.clone(),
+                allowed: settings.allowed_origins.clone(),
+            },
+            limiter: ConnectionLimiter::new(
+                ConnectionCaps {
+                    total: settings.max_connections,
+                    per_address: settings.max_connections_per_address,
+                },
+                telemetry::CONNECTIONS_OPEN,
+            ),
             read_buffer: settings.ws_read_buffer,
             max_write_buffer: settings.ws_max_write_buffer,
             send_timeout: Duration::from_secs(settings.ws_send_timeout),
         }
     }
 
-    /// Admits a handshake from `peer` with these headers, or says why not (403 or 429).
-    pub fn admit(&self, headers: &HeaderMap, peer: IpAddr) -> Result<ConnectionPermit, AppError> {
+    /// Admits a handshake from `client` with these headers, or says why not (403 or 429).
+    pub fn admit(
+        &self,
+        headers: &HeaderMap,
+        client: ClientAddr,
+    ) -> Result<ConnectionPermit, AppError> {
         if !self.origins.allows(headers) {
             return Err(AppError::OriginNotAllowed);
         }
         self.limiter
-            .admit(peer)
+            .admit(client.0)
             .map_err(|cap| AppError::TooManyConnections(cap.to_string()))
     }
 }
@@ -113,10 +131,13 @@ pub struct ConnectionCaps {
     pub per_address: usize,
 }
 
-/// Counts open connections against the caps.
+/// Counts open connections against the caps: WebSockets here, every TCP connection in
+/// [`super::edge`].
 #[derive(Debug)]
 pub struct ConnectionLimiter {
     caps: ConnectionCaps,
+    /// The gauge of open connections that the permits keep.
+    gauge: &'static str,
     open: Mutex<OpenConnections>,
 }
 
@@ -137,41 +158,60 @@ pub enum CapReached {
 }
 
 impl ConnectionLimiter {
-    pub fn new(caps: ConnectionCaps) -> Arc<Self> {
+    pub fn new(caps: ConnectionCaps, gauge: &'static str) -> Arc<Self> {
         Arc::new(ConnectionLimiter {
             caps,
+            gauge,
             open: Mutex::new(OpenConnections::default()),
         })
     }
 
     /// Admits one more connection from `address`, or says which cap is reached.
     pub fn admit(self: &Arc<Self>, address: IpAddr) -> Result<ConnectionPermit, CapReached> {
+        self.admit_from(Some(address))
+    }
+
+    /// Admits one more connection under the overall cap alone.
+    pub fn admit_any(self: &Arc<Self>) -> Result<ConnectionPermit, CapReached> {
+        self.admit_from(None)
+    }
+
+    fn admit_from(
+        self: &Arc<Self>,
+        address: Option<IpAddr>,
+    ) -> Result<ConnectionPermit, CapReached> {
         let mut open = self
             .open
             .lock()
             .expect("the limiter's lock is never poisoned");
-        let from_address = open.by_address.get(&address).copied().unwrap_or(0);
         if reached(self.caps.total, open.total) {
             return Err(CapReached::Total);
         }
-        if reached(self.caps.per_address, from_address) {
-            return Err(CapReached::PerAddress);
+        if let Some(address) = address {
+            let from_address = open.by_address.entry(address).or_insert(0);
+            if reached(self.caps.per_address, *from_address) {
+                if *from_address == 0 {
+                    open.by_address.remove(&address);
+                }
+                return Err(CapReached::PerAddress);
+            }
+            *from_address += 1;
         }
         open.total += 1;
-        open.by_address.insert(address, from_address + 1);
         Ok(ConnectionPermit {
             limiter: Arc::clone(self),
             address,
-            _gauge: GaugeGuard::new(telemetry::CONNECTIONS_OPEN),
+            _gauge: GaugeGuard::new(self.gauge),
         })
     }
 
-    fn release(&self, address: IpAddr) {
+    fn release(&self, address: Option<IpAddr>) {
         let mut open = self
             .open
             .lock()
             .expect("the limiter's lock is never poisoned");
         open.total -= 1;
+        let Some(address) = address else { return };
         if let Some(count) = open.by_address.get_mut(&address) {
             *count -= 1;
             if *count == 0 {
@@ -189,7 +229,8 @@ fn reached(cap: usize, open: usize) -> bool {
 #[derive(Debug)]
 pub struct ConnectionPermit {
     limiter: Arc<ConnectionLimiter>,
-    address: IpAddr,
+    /// None for a connection counted under the overall cap alone.
+    address: Option<IpAddr>,
     _gauge: GaugeGuard,
 }
 
@@ -205,10 +246,13 @@ mod tests {
 
     #[test]
     fn caps_overall_and_per_address_and_frees_on_drop() {
-        let limiter = ConnectionLimiter::new(ConnectionCaps {
-            total: 3,
-            per_address: 2,
-        });
+        let limiter = ConnectionLimiter::new(
+            ConnectionCaps {
+                total: 3,
+                per_address: 2,
+            },
+            telemetry::CONNECTIONS_OPEN,
+        );
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let first = limiter.admit(a).unwrap();
@@ -217,16 +261,20 @@ mod tests {
         let _third = limiter.admit(b).unwrap();
         assert_eq!(limiter.admit(b).unwrap_err(), CapReached::Total);
         drop(first);
-        assert!(limiter.admit(a).is_ok());
+        let _again = limiter.admit(a).unwrap();
         assert_eq!(limiter.open.lock().unwrap().by_address.len(), 2);
+        assert_eq!(limiter.admit_any().unwrap_err(), CapReached::Total);
     }
 
     #[test]
     fn zero_means_no_cap() {
-        let limiter = ConnectionLimiter::new(ConnectionCaps {
-            total: 0,
-            per_address: 0,
-        });
+        let limiter = ConnectionLimiter::new(
+            ConnectionCaps {
+                total: 0,
+                per_address: 0,
+            },
+            telemetry::CONNECTIONS_OPEN,
+        );
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let permits: Vec<_> = (0..100).map(|_| limiter.admit(a).unwrap()).collect();
         drop(permits);

@@ -1,5 +1,5 @@
 //! The HTTP and WebSocket front: [`app`] builds the router, [`Server`] binds
-//! and runs it with graceful shutdown.
+//! and runs it with graceful shutdown behind our own accept loop ([`edge`]).
 //!
 //! Shutdown (SIGTERM, Ctrl-C or a cancelled token): stop accepting, close
 //! every WebSocket with 1012, let room tasks finish the command they are
@@ -8,6 +8,7 @@
 //! [`limits`] and [`origin`] decide which WebSocket handshakes proceed (connection caps, the
 //! page's origin) and size the sockets; [`ops`] answers `/readyz` and `/metrics`.
 
+pub mod edge;
 pub mod error;
 pub mod http;
 pub mod limits;
@@ -17,14 +18,18 @@ pub mod ws;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
+use axum::http::{HeaderValue, StatusCode};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
@@ -50,10 +55,15 @@ pub struct AppState {
     pub gate: Arc<limits::Gate>,
     /// Renders `GET /metrics`.
     pub metrics: metrics_exporter_prometheus::PrometheusHandle,
+    /// Room creations and joins per client address.
+    pub quotas: Arc<edge::Quotas>,
 }
 
-pub fn app(state: AppState) -> Router {
-    Router::new()
+/// The routes; every request (a WebSocket's handshake, not its life) ends within
+/// `request_timeout` or is answered 408. `/metrics` is among them unless it has a listener of
+/// its own ([`metrics_app`]).
+pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Router {
+    let mut api = Router::new()
         .route("/api/rooms", post(http::create_room))
         .route("/api/rooms/{id}", get(http::room_summary))
         .route("/api/rooms/{id}/join", post(http::join_room))
@@ -61,19 +71,45 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/healthz", get(http::healthz))
-        .route("/readyz", get(ops::readyz))
+        .route("/readyz", get(ops::readyz));
+    if with_metrics {
+        api = api.route("/metrics", get(ops::metrics));
+    }
+    api.with_state(state)
+        // Answers carry seat tokens: no cache may keep them.
+        .layer(SetResponseHeaderLayer::overriding(
+            CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+        // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs, cached as it says:
+        .merge(crate::web::router())
+        .layer(SetResponseHeaderLayer::overriding(
+            X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            request_timeout,
+        ))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// `/metrics` alone, for `--metrics-listen`.
+pub fn metrics_app(state: AppState) -> Router {
+    Router::new()
         .route("/metrics", get(ops::metrics))
         .with_state(state)
-        // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs:
-        .merge(crate::web::router())
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(TraceLayer::new_for_http())
 }
 
 /// A bound server, not yet running: tests read its address first.
 pub struct Server {
     listener: TcpListener,
+    /// `--metrics-listen`: `/metrics` there, and not on the public listener.
+    metrics_listener: Option<TcpListener>,
     state: AppState,
+    edge: Arc<edge::Edge>,
+    request_timeout: Duration,
 }
 
 impl Server {
@@ -89,9 +125,15 @@ impl Server {
         );
         // Other instances on the same PostgreSQL append to rooms held here.
         rooms.follow(Listener::start(&config.database_url, shutdown.clone()).subscribe());
+        rooms.sweep_now_and_then();
         let listener = TcpListener::bind(&config.listen).await?;
+        let metrics_listener = match &config.metrics_listen {
+            Some(address) => Some(TcpListener::bind(address).await?),
+            None => None,
+        };
         Ok(Server {
             listener,
+            metrics_listener,
             state: AppState {
                 rooms,
                 shutdown,
@@ -100,12 +142,27 @@ impl Server {
                 ping_every: config.ping_interval,
                 gate: Arc::new(limits::Gate::new(&config.connections)),
                 metrics: crate::telemetry::prometheus(),
+                quotas: Arc::new(edge::Quotas {
+                    create: edge::Quota::new(
+                        config.edge.create_burst,
+                        config.edge.create_per_minute,
+                    ),
+                    join: edge::Quota::new(config.edge.join_burst, config.edge.join_per_minute),
+                }),
             },
+            edge: Arc::new(edge::Edge::new(&config.edge)),
+            request_timeout: config.edge.request_timeout,
         })
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// Where `/metrics` is served, when not on the public listener.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        let listener = self.metrics_listener.as_ref()?;
+        listener.local_addr().ok()
     }
 
     pub fn rooms(&self) -> &Rooms {
@@ -116,18 +173,32 @@ impl Server {
     pub async fn run(self) -> anyhow::Result<()> {
         let shutdown = self.state.shutdown.clone();
         let tracker = self.state.tracker.clone();
-        // Frames are small and interactive: send them at once, not after
-        // Nagle's algorithm waits for the peer's delayed ack.
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(error) = tcp.set_nodelay(true) {
-                tracing::warn!(%error, "could not set TCP_NODELAY");
+        let public = app(
+            self.state.clone(),
+            self.request_timeout,
+            self.metrics_listener.is_none(),
+        );
+        let metrics = async {
+            if let Some(listener) = self.metrics_listener {
+                let app = metrics_app(self.state);
+                edge::serve(
+                    listener,
+                    app,
+                    self.edge.clone(),
+                    shutdown.clone(),
+                    tracker.clone(),
+                )
+                .await;
             }
-        });
-        // The peer's address is what the per-address connection cap counts.
-        let app = app(self.state).into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown.cancelled_owned())
-            .await?;
+        };
+        let public = edge::serve(
+            self.listener,
+            public,
+            self.edge.clone(),
+            shutdown.clone(),
+            tracker.clone(),
+        );
+        tokio::join!(public, metrics);
         tracker.close();
         tracker.wait().await;
         Ok(())
@@ -138,5 +209,8 @@ impl Server {
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     let server = Server::bind(&config, shutdown).await?;
     println!("listening on http://{}", server.local_addr()?);
+    if let Some(metrics) = server.metrics_addr() {
+        println!("metrics on http://{metrics}/metrics");
+    }
     server.run().await
 }

@@ -4,6 +4,10 @@
 //! By default only the server's own pages may (the origin names the host the request came to);
 //! `--allowed-origins` adds others, `*` allows every origin. A client that sends no `Origin`
 //! is not a browser page and is let through.
+//!
+//! The `Host` header is the attacker's to choose under DNS rebinding (their name, resolved to
+//! our address, makes their page "same-origin"), so a public server names its own origins with
+//! `--public-origin`: then those, and no `Host`, say which pages are its own.
 
 use std::str::FromStr;
 
@@ -23,23 +27,52 @@ impl FromStr for AllowedOrigins {
 
     /// A comma-separated list of origins such as `https://senet.example`, or `*`.
     fn from_str(text: &str) -> Result<Self, String> {
-        let mut allowed = AllowedOrigins::default();
-        for origin in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
-            if origin == "*" {
-                allowed.any = true;
-            } else if origin.starts_with("http://") || origin.starts_with("https://") {
-                allowed.listed.push(normalize(origin));
-            } else {
-                return Err(format!(
-                    "{origin:?} is not an origin: expected http(s)://host[:port] or *"
-                ));
-            }
-        }
-        Ok(allowed)
+        let any = text.split(',').any(|origin| origin.trim() == "*");
+        let others = text.split(',').filter(|origin| origin.trim() != "*");
+        let listed = origins(&others.collect::<Vec<_>>().join(","))
+            .map_err(|error| format!("{error} or *"))?;
+        Ok(AllowedOrigins { any, listed })
     }
 }
 
-impl AllowedOrigins {
+/// The server's own origins, from `--public-origin`; empty: whatever `Host` names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PublicOrigins(Vec<String>);
+
+impl FromStr for PublicOrigins {
+    type Err = String;
+
+    /// A comma-separated list of origins such as `https://senet.example`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        origins(text).map(PublicOrigins)
+    }
+}
+
+/// A comma-separated list of `http(s)://host[:port]`, normalized.
+fn origins(text: &str) -> Result<Vec<String>, String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|origin| !origin.is_empty())
+        .map(|origin| {
+            if origin.starts_with("http://") || origin.starts_with("https://") {
+                Ok(normalize(origin))
+            } else {
+                Err(format!(
+                    "{origin:?} is not an origin: expected http(s)://host[:port]"
+                ))
+            }
+        })
+        .collect()
+}
+
+/// Which pages may open WebSockets: the server's own and the allowed others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origins {
+    pub public: PublicOrigins,
+    pub allowed: AllowedOrigins,
+}
+
+impl Origins {
     /// Whether a WebSocket handshake with these headers may proceed.
     pub fn allows(&self, headers: &HeaderMap) -> bool {
         let Some(origin) = headers.get(ORIGIN) else {
@@ -49,7 +82,12 @@ impl AllowedOrigins {
             return false;
         };
         let origin = normalize(origin);
-        self.any || self.listed.contains(&origin) || is_same_origin(&origin, headers)
+        let own = if self.public.0.is_empty() {
+            is_same_origin(&origin, headers)
+        } else {
+            self.public.0.contains(&origin)
+        };
+        own || self.allowed.any || self.allowed.listed.contains(&origin)
     }
 }
 
@@ -95,9 +133,16 @@ mod tests {
         headers
     }
 
+    fn allowing(allowed: &str) -> Origins {
+        Origins {
+            public: PublicOrigins::default(),
+            allowed: allowed.parse().unwrap(),
+        }
+    }
+
     #[test]
     fn own_pages_and_non_browsers_are_allowed_by_default() {
-        let default = AllowedOrigins::default();
+        let default = Origins::default();
         assert!(default.allows(&headers(Some("http://127.0.0.1:8080"), "127.0.0.1:8080")));
         assert!(default.allows(&headers(Some("https://Senet.example"), "senet.example")));
         assert!(default.allows(&headers(Some("https://senet.example"), "senet.example:443")));
@@ -106,18 +151,29 @@ mod tests {
 
     #[test]
     fn other_sites_are_refused_unless_listed() {
-        let default = AllowedOrigins::default();
+        let default = Origins::default();
         let evil = headers(Some("https://evil.example"), "senet.example");
         assert!(!default.allows(&evil));
         assert!(!default.allows(&headers(Some("http://127.0.0.1:9999"), "127.0.0.1:8080")));
         assert!(!default.allows(&headers(Some("null"), "senet.example")));
 
-        let listed: AllowedOrigins = "https://evil.example/, https://other.example"
-            .parse()
-            .unwrap();
+        let listed = allowing("https://evil.example/, https://other.example");
         assert!(listed.allows(&evil));
-        let any: AllowedOrigins = "*".parse().unwrap();
-        assert!(any.allows(&evil));
+        assert!(allowing("*").allows(&evil));
         assert!("evil.example".parse::<AllowedOrigins>().is_err());
+    }
+
+    #[test]
+    fn with_public_origins_the_host_header_no_longer_decides() {
+        let public = Origins {
+            public: "https://senet.example".parse().unwrap(),
+            allowed: AllowedOrigins::default(),
+        };
+        assert!(public.allows(&headers(Some("https://senet.example/"), "whatever")));
+        // DNS rebinding: the attacker's name, resolved to us, with a matching Host.
+        let rebound = headers(Some("http://rebind.example:8080"), "rebind.example:8080");
+        assert!(!public.allows(&rebound));
+        assert!(Origins::default().allows(&rebound));
+        assert!("*".parse::<PublicOrigins>().is_err());
     }
 }

@@ -8,11 +8,10 @@
 //! forwards the room's frames in version order. A connection that falls
 //! behind the broadcast gets a fresh `state` instead of the lost events.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::SinkExt;
@@ -23,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::AppState;
+use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
 use crate::protocol::{
     Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, room_url,
@@ -51,11 +51,11 @@ const CLOSE_SEAT_ELSEWHERE: u16 = 4000;
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(client): Extension<ClientAddr>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Result<Response, AppError> {
-    let permit = state.gate.admit(&headers, peer.ip())?;
+    let permit = state.gate.admit(&headers, client)?;
     if !state.rooms.exists(&id).await? {
         return Err(RoomError::NotFound.into());
     }

@@ -1,6 +1,7 @@
 //! The embedded [`Store`]: one SQLite file in WAL mode, created on first
 //! start, with the migrations in `migrations/sqlite/` applied on open.
-//! Appends are committed in batches, and the WAL checkpointed, by [`writer`].
+//! Appends are committed in batches, and the WAL checkpointed, by [`writer`];
+//! every other write goes through it too ([`Writer::write`]), so the WAL stays bounded.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use super::rows::{self, Statements};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::Version;
+use crate::protocol::{UnixMs, Version};
 use writer::Writer;
 
 mod writer;
@@ -67,12 +68,21 @@ const SQL: Statements = Statements {
     events_after: "SELECT v, at, kind, data FROM events WHERE room = ? AND v > ? ORDER BY v",
     select_analysis: "SELECT data FROM analyses WHERE room = ?",
     insert_analysis: "INSERT INTO analyses (room, data) VALUES (?, ?) ON CONFLICT (room) DO NOTHING",
+    select_unstarted: "SELECT id FROM rooms WHERE created_at < ? AND NOT EXISTS \
+                       (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT ?",
+    // SQLite has one writer: a transaction that has read and then writes fails (and is tried at
+    // the next sweep) if another wrote in between, so no lock is needed.
+    lock_unstarted: "SELECT id FROM rooms WHERE id = ?1 AND NOT EXISTS \
+                     (SELECT 1 FROM events WHERE room = ?1 AND kind = 'started')",
+    delete_events: "DELETE FROM events WHERE room = ?",
+    delete_room: "DELETE FROM rooms WHERE id = ?",
 };
 
 #[async_trait]
 impl Store for SqliteStore {
     async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
-        rows::create_room(&self.pool, &SQL, room, events).await
+        let create = rows::create_room(&self.pool, &SQL, room, events);
+        self.writer.write(create).await
     }
 
     async fn room(&self, id: &str) -> Result<Option<RoomRow>, StoreError> {
@@ -80,7 +90,8 @@ impl Store for SqliteStore {
     }
 
     async fn take_seat(&self, room: &str, side: Side, seat: &SeatRow) -> Result<bool, StoreError> {
-        rows::take_seat(&self.pool, &SQL, room, side, seat).await
+        let take = rows::take_seat(&self.pool, &SQL, room, side, seat);
+        self.writer.write(take).await
     }
 
     async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
@@ -104,6 +115,14 @@ impl Store for SqliteStore {
 
     async fn save_analysis(&self, room: &str, analysis: &str) -> Result<(), StoreError> {
         rows::save_analysis(&self.pool, &SQL, room, analysis).await
+    }
+
+    async fn delete_unstarted(
+        &self,
+        before: UnixMs,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -24,6 +24,8 @@ pub const PATIENCE: Duration = Duration::from_secs(10);
 /// A server in this process on its own temporary SQLite file.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// Where `/metrics` is, when `--metrics-listen` put it apart.
+    pub metrics_addr: Option<SocketAddr>,
     pub shutdown: CancellationToken,
     pub task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     pub rooms: senet::room::Rooms,
@@ -59,14 +61,21 @@ impl TestServer {
         config.max_messages_per_second = 1_000;
         // The computer plays at once: tests wait for events, not for people.
         config.ai_delay_ms = 0;
+        // Every test client comes from 127.0.0.1 and creates rooms faster than people; the
+        // per-address caps and quotas are tested on their own (tests/edge.rs).
+        config.edge.max_tcp_connections_per_address = 0;
+        config.edge.create_burst = 0;
+        config.edge.join_burst = 0;
         adjust(&mut config);
         let shutdown = CancellationToken::new();
         let server = Server::bind(&config, shutdown.clone()).await.unwrap();
         let addr = server.local_addr().unwrap();
+        let metrics_addr = server.metrics_addr();
         let rooms = server.rooms().clone();
         let task = tokio::spawn(server.run());
         TestServer {
             addr,
+            metrics_addr,
             shutdown,
             task: Some(task),
             rooms,
@@ -465,6 +474,8 @@ impl ChildServer {
             .args(["--database-url", url])
             .args(["--max-messages-per-second", "1000"])
             .args(["--ai-delay-ms", "0"])
+            .args(["--max-tcp-connections-per-address", "0"])
+            .args(["--create-burst", "0", "--join-burst", "0"])
             .args(extra)
             .stdout(std::process::Stdio::piped())
             .stderr(log)

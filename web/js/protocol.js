@@ -23,6 +23,7 @@ export const ErrorCode = Object.freeze({
   NotFinished: 'not_finished',
   OriginNotAllowed: 'origin_not_allowed',
   TooManyConnections: 'too_many_connections',
+  RateLimited: 'rate_limited',
   Internal: 'internal',
 });
 

@@ -20,6 +20,12 @@
 //! period without commits the WAL file is also truncated, so a burst of load
 //! does not leave its size on the disk (truncating it under load stalled the
 //! writer for ~150 ms).
+//!
+//! Writes outside the batches (a room created, a seat taken) go through
+//! [`Writer::write`]: they too must be seen by the checkpoints, or a flood
+//! of room creations on an otherwise quiet server grows the WAL without
+//! bound (nothing would ever copy it back), and they must not run while the
+//! checkpoint has the writer paused.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,6 +58,7 @@ struct Shared {
 /// appends already queued are committed) and the checkpoints.
 pub(super) struct Writer {
     appends: GroupCommit,
+    shared: Arc<Shared>,
     _checkpoints: AbortOnDropHandle<()>,
 }
 
@@ -61,7 +68,11 @@ impl Writer {
         let shared = Arc::new(Shared::default());
         let checkpoints = tokio::spawn(checkpoint_now_and_then(pool.clone(), shared.clone()));
         Writer {
-            appends: GroupCommit::start(Appends { pool, shared }),
+            appends: GroupCommit::start(Appends {
+                pool,
+                shared: shared.clone(),
+            }),
+            shared,
             _checkpoints: AbortOnDropHandle::new(checkpoints),
         }
     }
@@ -74,6 +85,15 @@ impl Writer {
         events: &[StoredEvent],
     ) -> Result<(), StoreError> {
         self.appends.append(room, events).await
+    }
+
+    /// Runs a write made outside the batches as one of the writer's own: never while the
+    /// checkpoint has the writer paused, and counted, so the checkpoints copy it back.
+    pub(super) async fn write<T>(&self, write: impl Future<Output = T>) -> T {
+        let _writing = self.shared.writing.lock().await;
+        let written = write.await;
+        self.shared.commits.fetch_add(1, Ordering::Relaxed);
+        written
     }
 }
 
