@@ -28,6 +28,11 @@ pub struct Config {
     #[arg(long, env = "SENET_MIN_CLOCK_INITIAL", default_value = "30", value_parser = clap::value_parser!(u32).range(1..=7200))]
     pub min_clock_initial: u32,
 
+    /// Seconds a room may wait for its game to start (the second player) before it is deleted.
+    /// Finished and running games are kept.
+    #[arg(long, env = "SENET_UNSTARTED_ROOM_TTL", default_value = "86400", value_parser = parse_positive_seconds)]
+    pub unstarted_room_ttl: Duration,
+
     /// Seconds a room with no connection stays in memory before its task ends.
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
     pub room_idle_after: Duration,
@@ -85,6 +90,7 @@ impl Config {
             database_url: database_url.into(),
             abandon_after: Duration::from_secs(60),
             min_clock_initial: 30,
+            unstarted_room_ttl: Duration::from_secs(24 * 3600),
             room_idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
@@ -114,6 +120,7 @@ impl Config {
             min_clock_initial: self.min_clock_initial,
             max_sockets_per_seat: usize::from(self.max_sockets_per_seat),
             seat_messages_per_second: self.max_messages_per_second,
+            unstarted_ttl: self.unstarted_room_ttl,
             ..RoomConfig::default()
         }
     }

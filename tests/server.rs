@@ -684,6 +684,68 @@ async fn a_player_reconnects_mid_game_with_the_token() {
 }
 
 #[tokio::test]
+async fn summaries_are_read_from_the_log_without_loading_rooms() {
+    let server = TestServer::start().await;
+    let table = online_table(&server).await;
+    let waiting = create_room(server.addr, "online", "white").await;
+    let waiting = waiting["room"].as_str().unwrap();
+    assert_eq!(server.rooms.live_count(), 1, "only the room being played");
+
+    let (status, summary) = http(server.addr, "GET", &format!("/api/rooms/{waiting}"), None).await;
+    assert_eq!((status, &summary["status"]), (200, &json!("waiting")));
+    assert_eq!(summary["players"]["white"]["seated"], true);
+    assert_eq!(server.rooms.live_count(), 1, "a summary loaded the room");
+
+    // A live room answers itself: it knows who watches.
+    let (_, live) = http(
+        server.addr,
+        "GET",
+        &format!("/api/rooms/{}", table.room),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (&live["status"], &live["spectators"]),
+        (&json!("playing"), &json!(0))
+    );
+}
+
+#[tokio::test]
+async fn unstarted_rooms_past_their_ttl_are_deleted_and_games_are_kept() {
+    let ttl = std::time::Duration::from_secs(1);
+    let server = TestServer::start_with(|config| config.unstarted_room_ttl = ttl).await;
+    let waiting = create_room(server.addr, "online", "black").await;
+    let room = waiting["room"].as_str().unwrap().to_string();
+    let mut creator = Client::join(server.addr, &room, waiting["token"].as_str()).await;
+    let playing = online_table(&server).await;
+    let local = create_room(server.addr, "local", "black").await;
+
+    // The waiting room goes, and its creator's socket with it; games stay.
+    assert_eq!(creator.closed().await, Closed::Code(1012));
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while http(server.addr, "GET", &format!("/api/rooms/{room}"), None)
+        .await
+        .0
+        != 404
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the unstarted room stays"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(2 * ttl).await;
+    for kept in [playing.room.as_str(), local["room"].as_str().unwrap()] {
+        let (status, summary) = http(server.addr, "GET", &format!("/api/rooms/{kept}"), None).await;
+        assert_eq!(
+            (status, &summary["status"]),
+            (200, &json!("playing")),
+            "{kept}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn rooms_leave_memory_when_idle_and_come_back_from_the_log() {
     let server = TestServer::start_with(|config| {
         config.room_idle_after = std::time::Duration::from_millis(200)

@@ -9,7 +9,7 @@ mod postgres_support;
 
 use common::{event, room, seat};
 use senet::engine::Side;
-use senet::store::{Store, StoreError};
+use senet::store::{RoomRow, Store, StoreError};
 
 /// A room reads back exactly as created; unknown ids read as `None`.
 async fn rooms_round_trip(store: &dyn Store) {
@@ -133,6 +133,48 @@ async fn concurrent_appends_fail_alone(store: &dyn Store) {
     }
 }
 
+/// Rooms past the cutoff whose log has no `started` event go, with their
+/// events; started rooms and newer ones stay.
+async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &dyn Store) {
+    let old = |id: &str| RoomRow {
+        created_at: 1_000,
+        ..room(id)
+    };
+    store.create_room(&old("u1"), &[]).await.unwrap();
+    store
+        .create_room(&old("u2"), &[event(1, "presence")])
+        .await
+        .unwrap();
+    store
+        .create_room(&old("s1"), &[event(1, "started")])
+        .await
+        .unwrap();
+    store
+        .create_room(
+            &RoomRow {
+                created_at: 5_000,
+                ..room("new")
+            },
+            &[],
+        )
+        .await
+        .unwrap();
+    let mut deleted = store.delete_unstarted(2_000, 10).await.unwrap();
+    deleted.sort();
+    assert_eq!(deleted, ["u1", "u2"]);
+    for gone in ["u1", "u2"] {
+        assert!(store.room(gone).await.unwrap().is_none());
+        assert!(store.events_after(gone, 0).await.unwrap().is_empty());
+    }
+    for kept in ["s1", "new"] {
+        assert!(store.room(kept).await.unwrap().is_some(), "{kept}");
+    }
+    assert_eq!(
+        store.delete_unstarted(2_000, 10).await.unwrap(),
+        Vec::<String>::new()
+    );
+}
+
 async fn ping_answers(store: &dyn Store) {
     store.ping().await.unwrap();
 }
@@ -175,6 +217,11 @@ macro_rules! backend_tests {
             $(#[$attr])*
             async fn concurrent_appends_fail_alone() {
                 super::$on_store(super::concurrent_appends_fail_alone).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn unstarted_rooms_are_deleted_and_the_rest_kept() {
+                super::$on_store(super::unstarted_rooms_are_deleted_and_the_rest_kept).await
             }
             #[tokio::test]
             $(#[$attr])*

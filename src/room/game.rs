@@ -26,8 +26,8 @@ use crate::engine::{Effect, Move, Position, Side, Sticks, Target};
 use crate::fairness::{Seed, seed_hash, sticks_for};
 use crate::protocol::{
     Action, CancelReason, ClientSeeds, ClockState, Clocks, EffectName, EndReason, Event, EventKind,
-    GameResult, LegalMove, Mode, OffMarker, Phase, PlayerState, Players, Presence, Seat, State,
-    Status, Throw, TimeControl, To, UnixMs, Version, Winner,
+    GameResult, LegalMove, Mode, OffMarker, Phase, PlayerState, Players, Presence, RoomSummary,
+    Seat, State, Status, Throw, TimeControl, To, UnixMs, Version, Winner,
 };
 use crate::secrets::rematch_room_id;
 
@@ -701,6 +701,20 @@ impl Game {
     /// Whether the log last said `side` has a connection open.
     pub fn is_connected(&self, side: Side) -> bool {
         self.presence[index(side)].connected
+    }
+
+    /// What `GET /api/rooms/{id}` shows, with the spectators its task counts (none if the room
+    /// is not in memory).
+    pub fn summary(&self, spectators: usize) -> RoomSummary {
+        RoomSummary {
+            room: self.id().to_string(),
+            mode: self.mode(),
+            level: self.level(),
+            status: self.status(),
+            players: self.players(),
+            spectators,
+            result: self.result(),
+        }
     }
 
     pub fn players(&self) -> Players {

@@ -64,6 +64,8 @@ pub struct RoomConfig {
     pub max_sockets_per_seat: usize,
     /// Messages all the sockets of one seat may send in any second, together.
     pub seat_messages_per_second: usize,
+    /// How long a room may wait for its game to start before it is deleted.
+    pub unstarted_ttl: Duration,
 }
 
 impl Default for RoomConfig {
@@ -78,6 +80,7 @@ impl Default for RoomConfig {
             min_clock_initial: 30,
             max_sockets_per_seat: 4,
             seat_messages_per_second: 20,
+            unstarted_ttl: Duration::from_secs(24 * 3600),
         }
     }
 }
@@ -303,8 +306,71 @@ impl Rooms {
         Err(RoomError::Unavailable)
     }
 
+    /// A live room answers itself (it knows its spectators); any other is read from the log
+    /// without loading it, so that looking at many rooms holds no memory.
     pub async fn summary(&self, id: &str) -> Result<RoomSummary, RoomError> {
-        self.call(id, |reply| Command::Summary { reply }).await
+        if let Some(handle) = self.live_handle(id)
+            && let Some(summary) = handle.call(|reply| Command::Summary { reply }).await
+        {
+            return Ok(summary);
+        }
+        if !is_room_id(id) {
+            return Err(RoomError::NotFound);
+        }
+        let store = &self.inner.store;
+        let row = store.room(id).await?.ok_or(RoomError::NotFound)?;
+        let mut game = Game::new(
+            Room::new(row.id.clone(), row.mode, row.seed, row.clock),
+            Seats::of_room(&row),
+        );
+        for stored in store.events_after(id, 0).await? {
+            game.apply(stored.v, stored.at, &decode(&stored)?)?;
+        }
+        Ok(game.summary(0))
+    }
+
+    /// Sweeps unstarted rooms ([`Rooms::sweep_unstarted`]) in the background until shutdown,
+    /// ten times per `unstarted_ttl` (at most every ten minutes).
+    pub fn sweep_now_and_then(&self) {
+        let rooms = self.clone();
+        let ttl = self.inner.config.unstarted_ttl;
+        let every = (ttl / 10).clamp(Duration::from_millis(100), Duration::from_secs(600));
+        let shutdown = self.inner.shutdown.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = ticks.tick() => {}
+                }
+                match rooms.sweep_unstarted(ttl).await {
+                    Ok(0) => {}
+                    Ok(deleted) => tracing::info!(deleted, "unstarted rooms deleted"),
+                    Err(error) => tracing::warn!(%error, "could not sweep unstarted rooms"),
+                }
+            }
+        });
+    }
+
+    /// Deletes the rooms whose game has not started within `ttl` of their creation, a batch at
+    /// a time, and ends the tasks of those in memory. Returns how many were deleted.
+    pub async fn sweep_unstarted(&self, ttl: Duration) -> Result<usize, RoomError> {
+        const BATCH: u32 = 100;
+        let before = now_ms() - ttl.as_millis() as UnixMs;
+        let mut total = 0;
+        loop {
+            let deleted = self.inner.store.delete_unstarted(before, BATCH).await?;
+            for id in &deleted {
+                if let Some(handle) = self.live_handle(id) {
+                    handle.send_soon(Command::Close);
+                }
+            }
+            total += deleted.len();
+            if deleted.len() < BATCH as usize {
+                return Ok(total);
+            }
+        }
     }
 
     /// The whole log of a room, with the seed once the game is over.
@@ -492,6 +558,12 @@ async fn create_room(
         .map(|(event, v)| stored_event(v, row.created_at, event))
         .collect();
     store.create_room(&row, &first_events).await
+}
+
+/// A logged event, read back.
+fn decode(stored: &StoredEvent) -> Result<Event, StoreError> {
+    Event::from_parts(&stored.kind, &stored.data)
+        .map_err(|e| StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind)))
 }
 
 /// An event as the log keeps it.

@@ -47,7 +47,7 @@ use super::error::RoomError;
 use super::game::{Context, Decision, Game, Room, index};
 use super::rate::SeatBudget;
 use super::seats::Seats;
-use super::{RoomConfig, create_room, new_seat, now_ms};
+use super::{RoomConfig, create_room, decode, new_seat, now_ms};
 use crate::engine::Side;
 use crate::protocol::{
     Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
@@ -132,6 +132,8 @@ pub enum Command {
     CatchUp {
         up_to: Option<Version>,
     },
+    /// The room was deleted from the store: end the task (its connections are closed).
+    Close,
 }
 
 pub struct RoomTask {
@@ -206,8 +208,8 @@ impl RoomTask {
                 biased;
                 _ = shutdown.cancelled() => break,
                 command = commands.recv() => match command {
+                    Some(Command::Close) | None => break,
                     Some(command) => self.handle(command).await,
-                    None => break,
                 },
                 decided = bot_turn.answer() => self.bot_acts(decided).await,
                 _ = sleep_until_some(flag_deadline) => self.commit_now(Game::decide_timeout).await,
@@ -253,6 +255,8 @@ impl RoomTask {
                 let _ = reply.send(self.summary());
             }
             Command::CatchUp { up_to } => self.heard(up_to).await,
+            // The loop ends the task before handling it.
+            Command::Close => {}
         }
     }
 
@@ -339,15 +343,7 @@ impl RoomTask {
     }
 
     fn summary(&self) -> RoomSummary {
-        RoomSummary {
-            room: self.game.id().to_string(),
-            mode: self.game.mode(),
-            level: self.game.level(),
-            status: self.game.status(),
-            players: self.game.players(),
-            spectators: self.spectators(),
-            result: self.game.result(),
-        }
+        self.game.summary(self.spectators())
     }
 
     async fn join(&mut self, side: Option<Side>, client_seed: String) -> Result<Joined, RoomError> {
@@ -598,9 +594,7 @@ impl RoomTask {
             .await?;
         let mut started = false;
         for stored in missed {
-            let event = Event::from_parts(&stored.kind, &stored.data).map_err(|e| {
-                StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind))
-            })?;
+            let event = decode(&stored)?;
             started |= matches!(event, Event::Started { .. });
             self.game.apply(stored.v, stored.at, &event)?;
             self.send_event(stored.v, &event, event.frame(stored.v));

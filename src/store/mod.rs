@@ -102,6 +102,11 @@ pub trait Store: Send + Sync + 'static {
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError>;
 
+    /// Deletes up to `limit` rooms created before `before` whose game never started, with
+    /// their events; returns their ids. A room that starts meanwhile is kept.
+    async fn delete_unstarted(&self, before: UnixMs, limit: u32)
+    -> Result<Vec<String>, StoreError>;
+
     /// Succeeds when the database answers and every migration is applied (`GET /readyz`).
     async fn ping(&self) -> Result<(), StoreError>;
 

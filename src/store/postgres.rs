@@ -25,7 +25,7 @@ use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::Version;
+use crate::protocol::{UnixMs, Version};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -76,6 +76,14 @@ const SQL: Statements = Statements {
     take_white_seat: "UPDATE rooms SET white_token_hash = $1, white_client_seed = $2 \
                       WHERE id = $3 AND white_token_hash IS NULL",
     events_after: "SELECT v, at, kind, data FROM events WHERE room = $1 AND v > $2 ORDER BY v",
+    select_unstarted: "SELECT id FROM rooms WHERE created_at < $1 AND NOT EXISTS \
+                       (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT $2",
+    // An append checks its room's row (the foreign key) with a lock that this one excludes: no
+    // event can be appended between this check and the deletion.
+    lock_unstarted: "SELECT id FROM rooms WHERE id = $1 AND NOT EXISTS \
+                     (SELECT 1 FROM events WHERE room = $1 AND kind = 'started') FOR UPDATE",
+    delete_events: "DELETE FROM events WHERE room = $1",
+    delete_room: "DELETE FROM rooms WHERE id = $1",
 };
 
 #[async_trait]
@@ -105,6 +113,14 @@ impl Store for PgStore {
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         rows::events_after(&self.pool, &SQL, room, after).await
+    }
+
+    async fn delete_unstarted(
+        &self,
+        before: UnixMs,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

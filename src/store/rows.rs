@@ -27,6 +27,15 @@ pub(super) struct Statements {
     pub take_white_seat: &'static str,
     /// `v, at, kind, data` of a room's events after a version, in order.
     pub events_after: &'static str,
+    /// Ids of rooms created before a time whose log has no `started` event, at most a number.
+    pub select_unstarted: &'static str,
+    /// The room by id if it still has not started, locked until the transaction ends where the
+    /// database can (so that no event is appended to it meanwhile).
+    pub lock_unstarted: &'static str,
+    /// Deletes a room's events, by room id.
+    pub delete_events: &'static str,
+    /// Deletes a room, by id.
+    pub delete_room: &'static str,
 }
 
 /// How many rows a statement changed: each backend's query result says so
@@ -94,6 +103,52 @@ where
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// Deletes up to `limit` rooms created before `before` whose game never started, with their
+/// events, in one transaction; returns their ids.
+pub(super) async fn delete_unstarted<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    before: i64,
+    limit: i64,
+) -> Result<Vec<String>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> Decode<'r, DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB>,
+    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    let mut tx = pool.begin().await?;
+    let candidates: Vec<(String,)> = sqlx::query_as(sql.select_unstarted)
+        .bind(before)
+        .bind(limit)
+        .fetch_all(&mut *tx)
+        .await?;
+    let mut deleted = Vec::with_capacity(candidates.len());
+    for (id,) in candidates {
+        // Started meanwhile (through another instance): keep it.
+        let still: Option<(String,)> = sqlx::query_as(sql.lock_unstarted)
+            .bind(id.clone())
+            .fetch_optional(&mut *tx)
+            .await?;
+        if still.is_none() {
+            continue;
+        }
+        sqlx::query(sql.delete_events)
+            .bind(id.clone())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(sql.delete_room)
+            .bind(id.clone())
+            .execute(&mut *tx)
+            .await?;
+        deleted.push(id);
+    }
+    tx.commit().await?;
+    Ok(deleted)
 }
 
 /// The room with this id, if there is one.

@@ -13,7 +13,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use super::rows::{self, Statements};
 use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::Version;
+use crate::protocol::{UnixMs, Version};
 use writer::Writer;
 
 mod writer;
@@ -66,6 +66,14 @@ const SQL: Statements = Statements {
     take_white_seat: "UPDATE rooms SET white_token_hash = ?, white_client_seed = ? \
                       WHERE id = ? AND white_token_hash IS NULL",
     events_after: "SELECT v, at, kind, data FROM events WHERE room = ? AND v > ? ORDER BY v",
+    select_unstarted: "SELECT id FROM rooms WHERE created_at < ? AND NOT EXISTS \
+                       (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT ?",
+    // SQLite has one writer: a transaction that has read and then writes fails (and is tried at
+    // the next sweep) if another wrote in between, so no lock is needed.
+    lock_unstarted: "SELECT id FROM rooms WHERE id = ?1 AND NOT EXISTS \
+                     (SELECT 1 FROM events WHERE room = ?1 AND kind = 'started')",
+    delete_events: "DELETE FROM events WHERE room = ?",
+    delete_room: "DELETE FROM rooms WHERE id = ?",
 };
 
 #[async_trait]
@@ -97,6 +105,14 @@ impl Store for SqliteStore {
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         rows::events_after(&self.pool, &SQL, room, after).await
+    }
+
+    async fn delete_unstarted(
+        &self,
+        before: UnixMs,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
