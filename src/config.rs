@@ -23,6 +23,11 @@ pub struct Config {
     #[arg(long, env = "SENET_ABANDON_AFTER", default_value = "60", value_parser = parse_seconds)]
     pub abandon_after: Duration,
 
+    /// Seconds the side to move of an untimed online game may take over its turn, connected or
+    /// not, before the opponent may claim the win.
+    #[arg(long, env = "SENET_IDLE_TURN_AFTER", default_value = "300", value_parser = parse_seconds)]
+    pub idle_turn_after: Duration,
+
     /// The shortest initial time, in seconds, a timed game may be created with (the longest is
     /// two hours).
     #[arg(long, env = "SENET_MIN_CLOCK_INITIAL", default_value = "30", value_parser = clap::value_parser!(u32).range(1..=7200))]
@@ -90,6 +95,7 @@ impl Config {
             database_url: database_url.into(),
             abandon_after: Duration::from_secs(60),
             min_clock_initial: 30,
+            idle_turn_after: Duration::from_secs(300),
             unstarted_room_ttl: Duration::from_secs(24 * 3600),
             room_idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
@@ -109,6 +115,7 @@ impl Config {
     pub fn room_config(&self) -> RoomConfig {
         RoomConfig {
             abandon_after: self.abandon_after,
+            idle_turn_after: self.idle_turn_after,
             idle_after: self.room_idle_after,
             broadcast_capacity: usize::from(self.broadcast_capacity),
             // One semaphore for the whole server: this is called once, at bind.

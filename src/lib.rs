@@ -19,8 +19,11 @@
 //!   PostgreSQL listener that tells instances of each other's appends.
 //! - [`protocol`]: the wire format, one file per concern; `web/js/protocol.js` is generated from
 //!   it. [`lessons`]: the `/learn` page's rule lessons, each answer derived by the engine.
+//! - [`analysis`]: the verdict on a played game's record, throw by throw (win probability
+//!   before and after, best move, label); pure, on the protocol's level, used by `senet analyse`
+//!   and the server.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft); [`ai`]: the
-//!   computer opponent (evaluation, search, levels).
+//!   computer opponent (evaluation, trained network, search, levels).
 //! - Helpers: [`fairness`] (seeds, `seed_hash`, the throw formula), [`secrets`] (room ids,
 //!   tokens and their hashes), [`telemetry`] (logs and every metric name), [`os`] (open-file
 //!   limit, resident memory).
@@ -37,6 +40,7 @@
 //! 5. each socket's loop forwards the frames in version order, then the actor's socket sends the
 //!    `ack`; a refusal goes back as an `error` reply worded by `server/error.rs`.
 pub mod ai;
+pub mod analysis;
 pub mod commands;
 pub mod config;
 pub mod engine;

@@ -41,6 +41,8 @@ pub const ACTION_LATENCY: &str = "senet_action_latency_seconds";
 pub const DB_APPEND_LATENCY: &str = "senet_db_append_seconds";
 /// The AI choosing one move (histogram, seconds).
 pub const AI_DECISION_TIME: &str = "senet_ai_decision_seconds";
+/// Analysing one finished game, on its first request (histogram, seconds).
+pub const ANALYSIS_TIME: &str = "senet_analysis_seconds";
 
 /// Label keys used with the metrics above.
 pub const LABEL_MODE: &str = "mode";
@@ -161,6 +163,11 @@ fn describe() {
         "Appending one event to the database, commit included."
     );
     describe_histogram!(AI_DECISION_TIME, Unit::Seconds, "The AI choosing one move.");
+    describe_histogram!(
+        ANALYSIS_TIME,
+        Unit::Seconds,
+        "Analysing one finished game (first request only; later ones read the stored analysis)."
+    );
     gauge!(CONNECTIONS_OPEN).set(0.0);
     gauge!(TCP_CONNECTIONS_OPEN).set(0.0);
     gauge!(ROOMS_IN_MEMORY).set(0.0);

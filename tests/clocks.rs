@@ -198,3 +198,85 @@ async fn verify_catches_a_forged_timeout_and_play_after_the_flag() {
     late["events"][over]["d"]["reason"] = json!("resign");
     verify_rejected(&late).await;
 }
+
+// ---------------------------------------------------------------- untimed games
+
+/// An untimed online room: white created it and is connected; black joined over HTTP only.
+async fn white_waits_for_black(server: &TestServer) -> (String, String, Client) {
+    let body = json!({"mode": "online", "side": "white"});
+    let (_, created) = http(server.addr, "POST", "/api/rooms", Some(body)).await;
+    let room = created["room"].as_str().unwrap().to_string();
+    let white = Client::join(server.addr, &room, created["token"].as_str()).await;
+    let joined = common::join_room(server.addr, &room).await;
+    let black = joined["token"].as_str().unwrap().to_string();
+    (room, black, white)
+}
+
+/// Waits for `claim_at` and claims: the game must end by abandon, for white.
+async fn claim_when_allowed(white: &mut Client, claim_at: i64) {
+    let wait = claim_at - senet::room::now_ms();
+    tokio::time::sleep(Duration::from_millis(wait.max(0) as u64 + 20)).await;
+    let events = white.ok("claim-victory", Value::Null).await;
+    let over = events.iter().find(|e| e["t"] == "game-over").unwrap();
+    assert_eq!(
+        (&over["d"]["winner"], &over["d"]["reason"]),
+        (&json!("white"), &json!("abandon"))
+    );
+}
+
+fn claim_at(presence: &Value) -> i64 {
+    presence["d"]["black"]["claim_at"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no countdown for black: {presence}"))
+}
+
+#[tokio::test]
+async fn a_first_mover_who_never_connects_can_be_claimed_against() {
+    let server = TestServer::start_with(|config| {
+        config.abandon_after = Duration::from_millis(500);
+    })
+    .await;
+    let (_, _, mut white) = white_waits_for_black(&server).await;
+    white.wait_for("started").await;
+    // Worked out in the same commit as `started`: nobody had to come or go.
+    let presence = white.next().await;
+    assert_eq!(presence["t"], "presence", "{presence}");
+    assert_eq!(presence["d"]["black"]["connected"], false);
+    claim_when_allowed(&mut white, claim_at(&presence)).await;
+}
+
+#[tokio::test]
+async fn a_blinking_absent_player_does_not_restart_the_countdown() {
+    let server = TestServer::start_with(|config| {
+        config.abandon_after = Duration::from_millis(1_500);
+    })
+    .await;
+    let (room, black, mut white) = white_waits_for_black(&server).await;
+    let first = claim_at(&white.wait_for("presence").await);
+    for _ in 0..2 {
+        let mut blink = Client::join(server.addr, &room, Some(&black)).await;
+        assert_eq!(blink.state["players"]["black"]["claim_at"], first);
+        blink.close_and_wait(&mut white).await;
+        assert_eq!(white.sync().await["players"]["black"]["claim_at"], first);
+    }
+    // Back for good, but the turn is not over: the countdown still runs out.
+    let _black = Client::join(server.addr, &room, Some(&black)).await;
+    claim_when_allowed(&mut white, first).await;
+}
+
+#[tokio::test]
+async fn a_connected_side_that_does_not_play_can_be_claimed_against_in_untimed_games() {
+    let server = TestServer::start_with(|config| {
+        config.idle_turn_after = Duration::from_millis(800);
+    })
+    .await;
+    let (room, black, mut white) = white_waits_for_black(&server).await;
+    let mut black = Client::join(server.addr, &room, Some(&black)).await;
+    let state = black.sync().await;
+    assert_eq!(state["players"]["black"]["connected"], true);
+    let at = state["players"]["black"]["claim_at"].as_i64().unwrap();
+    white
+        .refused("claim-victory", Value::Null, "cannot_claim")
+        .await;
+    claim_when_allowed(&mut white, at).await;
+}

@@ -8,10 +8,6 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::*;
-use http_body_util::{BodyExt, Empty};
-use hyper::body::Bytes;
-use hyper_util::client::legacy::Client as HttpClient;
-use hyper_util::rt::TokioExecutor;
 use senet::loadgen;
 use senet::loadgen::http::BaseUrl;
 use senet::telemetry;
@@ -182,16 +178,6 @@ async fn metrics_name_every_series_after_some_play() {
     // too: at least our two are open.
     let open = gauge(&text, telemetry::CONNECTIONS_OPEN);
     assert!(open >= 2.0, "{open}");
-}
-
-/// The `/metrics` body (the helper's `http` reads JSON bodies only).
-async fn metrics_text(addr: SocketAddr) -> String {
-    let client = HttpClient::builder(TokioExecutor::new()).build_http::<Empty<Bytes>>();
-    let uri = format!("http://{addr}/metrics").parse().unwrap();
-    let response = client.get(uri).await.unwrap();
-    assert_eq!(response.status(), 200);
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    String::from_utf8(body.to_vec()).unwrap()
 }
 
 fn gauge(text: &str, name: &str) -> f64 {

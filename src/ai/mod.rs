@@ -2,7 +2,11 @@
 //! seed), no I/O and no async, so the server can run it on a blocking pool
 //! and every decision can be replayed.
 //!
-//! - [`eval`]: the static evaluation and its weights.
+//! - [`eval`]: the hand-written evaluation and its weights (`easy`,
+//!   `medium`, `hard-classic`).
+//! - [`net`]: the trained win-probability network (`hard`, the analysis).
+//! - [`train`]: how the network was trained, by self-play; [`calibration`]:
+//!   how well its probabilities match outcomes.
 //! - [`search`]: expectiminimax over the throws with a transposition table
 //!   and iterative deepening under a node budget.
 //!
@@ -14,8 +18,11 @@
 //!
 //! How the levels were chosen and measured is in `docs/AI.md`.
 
+pub mod calibration;
 pub mod eval;
+pub mod net;
 pub mod search;
+pub mod train;
 
 use std::fmt;
 use std::str::FromStr;
@@ -36,7 +43,7 @@ pub enum Level {
     Easy,
     /// Full evaluation, two throws deep.
     Medium,
-    /// Full evaluation, as deep as the node budget allows.
+    /// The trained network, as deep as the node budget allows.
     Hard,
 }
 
@@ -55,7 +62,7 @@ impl Level {
     pub const fn config(self) -> Config {
         match self {
             Level::Easy => Config {
-                weights: Weights::LIGHT,
+                evaluation: Evaluation::Classic(Weights::LIGHT),
                 limits: Limits {
                     max_depth: 1,
                     node_budget: 0,
@@ -63,7 +70,7 @@ impl Level {
                 noise: 6.0,
             },
             Level::Medium => Config {
-                weights: Weights::TUNED,
+                evaluation: Evaluation::Classic(Weights::TUNED),
                 limits: Limits {
                     max_depth: 2,
                     // Never reached at depth 2 (at most 5 + 5 * 5 * 5 nodes per
@@ -73,7 +80,7 @@ impl Level {
                 noise: 0.0,
             },
             Level::Hard => Config {
-                weights: Weights::TUNED,
+                evaluation: Evaluation::Net,
                 limits: Limits {
                     max_depth: 12,
                     node_budget: HARD_NODE_BUDGET,
@@ -86,7 +93,27 @@ impl Level {
 
 /// Nodes `hard` may visit per decision; chosen so that its p99 decision time
 /// stays under 100 ms on one core of the reference machine (docs/AI.md).
-pub const HARD_NODE_BUDGET: u64 = 200_000;
+pub const HARD_NODE_BUDGET: u64 = 50_000;
+
+/// `hard` as it was before the network: the hand-written evaluation, searched
+/// as deep as 200,000 nodes allow. Not offered to players; kept so the
+/// network's gain can be measured (`senet selfplay --white hard-classic`).
+pub const HARD_CLASSIC: Config = Config {
+    evaluation: Evaluation::Classic(Weights::TUNED),
+    limits: Limits {
+        max_depth: 12,
+        node_budget: 200_000,
+    },
+    noise: 0.0,
+};
+
+/// The players the command line knows: a [`Level`] by name, or `hard-classic`.
+pub fn config_named(name: &str) -> Option<Config> {
+    match name {
+        "hard-classic" => Some(HARD_CLASSIC),
+        _ => name.parse::<Level>().ok().map(Level::config),
+    }
+}
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -109,10 +136,33 @@ impl FromStr for Level {
     }
 }
 
+/// What the search scores positions with, for the side about to throw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Evaluation {
+    /// The hand-written terms, in squares of race.
+    Classic(Weights),
+    /// The trained network's win probability `p`, as `(2p - 1) · WIN`: the
+    /// search then maximises the probability of winning, and a sure win
+    /// (`WIN`) stays above any estimate because `p` never reaches 1.
+    Net,
+}
+
+impl Evaluation {
+    /// A game that is not finished, for the side about to throw.
+    pub fn value(&self, position: &Position) -> f64 {
+        match self {
+            Evaluation::Classic(weights) => eval::evaluate(position, weights),
+            Evaluation::Net => {
+                (2.0 * f64::from(net::TRAINED.evaluate(position)) - 1.0) * search::WIN
+            }
+        }
+    }
+}
+
 /// Everything that defines how a player searches; a [`Level`] is a preset.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
-    pub weights: Weights,
+    pub evaluation: Evaluation,
     pub limits: Limits,
     /// Non-zero replaces the search: each move is scored by the evaluation
     /// alone and shifted by a seeded amount in `-noise..noise` squares
@@ -146,7 +196,7 @@ pub fn decide(position: &Position, roll: Roll, config: &Config, seed: u64) -> De
     let seed = decision_seed(position, roll, seed);
     let jitter = |mv: &Move| mix(seed ^ u64::from(mv.from));
     if config.noise == 0.0 {
-        let result = search::search(position, &moves, config.limits, &config.weights, jitter);
+        let result = search::search(position, &moves, config.limits, &config.evaluation, jitter);
         return Decision {
             chosen: Some(result.best),
             depth: result.depth,
@@ -154,6 +204,33 @@ pub fn decide(position: &Position, roll: Roll, config: &Config, seed: u64) -> De
         };
     }
     noisy_one_ply(position, &moves, config, jitter)
+}
+
+/// How deep the analysis of a finished game looks: the position before a
+/// throw over the next two throws, each move over the throw after it. About
+/// 750 network evaluations per throw (docs/AI.md has the timing).
+pub const ANALYSIS_DEPTH: u8 = 2;
+
+/// Win probabilities around one throw, for the analysis of a game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Odds {
+    /// The side about to throw's chance before the throw.
+    pub before: f64,
+    /// Each legal move with the mover's chance after it, ordered by square.
+    pub moves: Vec<(Move, f64)>,
+}
+
+/// The network's view of a throw: [`Odds`] searched [`ANALYSIS_DEPTH`] deep.
+pub fn odds(position: &Position, roll: Roll) -> Odds {
+    let (before, moves) = search::judge(position, roll, ANALYSIS_DEPTH, &Evaluation::Net);
+    let probability = |value: f64| ((value / search::WIN + 1.0) / 2.0).clamp(0.0, 1.0);
+    Odds {
+        before: probability(before),
+        moves: moves
+            .into_iter()
+            .map(|(mv, value)| (mv, probability(value)))
+            .collect(),
+    }
 }
 
 /// A uniformly random legal move, for measuring the levels against chance.
@@ -179,7 +256,7 @@ fn noisy_one_ply(
     jitter: impl Fn(&Move) -> u64,
 ) -> Decision {
     let noisy_score = |mv: &Move| {
-        search::one_ply_value(position, mv, &config.weights)
+        search::one_ply_value(position, mv, &config.evaluation)
             + config.noise * unit_interval(jitter(mv))
     };
     let chosen = moves

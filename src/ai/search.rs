@@ -16,7 +16,7 @@
 
 use crate::engine::{Move, MoveList, Position, Roll};
 
-use super::eval::{Weights, evaluate};
+use super::Evaluation;
 
 /// The value of a won position. Far above any evaluation so a sure win is
 /// always preferred to a good position.
@@ -51,10 +51,10 @@ pub fn search(
     position: &Position,
     moves: &MoveList,
     limits: Limits,
-    weights: &Weights,
+    evaluation: &Evaluation,
     tie_break: impl Fn(&Move) -> u64,
 ) -> SearchResult {
-    let mut tree = Tree::new(weights, limits);
+    let mut tree = Tree::new(evaluation, limits);
     let mut scored: Vec<(Move, f64)> = moves.iter().map(|mv| (*mv, 0.0)).collect();
     let mut completed = 0;
     // Nodes of the last two completed iterations, to predict the next one.
@@ -94,11 +94,41 @@ pub fn search(
     }
 }
 
+/// For judging a throw already played: the value of `position` before the
+/// throw, searched `depth` throws deep, and each legal move's value for the
+/// mover one throw less deep (so the value before is the average over the
+/// throws of the best move's value). No budget: the caller keeps `depth` small.
+pub fn judge(
+    position: &Position,
+    roll: Roll,
+    depth: u8,
+    evaluation: &Evaluation,
+) -> (f64, Vec<(Move, f64)>) {
+    let limits = Limits {
+        max_depth: depth,
+        node_budget: 1 << 14,
+    };
+    let mut tree = Tree::new(evaluation, limits);
+    let unbounded = "a search without a budget always completes";
+    let before = tree.chance(position, depth).expect(unbounded);
+    let moves = position
+        .legal_moves(roll)
+        .iter()
+        .map(|mv| {
+            (
+                *mv,
+                tree.move_value(position, mv, depth - 1).expect(unbounded),
+            )
+        })
+        .collect();
+    (before, moves)
+}
+
 /// A move's value for the side that makes it, by the evaluation alone
 /// (no throw looked at): the cheap scoring of `easy`.
-pub fn one_ply_value(position: &Position, mv: &Move, weights: &Weights) -> f64 {
+pub fn one_ply_value(position: &Position, mv: &Move, evaluation: &Evaluation) -> f64 {
     let child = position.after(mv);
-    for_mover(position, &child, static_value(&child, weights))
+    for_mover(position, &child, static_value(&child, evaluation))
 }
 
 /// Turns a child's value (for its side to move) into the mover's value.
@@ -111,27 +141,27 @@ fn for_mover(position: &Position, child: &Position, value: f64) -> f64 {
 }
 
 /// ±[`WIN`] for a finished game, else the evaluation; for the side to move.
-fn static_value(position: &Position, weights: &Weights) -> f64 {
+fn static_value(position: &Position, evaluation: &Evaluation) -> f64 {
     match position.winner() {
         Some(winner) if winner == position.turn() => WIN,
         Some(_) => -WIN,
-        None => evaluate(position, weights),
+        None => evaluation.value(position),
     }
 }
 
 /// One decision's search state; dropped afterwards so nothing leaks from one
 /// decision into the next (which would break determinism).
-struct Tree<'w> {
-    weights: &'w Weights,
+struct Tree<'e> {
+    evaluation: &'e Evaluation,
     table: Table,
     nodes: u64,
     budget: u64,
 }
 
-impl<'w> Tree<'w> {
-    fn new(weights: &'w Weights, limits: Limits) -> Self {
+impl<'e> Tree<'e> {
+    fn new(evaluation: &'e Evaluation, limits: Limits) -> Self {
         Tree {
-            weights,
+            evaluation,
             table: Table::for_budget(limits.node_budget),
             nodes: 0,
             // Depth 1 always completes, so there is always a move.
@@ -166,7 +196,7 @@ impl<'w> Tree<'w> {
             return None;
         }
         if depth == 0 || position.is_over() {
-            return Some(static_value(position, self.weights));
+            return Some(static_value(position, self.evaluation));
         }
         if let Some(value) = self.table.probe(position, depth) {
             return Some(value);
@@ -264,6 +294,9 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ai::eval::{Weights, evaluate};
+
+    const CLASSIC: Evaluation = Evaluation::Classic(Weights::TUNED);
 
     fn pos(text: &str) -> Position {
         text.parse().unwrap()
@@ -279,9 +312,7 @@ mod tests {
             node_budget: 1 << 20,
         };
         let moves = position.legal_moves(roll(value));
-        search(position, &moves, limits, &Weights::TUNED, |mv| {
-            u64::from(mv.from)
-        })
+        search(position, &moves, limits, &CLASSIC, |mv| u64::from(mv.from))
     }
 
     #[test]
@@ -310,7 +341,7 @@ mod tests {
         // 4/16 * WIN + 12/16 * (value of the pass).
         let position = pos("B............................W w");
         let mut tree = Tree::new(
-            &Weights::TUNED,
+            &CLASSIC,
             Limits {
                 max_depth: 1,
                 node_budget: u64::MAX,
@@ -332,7 +363,7 @@ mod tests {
             max_depth: 10,
             node_budget: 5_000,
         };
-        let result = search(&start, &moves, limits, &Weights::TUNED, |_| 0);
+        let result = search(&start, &moves, limits, &CLASSIC, |_| 0);
         assert!(result.depth >= 2 && result.depth < 10, "{result:?}");
         assert!(result.nodes <= 5_001, "{result:?}");
     }
@@ -344,9 +375,9 @@ mod tests {
             max_depth: 3,
             node_budget: u64::MAX,
         };
-        let mut with_table = Tree::new(&Weights::TUNED, limits);
+        let mut with_table = Tree::new(&CLASSIC, limits);
         let cached = with_table.chance(&position, 3).unwrap();
-        let mut tiny = Tree::new(&Weights::TUNED, limits);
+        let mut tiny = Tree::new(&CLASSIC, limits);
         tiny.table = Table {
             entries: vec![Entry::default(); 1],
             mask: 0,

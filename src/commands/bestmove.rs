@@ -11,7 +11,7 @@ use std::io::{BufRead, Write};
 use serde_json::json;
 
 use super::{UsageError, parse_position, parse_roll};
-use crate::ai::{Level, choose_move};
+use crate::ai::{self, Config};
 
 /// Print the move the computer would play.
 #[derive(Debug, clap::Args)]
@@ -25,7 +25,7 @@ pub struct Args {
     /// Read "<position> <roll>" lines from standard input instead.
     #[arg(long, conflicts_with_all = ["position", "roll"])]
     stdin: bool,
-    /// easy, medium or hard.
+    /// easy, medium, hard or hard-classic.
     #[arg(long, default_value = "hard")]
     level: String,
     /// The AI's own seed (breaks ties, drives easy's randomness).
@@ -34,7 +34,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), UsageError> {
-    let level: Level = args.level.parse()?;
+    let level = ai::config_named(&args.level).ok_or_else(|| {
+        UsageError(format!(
+            "unknown level {:?}: expected easy, medium, hard or hard-classic",
+            args.level
+        ))
+    })?;
     if args.stdin {
         return answer_lines(level, args.seed);
     }
@@ -50,16 +55,18 @@ pub fn run(args: Args) -> Result<(), UsageError> {
 fn best_move_json(
     position: &str,
     roll: &str,
-    level: Level,
+    level: Config,
     seed: u64,
 ) -> Result<serde_json::Value, UsageError> {
     let position = parse_position(position)?;
     let roll = parse_roll(roll)?;
-    let from = choose_move(&position, roll, level, seed).map(|mv| mv.from);
+    let from = ai::decide(&position, roll, &level, seed)
+        .chosen
+        .map(|mv| mv.from);
     Ok(json!({ "from": from }))
 }
 
-fn answer_lines(level: Level, seed: u64) -> Result<(), UsageError> {
+fn answer_lines(level: Config, seed: u64) -> Result<(), UsageError> {
     let stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lines() {

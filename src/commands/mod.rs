@@ -1,13 +1,16 @@
 //! The command line: one file per subcommand. Each prints JSON on stdout;
 //! bad input gives a one-line message on stderr and exit status 2.
 
+mod analyse;
 mod bestmove;
+mod calibration;
 mod healthcheck;
 mod legal;
 mod loadgen;
 mod perft;
 mod selfplay;
 mod serve;
+mod train;
 mod verify;
 
 use std::process::ExitCode;
@@ -37,7 +40,10 @@ enum Command {
     /// Check a finished game's record: seed, every throw, every move.
     Verify(verify::Args),
     Bestmove(bestmove::Args),
+    Analyse(analyse::Args),
     Selfplay(selfplay::Args),
+    Train(train::Args),
+    Calibration(calibration::Args),
     /// Exit 0 if a running server answers /healthz, else 1 (for container health checks).
     Healthcheck(healthcheck::Args),
     /// Play many rooms on a running server; report throughput, latency and memory as JSON.
@@ -73,7 +79,10 @@ impl Cli {
             // Verify has its own exit statuses: 1 means an inconsistent record.
             Command::Verify(args) => return verify::run(args),
             Command::Bestmove(args) => bestmove::run(args),
+            Command::Analyse(args) => analyse::run(args),
             Command::Selfplay(args) => selfplay::run(args),
+            Command::Train(args) => train::run(args),
+            Command::Calibration(args) => calibration::run(args),
             // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),

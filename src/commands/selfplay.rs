@@ -18,13 +18,13 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use super::UsageError;
-use crate::ai::{self, Config, Decision, Level, Weights};
+use crate::ai::{self, Config, Decision, Evaluation, Weights};
 use crate::engine::{Position, Roll, Side, Sticks};
 
 /// Play the computer against itself and report win rates and timings.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The first level: random, easy, medium or hard.
+    /// The first level: random, easy, medium, hard or hard-classic.
     #[arg(long)]
     black: String,
     /// The second level.
@@ -60,23 +60,21 @@ impl Player {
     fn parse(level: &str, weights: Option<&str>) -> Result<Player, UsageError> {
         let mut config = match level {
             "random" => None,
-            _ => Some(
-                level
-                    .parse::<Level>()
-                    .map_err(|_| {
-                        UsageError(format!(
-                            "unknown level {level:?}: expected random, easy, medium or hard"
-                        ))
-                    })?
-                    .config(),
-            ),
+            _ => Some(ai::config_named(level).ok_or_else(|| {
+                UsageError(format!(
+                    "unknown level {level:?}: expected random, easy, medium, hard or hard-classic"
+                ))
+            })?),
         };
         let mut name = level.to_owned();
         if let Some(text) = weights {
             let config = config
                 .as_mut()
                 .ok_or_else(|| UsageError("the random player has no weights".into()))?;
-            config.weights = text.parse::<Weights>().map_err(UsageError)?;
+            let Evaluation::Classic(weights) = &mut config.evaluation else {
+                return Err(UsageError(format!("{level} has no evaluation weights")));
+            };
+            *weights = text.parse::<Weights>().map_err(UsageError)?;
             name = format!("{level}[{text}]");
         }
         Ok(Player { name, config })

@@ -197,6 +197,7 @@ impl Replay {
         let ctx = Context {
             now: at,
             abandon_after_ms: 0,
+            idle_turn_after_ms: 0,
             connected: [true, true],
         };
         let decided = game

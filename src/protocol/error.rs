@@ -25,6 +25,8 @@ pub enum ErrorCode {
     BadToken,
     RoomNotFound,
     RoomFull,
+    /// The analysis of a game that has not ended (HTTP 404): it must never help a live player.
+    NotFinished,
     /// A WebSocket handshake from a page of another site (HTTP 403).
     OriginNotAllowed,
     /// The server's or this address's cap on open connections is reached (HTTP 429).

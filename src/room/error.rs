@@ -2,6 +2,7 @@
 //! once, at the edge that speaks to a client (`server::error`), so nothing here knows whether
 //! a refusal becomes a WebSocket `error` reply or an HTTP status.
 
+use crate::analysis::AnalysisError;
 use crate::engine::{IllegalMove, Side};
 use crate::protocol::Version;
 use crate::store::StoreError;
@@ -41,7 +42,7 @@ pub enum Refusal {
     ClaimNotOnline,
     #[error("your opponent may still come back: wait {0} ms")]
     ClaimTooEarly(i64),
-    #[error("your opponent is connected or it is not their turn")]
+    #[error("it is not your opponent's turn")]
     ClaimNoCountdown,
     #[error("a rematch is possible once the game is over")]
     RematchBeforeTheEnd,
@@ -108,4 +109,10 @@ pub enum RoomError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Corrupt(#[from] ReplayError),
+    /// An analysis was asked for before the game's end: it must never help a live player.
+    #[error("the game is not finished; it can be analysed after its end")]
+    NotFinished,
+    /// The stored log could not be replayed for the analysis.
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
 }

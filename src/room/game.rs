@@ -36,6 +36,9 @@ use crate::secrets::rematch_room_id;
 pub struct Context {
     pub now: UnixMs,
     pub abandon_after_ms: i64,
+    /// How long the side to move of an untimed online game may go without ending its turn
+    /// before the opponent may claim, connected or not.
+    pub idle_turn_after_ms: i64,
     /// Whether each side (black, white) has an open connection.
     pub connected: [bool; 2],
 }
@@ -107,6 +110,8 @@ pub struct Game {
     throws: u32,
     draw_offer: Option<Side>,
     presence: [Presence; 2],
+    /// When the side to move's turn began.
+    turn_began: UnixMs,
     rematch_offers: [bool; 2],
     rematch: Option<String>,
     clock: Option<Clock>,
@@ -194,6 +199,7 @@ impl Game {
             throws: 0,
             draw_offer: None,
             presence: [absent; 2],
+            turn_began: 0,
             rematch_offers: [false; 2],
             rematch: None,
             clock: None,
@@ -271,8 +277,26 @@ impl Game {
     /// decision otherwise).
     pub fn decide_start(&self, now: UnixMs) -> Decision {
         let mut next = Next::from(self, now);
+        self.push_start(&mut next);
+        next.done()
+    }
+
+    /// [`Game::decide_start`] with who is connected worked out in the same commit, so that a
+    /// first mover who never connects is absent, and counted down, from the start.
+    pub fn decide_start_present(&self, ctx: &Context) -> Decision {
+        let mut next = Next::from(self, ctx.now);
+        self.push_start(&mut next);
+        if !next.events.is_empty()
+            && let Some(presence) = next.game.presence_update(ctx)
+        {
+            next.push(presence);
+        }
+        next.done()
+    }
+
+    fn push_start(&self, next: &mut Next) {
         if self.stage != Stage::Waiting || !self.seats.are_full() {
-            return next.done();
+            return;
         }
         next.push(Event::Started {
             position: Position::start().to_string(),
@@ -284,7 +308,6 @@ impl Game {
             },
             clock: self.room.clock,
         });
-        next.done()
     }
 
     // ------------------------------------------------------------ clocks
@@ -403,6 +426,7 @@ impl Game {
             } => {
                 self.client_seeds = Arc::new(client_seeds.clone());
                 self.stage = Stage::Roll;
+                self.turn_began = at;
                 self.clock = clock.map(|control| Clock {
                     control,
                     remaining: [control.initial_ms(); 2],
@@ -416,14 +440,20 @@ impl Game {
                 };
             }
             // The game-over event that follows a winning move sets Over.
-            Event::Moved { clocks, .. } => {
+            Event::Moved {
+                side, next, clocks, ..
+            } => {
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
+                if next != side {
+                    self.turn_began = at;
+                }
             }
             Event::Passed { clocks, .. } => {
                 self.position = self.position.pass();
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
+                self.turn_began = at;
             }
             Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
             Event::DrawOffered { side } => self.draw_offer = Some(*side),
@@ -464,7 +494,10 @@ impl Game {
             Action::ClaimVictory => next.push(self.decide_claim(side, ctx)?),
             Action::Rematch => next.push(self.decide_rematch(side)?),
         }
-        if let Some(presence) = next.game.presence_update(ctx) {
+        // The end of the game is the log's last word on it.
+        if !next.game.is_over()
+            && let Some(presence) = next.game.presence_update(ctx)
+        {
             next.push(presence);
         }
         Ok(next.done())
@@ -608,7 +641,7 @@ impl Game {
         }
         let opponent = self.presence[index(side.other())];
         match opponent.claim_at {
-            Some(at) if !opponent.connected && at <= ctx.now => {
+            Some(at) if at <= ctx.now => {
                 Ok(self.game_over(side.into(), EndReason::Abandon, ctx.now))
             }
             Some(at) => Err(Refusal::ClaimTooEarly(at - ctx.now)),
@@ -645,24 +678,18 @@ impl Game {
     }
 
     /// The `presence` event that brings the log up to date with who is
-    /// connected, if anything changed. A side that is absent on its own turn
-    /// in a running online game gets a `claim_at`, kept once set so that the
-    /// countdown does not restart on unrelated changes.
+    /// connected and when a claim becomes possible, if anything changed. Only
+    /// the side to move of a running online game gets a `claim_at`.
     fn presence_update(&self, ctx: &Context) -> Option<Event> {
         let current = |side: Side| {
             let connected = ctx.connected[index(side)];
-            let countdown = self.room.mode == Mode::Online
-                && self.is_playing()
-                && !connected
-                && self.position.turn() == side;
-            let claim_at = countdown.then(|| {
-                self.presence[index(side)]
-                    .claim_at
-                    .unwrap_or(ctx.now + ctx.abandon_after_ms)
-            });
+            let to_move =
+                self.room.mode == Mode::Online && self.is_playing() && self.position.turn() == side;
             Presence {
                 connected,
-                claim_at,
+                claim_at: to_move
+                    .then(|| self.claim_at(side, connected, ctx))
+                    .flatten(),
             }
         };
         let next = [current(Side::Black), current(Side::White)];
@@ -670,6 +697,25 @@ impl Game {
             black: next[0],
             white: next[1],
         })
+    }
+
+    /// When the opponent of `side`, the side to move, may claim the game: once the turn has
+    /// lasted `idle_turn_after` (untimed games: in a timed one the clock ends a turn that long),
+    /// or `abandon_after` after `side` was first seen absent in this turn. The absence countdown
+    /// is kept for the rest of the turn, so coming back for a moment does not restart it.
+    fn claim_at(&self, side: Side, connected: bool, ctx: &Context) -> Option<UnixMs> {
+        let idle = self
+            .clock
+            .is_none()
+            .then(|| self.turn_began + ctx.idle_turn_after_ms);
+        let kept = self.presence[index(side)]
+            .claim_at
+            .filter(|&at| Some(at) != idle);
+        let absent = match connected {
+            true => kept,
+            false => Some(kept.unwrap_or(ctx.now + ctx.abandon_after_ms)),
+        };
+        idle.into_iter().chain(absent).min()
     }
 
     // ------------------------------------------------------------ views
@@ -838,6 +884,7 @@ mod tests {
         Context {
             now: 1_000,
             abandon_after_ms: 60_000,
+            idle_turn_after_ms: 300_000,
             connected: [true, true],
         }
     }

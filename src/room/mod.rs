@@ -31,6 +31,7 @@ pub use seats::{Seats, Sitter};
 pub use task::{Attached, Command, ConnId, Frame};
 
 use crate::ai::Level;
+use crate::analysis::{Analysis, analyse};
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
@@ -47,6 +48,9 @@ use task::RoomTask;
 pub struct RoomConfig {
     /// How long the side to move may be away before the other may claim.
     pub abandon_after: Duration,
+    /// How long the side to move of an untimed online game may take over its turn, connected
+    /// or not, before the other may claim.
+    pub idle_turn_after: Duration,
     /// How long a room with no connection stays in memory.
     pub idle_after: Duration,
     /// Frames a connection may fall behind before it gets a fresh `state`.
@@ -72,6 +76,7 @@ impl Default for RoomConfig {
     fn default() -> Self {
         RoomConfig {
             abandon_after: Duration::from_secs(60),
+            idle_turn_after: Duration::from_secs(300),
             idle_after: Duration::from_secs(30),
             broadcast_capacity: 64,
             command_capacity: 64,
@@ -371,6 +376,44 @@ impl Rooms {
                 return Ok(total);
             }
         }
+    }
+
+    /// The engine's analysis of a finished game. The first request computes
+    /// it on the blocking pool with one of the computer's search permits (so
+    /// analyses and bot moves together never run more searches than the
+    /// limit) and stores it; every later request reads it.
+    pub async fn analysis(&self, id: &str) -> Result<Analysis, RoomError> {
+        let store = &self.inner.store;
+        if let Some(stored) = store.analysis(id).await? {
+            return serde_json::from_str(&stored)
+                .map_err(|e| StoreError::Corrupt(e.to_string()).into());
+        }
+        let record = self.record(id).await?;
+        if record.seed.is_none() {
+            return Err(RoomError::NotFinished);
+        }
+        let permit = self
+            .inner
+            .config
+            .bots
+            .searches
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the search semaphore is never closed");
+        let analysed = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let started = std::time::Instant::now();
+            let analysis = analyse(&record);
+            metrics::histogram!(crate::telemetry::ANALYSIS_TIME)
+                .record(started.elapsed().as_secs_f64());
+            analysis
+        })
+        .await
+        .map_err(|_| RoomError::Unavailable)??;
+        let json = serde_json::to_string(&analysed).expect("an analysis serializes");
+        store.save_analysis(id, &json).await?;
+        Ok(analysed)
     }
 
     /// The whole log of a room, with the seed once the game is over.

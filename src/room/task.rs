@@ -305,6 +305,7 @@ impl RoomTask {
         Context {
             now: now_ms(),
             abandon_after_ms: self.config.abandon_after.as_millis() as i64,
+            idle_turn_after_ms: self.config.idle_turn_after.as_millis() as i64,
             connected: [connected(Side::Black), connected(Side::White)],
         }
     }
@@ -367,8 +368,7 @@ impl RoomTask {
 
     /// Logs `started` once both seats are taken.
     async fn start_if_full(&mut self) -> Result<Version, RoomError> {
-        let now = now_ms();
-        self.commit_with_retry(|game, _| Ok(game.decide_start(now)))
+        self.commit_with_retry(|game, ctx| Ok(game.decide_start_present(ctx)))
             .await
     }
 

@@ -88,9 +88,11 @@ impl From<RoomError> for WireError {
             RoomError::Unavailable => {
                 WireError::new(ErrorCode::Internal, "the room is restarting: try again")
             }
-            RoomError::Stale(_) | RoomError::Store(_) | RoomError::Corrupt(_) => {
-                WireError::internal(&error)
-            }
+            RoomError::NotFinished => WireError::new(ErrorCode::NotFinished, error.to_string()),
+            RoomError::Stale(_)
+            | RoomError::Store(_)
+            | RoomError::Corrupt(_)
+            | RoomError::Analysis(_) => WireError::internal(&error),
         }
     }
 }
@@ -118,15 +120,16 @@ impl From<RoomError> for AppError {
 
 fn room_status(error: &RoomError) -> StatusCode {
     match error {
-        RoomError::NotFound => StatusCode::NOT_FOUND,
+        RoomError::NotFound | RoomError::NotFinished => StatusCode::NOT_FOUND,
         RoomError::Refused(Refusal::SeatTaken(_) | Refusal::RoomFull) => StatusCode::CONFLICT,
         RoomError::Refused(_) | RoomError::BadToken | RoomError::NotAttached => {
             StatusCode::BAD_REQUEST
         }
         RoomError::Busy | RoomError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        RoomError::Stale(_) | RoomError::Store(_) | RoomError::Corrupt(_) => {
-            StatusCode::INTERNAL_SERVER_ERROR
-        }
+        RoomError::Stale(_)
+        | RoomError::Store(_)
+        | RoomError::Corrupt(_)
+        | RoomError::Analysis(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

@@ -10,6 +10,7 @@ use super::AppState;
 use super::edge::ClientAddr;
 use super::error::AppError;
 use crate::ai::ParseLevelError;
+use crate::analysis::Analysis;
 use crate::protocol::{
     CreateRoom, DEFAULT_LEVEL, JoinRoom, Joined, Mode, Record, RoomCreated, RoomSummary,
 };
@@ -116,6 +117,17 @@ pub async fn room_record(
         return Err(RoomError::NotFound.into());
     }
     Ok(Json(state.rooms.record(&id).await?))
+}
+
+/// A finished game's analysis (404 `not_finished` before its end).
+pub async fn room_analysis(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Analysis>, AppError> {
+    if !crate::secrets::is_room_id(&id) {
+        return Err(RoomError::NotFound.into());
+    }
+    Ok(Json(state.rooms.analysis(&id).await?))
 }
 
 pub async fn healthz() -> &'static str {

@@ -68,6 +68,7 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         .route("/api/rooms/{id}", get(http::room_summary))
         .route("/api/rooms/{id}/join", post(http::join_room))
         .route("/api/rooms/{id}/record", get(http::room_record))
+        .route("/api/rooms/{id}/analysis", get(http::room_analysis))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));

@@ -102,6 +102,13 @@ pub trait Store: Send + Sync + 'static {
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError>;
 
+    /// The stored analysis (JSON) of a room's finished game, if it was computed.
+    async fn analysis(&self, room: &str) -> Result<Option<String>, StoreError>;
+
+    /// Stores a finished game's analysis; if the room has one already (two
+    /// first requests at once) that one stays: both are the same.
+    async fn save_analysis(&self, room: &str, analysis: &str) -> Result<(), StoreError>;
+
     /// Deletes up to `limit` rooms created before `before` whose game never started, with
     /// their events; returns their ids. A room that starts meanwhile is kept.
     async fn delete_unstarted(&self, before: UnixMs, limit: u32)

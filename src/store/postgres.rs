@@ -76,6 +76,8 @@ const SQL: Statements = Statements {
     take_white_seat: "UPDATE rooms SET white_token_hash = $1, white_client_seed = $2 \
                       WHERE id = $3 AND white_token_hash IS NULL",
     events_after: "SELECT v, at, kind, data FROM events WHERE room = $1 AND v > $2 ORDER BY v",
+    select_analysis: "SELECT data FROM analyses WHERE room = $1",
+    insert_analysis: "INSERT INTO analyses (room, data) VALUES ($1, $2) ON CONFLICT (room) DO NOTHING",
     select_unstarted: "SELECT id FROM rooms WHERE created_at < $1 AND NOT EXISTS \
                        (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT $2",
     // An append checks its room's row (the foreign key) with a lock that this one excludes: no
@@ -113,6 +115,14 @@ impl Store for PgStore {
         after: Version,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         rows::events_after(&self.pool, &SQL, room, after).await
+    }
+
+    async fn analysis(&self, room: &str) -> Result<Option<String>, StoreError> {
+        rows::analysis(&self.pool, &SQL, room).await
+    }
+
+    async fn save_analysis(&self, room: &str, analysis: &str) -> Result<(), StoreError> {
+        rows::save_analysis(&self.pool, &SQL, room, analysis).await
     }
 
     async fn delete_unstarted(

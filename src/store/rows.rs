@@ -27,6 +27,10 @@ pub(super) struct Statements {
     pub take_white_seat: &'static str,
     /// `v, at, kind, data` of a room's events after a version, in order.
     pub events_after: &'static str,
+    /// `data` of a room's stored analysis.
+    pub select_analysis: &'static str,
+    /// Inserts `(room, data)` into `analyses`, doing nothing if the room has one.
+    pub insert_analysis: &'static str,
     /// Ids of rooms created before a time whose log has no `started` event, at most a number.
     pub select_unstarted: &'static str,
     /// The room by id if it still has not started, locked until the transaction ends where the
@@ -227,6 +231,50 @@ where
         .fetch_all(&mut *conn)
         .await?;
     rows.iter().map(event_from_row).collect()
+}
+
+/// The stored analysis of a room's game, if there is one.
+pub(super) async fn analysis<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    room: &str,
+) -> Result<Option<String>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    usize: ColumnIndex<DB::Row>,
+    String: for<'t> Encode<'t, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+{
+    let mut conn = pool.acquire().await?;
+    let row = sqlx::query(sql.select_analysis)
+        .bind(room.to_string())
+        .fetch_optional(&mut *conn)
+        .await?;
+    Ok(row.map(|row| row.try_get(0)).transpose()?)
+}
+
+/// Keeps a room's analysis; the first one stored stays (any later one is
+/// the same, computed from the same finished log).
+pub(super) async fn save_analysis<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    room: &str,
+    data: &str,
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+{
+    let mut conn = pool.acquire().await?;
+    sqlx::query(sql.insert_analysis)
+        .bind(room.to_string())
+        .bind(data.to_string())
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }
 
 /// Succeeds when every built-in migration of `migrator` is recorded as applied: a database

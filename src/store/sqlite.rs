@@ -66,6 +66,8 @@ const SQL: Statements = Statements {
     take_white_seat: "UPDATE rooms SET white_token_hash = ?, white_client_seed = ? \
                       WHERE id = ? AND white_token_hash IS NULL",
     events_after: "SELECT v, at, kind, data FROM events WHERE room = ? AND v > ? ORDER BY v",
+    select_analysis: "SELECT data FROM analyses WHERE room = ?",
+    insert_analysis: "INSERT INTO analyses (room, data) VALUES (?, ?) ON CONFLICT (room) DO NOTHING",
     select_unstarted: "SELECT id FROM rooms WHERE created_at < ? AND NOT EXISTS \
                        (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT ?",
     // SQLite has one writer: a transaction that has read and then writes fails (and is tried at
@@ -107,12 +109,21 @@ impl Store for SqliteStore {
         rows::events_after(&self.pool, &SQL, room, after).await
     }
 
+    async fn analysis(&self, room: &str) -> Result<Option<String>, StoreError> {
+        rows::analysis(&self.pool, &SQL, room).await
+    }
+
+    async fn save_analysis(&self, room: &str, analysis: &str) -> Result<(), StoreError> {
+        rows::save_analysis(&self.pool, &SQL, room, analysis).await
+    }
+
     async fn delete_unstarted(
         &self,
         before: UnixMs,
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
-        rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
+        let delete = rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit));
+        self.writer.write(delete).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -176,6 +176,21 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value
     (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
 }
 
+/// The `/metrics` body (`http` reads JSON bodies only).
+pub async fn metrics_text(addr: SocketAddr) -> String {
+    use http_body_util::{BodyExt, Empty};
+    use hyper::body::Bytes;
+    use hyper_util::client::legacy::Client;
+    use hyper_util::rt::TokioExecutor;
+
+    let client = Client::builder(TokioExecutor::new()).build_http::<Empty<Bytes>>();
+    let uri = format!("http://{addr}/metrics").parse().unwrap();
+    let response = client.get(uri).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8(body.to_vec()).unwrap()
+}
+
 pub async fn create_room(addr: SocketAddr, mode: &str, side: &str) -> Value {
     let body = json!({"mode": mode, "side": side, "client_seed": "creator"});
     let (status, created) = http(addr, "POST", "/api/rooms", Some(body)).await;

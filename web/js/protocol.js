@@ -20,6 +20,7 @@ export const ErrorCode = Object.freeze({
   BadToken: 'bad_token',
   RoomNotFound: 'room_not_found',
   RoomFull: 'room_full',
+  NotFinished: 'not_finished',
   OriginNotAllowed: 'origin_not_allowed',
   TooManyConnections: 'too_many_connections',
   RateLimited: 'rate_limited',

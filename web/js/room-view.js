@@ -126,8 +126,14 @@ export function createRoomView(root, { onMove }) {
       return;
     }
     const seconds = Math.ceil((claimAt - Date.now()) / 1000);
-    const away = sideName(opponent(seat));
-    status.textContent = seconds > 0 ? t('claim.wait', { side: away, s: seconds }) : t('claim.ready', { side: away });
+    const other = opponent(seat);
+    const away = sideName(other);
+    // A present opponent's countdown is the long idle-turn one: said only once it has run out.
+    if (state.players[other].connected) {
+      status.textContent = seconds > 0 ? '' : t('claim.idle', { side: away });
+    } else {
+      status.textContent = seconds > 0 ? t('claim.wait', { side: away, s: seconds }) : t('claim.ready', { side: away });
+    }
     show(button, seconds <= 0);
     button.disabled = !model.ready || model.pending;
   }

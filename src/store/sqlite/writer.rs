@@ -90,9 +90,16 @@ impl Writer {
     /// Runs a write made outside the batches as one of the writer's own: never while the
     /// checkpoint has the writer paused, and counted, so the checkpoints copy it back.
     pub(super) async fn write<T>(&self, write: impl Future<Output = T>) -> T {
-        let _writing = self.shared.writing.lock().await;
+        self.shared.write(write).await
+    }
+}
+
+impl Shared {
+    /// Runs a write while the checkpoints are not pausing the writer, and counts it.
+    async fn write<T>(&self, write: impl Future<Output = T>) -> T {
+        let _writing = self.writing.lock().await;
         let written = write.await;
-        self.shared.commits.fetch_add(1, Ordering::Relaxed);
+        self.commits.fetch_add(1, Ordering::Relaxed);
         written
     }
 }
@@ -107,9 +114,9 @@ struct Appends {
 #[async_trait]
 impl Committer for Appends {
     async fn commit(&self, appends: &[Append<'_>]) -> Result<(), sqlx::Error> {
-        let _writing = self.shared.writing.lock().await;
-        insert_events(appends).build().execute(&self.pool).await?;
-        self.shared.commits.fetch_add(1, Ordering::Relaxed);
+        let mut insert = insert_events(appends);
+        let statement = insert.build().execute(&self.pool);
+        self.shared.write(statement).await?;
         Ok(())
     }
 }

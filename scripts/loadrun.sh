@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One load run as docs/PERFORMANCE.md reports it: a fresh database, one release server, `senet
+# loadgen` against it, `vmstat 5` beside it, and the server's own action-latency histogram (the
+# difference of /metrics before and after the run) printed next to the client's figures.
+#
+#   scripts/loadrun.sh sqlite|postgres [loadgen flags...]   (default: --rooms 1000 --rate 2000 --duration 30)
+#
+# postgres uses a fresh schema of $SENET_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+backend=${1:?sqlite or postgres}; shift
+[ $# -gt 0 ] || set -- --rooms 1000 --rate 2000 --duration 30
+bin=${SENET_BIN:-target/release/senet}
+work=$(mktemp -d)
+port=$((20000 + RANDOM % 10000))
+case $backend in
+    sqlite) url="sqlite://$work/load.db" ;;
+    postgres)
+        base=${SENET_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}
+        schema="load_$(date +%s)_$RANDOM"
+        psql -q "$base" -c "CREATE SCHEMA $schema"
+        url="$base?options=-c%20search_path%3D$schema" ;;
+    *) echo "backend: sqlite or postgres" >&2; exit 2 ;;
+esac
+"$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
+    --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 >"$work/server.log" 2>&1 &
+server=$!
+trap 'kill $server $vmstat 2>/dev/null; wait $server 2>/dev/null; [ "$backend" = postgres ] && psql -q "$base" -c "DROP SCHEMA $schema CASCADE"; rm -rf "$work"' EXIT
+until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
+histogram() { curl -s "http://127.0.0.1:$port/metrics" | grep '^senet_action_latency_seconds_bucket' | sed 's/.*le="\([^"]*\)".* \([0-9.e+]*\)$/\1 \2/'; }
+histogram >"$work/before"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+vmstat 5 >"$work/vmstat" & vmstat=$!
+"$bin" loadgen --url "http://127.0.0.1:$port" --pid "$server" "$@"
+kill $vmstat
+histogram >"$work/after"
+echo "server's action latency (senet_action_latency_seconds, this run): bucket le, share of actions at or under it"
+join "$work/before" "$work/after" | awk '{n[NR]=$1; d[NR]=$3-$2} END {for (i=1;i<=NR;i++) printf "  le %s s: %.2f%%\n", n[i], 100*d[i]/d[NR]}'
+echo "vmstat 5 during the run:"; cat "$work/vmstat"
