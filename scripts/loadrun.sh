@@ -25,9 +25,14 @@ esac
 "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
     --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 >"$work/server.log" 2>&1 &
 server=$!
+vmstat=
 trap 'kill $server $vmstat 2>/dev/null; wait $server 2>/dev/null; [ "$backend" = postgres ] && psql -q "$base" -c "DROP SCHEMA $schema CASCADE"; rm -rf "$work"' EXIT
 until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
-histogram() { curl -s "http://127.0.0.1:$port/metrics" | grep '^senet_action_latency_seconds_bucket' | sed 's/.*le="\([^"]*\)".* \([0-9.e+]*\)$/\1 \2/'; }
+# Buckets summed over the labels (action types, modes): `le count` lines. None before any action.
+histogram() {
+    curl -s "http://127.0.0.1:$port/metrics" |
+        awk -F'[{}]' '/^senet_action_latency_seconds_bucket/ { match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " "); n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } } END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
+}
 histogram >"$work/before"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 vmstat 5 >"$work/vmstat" & vmstat=$!
@@ -35,5 +40,5 @@ vmstat 5 >"$work/vmstat" & vmstat=$!
 kill $vmstat
 histogram >"$work/after"
 echo "server's action latency (senet_action_latency_seconds, this run): bucket le, share of actions at or under it"
-join "$work/before" "$work/after" | awk '{n[NR]=$1; d[NR]=$3-$2} END {for (i=1;i<=NR;i++) printf "  le %s s: %.2f%%\n", n[i], 100*d[i]/d[NR]}'
+awk 'FILENAME == ARGV[1] { before[$1] = $2; next } { le[++k] = $1; d[k] = $2 - before[$1] } END { for (i = 1; i <= k; i++) printf "  le %s s: %.2f%%\n", le[i], 100 * d[i] / d[k] }' "$work/before" "$work/after"
 echo "vmstat 5 during the run:"; cat "$work/vmstat"
