@@ -60,6 +60,30 @@ impl BotConfig {
     }
 }
 
+impl BotConfig {
+    /// Runs `search` on tokio's blocking pool with one of the [`BotConfig::searches`] permits,
+    /// so bot moves and analyses together never run more searches than the limit; answers
+    /// what it returned and how long it took.
+    pub async fn search<T: Send + 'static>(
+        &self,
+        search: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<(T, Duration), tokio::task::JoinError> {
+        let permit = self
+            .searches
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the search semaphore is never closed");
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let started = Instant::now();
+            let found = search();
+            (found, started.elapsed())
+        })
+        .await
+    }
+}
+
 impl Default for BotConfig {
     fn default() -> Self {
         BotConfig::new(
@@ -76,8 +100,7 @@ pub fn default_max_concurrent() -> u16 {
 }
 
 /// The bot's next action after the configured pause; `None` if the search
-/// failed (it is logged). A search runs on tokio's blocking pool with one of
-/// the [`BotConfig::searches`] permits.
+/// failed (it is logged). A search runs through [`BotConfig::search`].
 pub async fn think(config: BotConfig, room: Arc<str>, bot: Bot, step: Step) -> Option<Action> {
     let pause = tokio::time::sleep(config.delay);
     let choice = async {
@@ -102,20 +125,10 @@ async fn search(
     roll: Roll,
     throw: u32,
 ) -> Option<Action> {
-    let permit = config
-        .searches
-        .clone()
-        .acquire_owned()
-        .await
-        .expect("the search semaphore is never closed");
     let seed = bot_seed(room, throw);
-    let searched = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        let started = Instant::now();
-        let chosen = choose_move(&position, roll, level, seed);
-        (chosen, started.elapsed())
-    })
-    .await;
+    let searched = config
+        .search(move || choose_move(&position, roll, level, seed))
+        .await;
     match searched {
         Ok((Some(chosen), took)) => {
             metrics::histogram!(crate::telemetry::AI_DECISION_TIME).record(took.as_secs_f64());

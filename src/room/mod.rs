@@ -324,10 +324,7 @@ impl Rooms {
         }
         let store = &self.inner.store;
         let row = store.room(id).await?.ok_or(RoomError::NotFound)?;
-        let mut game = Game::new(
-            Room::new(row.id.clone(), row.mode, row.seed, row.clock),
-            Seats::of_room(&row),
-        );
+        let mut game = Game::of_row(&row);
         for stored in store.events_after(id, 0).await? {
             game.apply(stored.v, stored.at, &decode(&stored)?)?;
         }
@@ -392,25 +389,15 @@ impl Rooms {
         if record.seed.is_none() {
             return Err(RoomError::NotFinished);
         }
-        let permit = self
+        let (analysed, took) = self
             .inner
             .config
             .bots
-            .searches
-            .clone()
-            .acquire_owned()
+            .search(move || analyse(&record))
             .await
-            .expect("the search semaphore is never closed");
-        let analysed = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let started = std::time::Instant::now();
-            let analysis = analyse(&record);
-            metrics::histogram!(crate::telemetry::ANALYSIS_TIME)
-                .record(started.elapsed().as_secs_f64());
-            analysis
-        })
-        .await
-        .map_err(|_| RoomError::Unavailable)??;
+            .map_err(|_| RoomError::Unavailable)?;
+        metrics::histogram!(crate::telemetry::ANALYSIS_TIME).record(took.as_secs_f64());
+        let analysed = analysed?;
         let json = serde_json::to_string(&analysed).expect("an analysis serializes");
         store.save_analysis(id, &json).await?;
         Ok(analysed)

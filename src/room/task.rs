@@ -44,7 +44,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bot::Bot;
 use super::error::RoomError;
-use super::game::{Context, Decision, Game, Room, index};
+use super::game::{Context, Decision, Game, index};
 use super::rate::SeatBudget;
 use super::seats::Seats;
 use super::{RoomConfig, create_room, decode, new_seat, now_ms};
@@ -163,9 +163,8 @@ impl RoomTask {
             return Ok(None);
         };
         let (frames, _) = broadcast::channel(config.broadcast_capacity);
-        let seats = Seats::of_room(&row);
         let mut task = RoomTask {
-            game: Game::new(Room::new(row.id, row.mode, row.seed, row.clock), seats),
+            game: Game::of_row(&row),
             store,
             config,
             frames,
