@@ -195,7 +195,7 @@ impl RoomTask {
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
         presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut bot_turn = BotTurn::default();
-        self.commit_now(Game::decide_resume).await;
+        Box::pin(self.commit_now(Game::decide_resume)).await;
         loop {
             self.schedule_bot(&mut bot_turn);
             let flag_deadline = self.game.deadline().map(instant_of);
@@ -203,19 +203,23 @@ impl RoomTask {
             let idle_deadline = idle_since
                 .filter(|_| flag_deadline.is_none())
                 .map(|since| since + self.config.idle_after);
+            // The handlers are boxed, as the sockets' are (src/server/ws.rs): inline, the state
+            // of their deepest await (a store append) would be carried by every room for its
+            // whole life; boxed, it exists only while the room works (docs/PERFORMANCE.md).
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => break,
                 command = commands.recv() => match command {
                     Some(Command::Close) | None => break,
-                    Some(command) => self.handle(command).await,
+                    Some(command) => Box::pin(self.handle(command)).await,
                 },
-                decided = bot_turn.answer() => self.bot_acts(decided).await,
-                _ = sleep_until_some(flag_deadline) => self.commit_now(Game::decide_timeout).await,
+                decided = bot_turn.answer() => Box::pin(self.bot_acts(decided)).await,
+                _ = sleep_until_some(flag_deadline) => {
+                    Box::pin(self.commit_now(Game::decide_timeout)).await
+                }
                 _ = sleep_until_some(idle_deadline) => break,
                 _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {
-                    self.refresh_elsewhere().await;
-                    self.record_presence().await;
+                    Box::pin(self.check_presence()).await
                 }
             }
             idle_since = match (self.conns.is_empty(), idle_since) {
@@ -278,6 +282,12 @@ impl RoomTask {
                 self.record_presence().await;
             }
         }
+    }
+
+    /// The periodic check of a player the log says is connected elsewhere: still there?
+    async fn check_presence(&mut self) {
+        self.refresh_elsewhere().await;
+        self.record_presence().await;
     }
 
     /// Whether the log says a person is connected though not here: to

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Many idle, seated players held open on a cluster, as docs/PERFORMANCE.md reports it: N release
+# servers on a fresh PostgreSQL schema, and N `senet loadgen --idle` processes, the i-th opening
+# rooms whose black player is on instance i and white player on instance i+1 (so every room
+# spans two instances). A process here may hold at most 20,000 open files, hence several of
+# each. Once every connection is open (the servers' own gauge says so), each server's resident
+# memory is read and the total printed; the load generators' reports follow.
+#
+#   scripts/connections.sh INSTANCES ROOMS_PER_LOADGEN [HOLD_SECONDS]
+#   e.g. scripts/connections.sh 6 8334 60     (100,008 connections)
+#        scripts/connections.sh 1 9500 60     (one instance, 19,000 connections, no split)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+instances=${1:?instances}; rooms=${2:?rooms per load generator}; hold=${3:-60}
+bin=${SENET_BIN:-target/release/senet}
+base=${SENET_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}
+schema="conns_$(date +%s)_$RANDOM"
+work=$(mktemp -d)
+first_port=$((20000 + RANDOM % 10000))
+psql -q "$base" -c "CREATE SCHEMA $schema"
+url="$base?options=-c%20search_path%3D$schema"
+pids=() ports=() loadgens=()
+cleanup() {
+    kill "${loadgens[@]}" "${pids[@]}" 2>/dev/null || true
+    wait 2>/dev/null || true
+    psql -q "$base" -c "DROP SCHEMA $schema CASCADE"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+expected=$((2 * rooms * instances))
+per_instance=$((2 * rooms + 100))
+for i in $(seq "$instances"); do
+    port=$((first_port + i))
+    "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
+        --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
+        --max-connections "$per_instance" --max-tcp-connections "$per_instance" \
+        >"$work/server$i.log" 2>&1 &
+    pids+=($!) ports+=("$port")
+    until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
+done
+gauge() { curl -s "http://127.0.0.1:$1/metrics" | awk '/^senet_connections_open / { print $2 }'; }
+open_total() { local n=0; for p in "${ports[@]}"; do n=$((n + $(gauge "$p"))); done; echo $n; }
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $instances instances, $expected connections expected"
+started=$SECONDS
+for i in $(seq 0 $((instances - 1))); do
+    home=http://127.0.0.1:${ports[$i]} away=http://127.0.0.1:${ports[$(((i + 1) % instances))]}
+    targets=$home split=
+    if [ "$instances" -gt 1 ]; then targets="$home,$away" split=--split-players; fi
+    # The load generator's own setup is not timed by --duration: it holds after every room is open.
+    "$bin" loadgen --url "$targets" $split --rooms "$rooms" --idle --duration "$hold" \
+        --connect-concurrency 32 >"$work/loadgen$i.json" 2>&1 &
+    loadgens+=($!)
+done
+until [ "$(open_total)" -ge "$expected" ]; do
+    sleep 5
+    echo "  $((SECONDS - started)) s: $(open_total) open"
+    for l in "${loadgens[@]}"; do kill -0 "$l" 2>/dev/null || { echo "a load generator stopped early"; break 2; }; done
+done
+echo "all open after $((SECONDS - started)) s; holding 20 s for the pings to go round"
+sleep 20
+total_kib=0
+for i in $(seq 0 $((instances - 1))); do
+    rss=$(awk '/VmRSS/ { print $2 }' "/proc/${pids[$i]}/status")
+    total_kib=$((total_kib + rss))
+    echo "server $((i + 1)): $(gauge "${ports[$i]}") connections, RSS $((rss / 1024)) MiB"
+done
+open=$(open_total)
+echo "total: $open connections, RSS $((total_kib / 1024)) MiB, $((total_kib * 1024 / (open > 0 ? open : 1))) bytes per connection"
+wait "${loadgens[@]}" || true
+for i in $(seq 0 $((instances - 1))); do
+    echo "load generator $((i + 1)):"
+    grep -E '"(rooms|connections|errors|error_kinds)"' "$work/loadgen$i.json" || tail -5 "$work/loadgen$i.json"
+done
