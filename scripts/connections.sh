@@ -7,11 +7,12 @@
 # memory is read and the total printed; the load generators' reports follow.
 #
 #   scripts/connections.sh INSTANCES ROOMS_PER_LOADGEN [HOLD_SECONDS]
+#       (memory is read HOLD_SECONDS, default 20, after every connection is open)
 #   e.g. scripts/connections.sh 6 8334 60     (100,008 connections)
 #        scripts/connections.sh 1 9500 60     (one instance, 19,000 connections, no split)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-instances=${1:?instances}; rooms=${2:?rooms per load generator}; hold=${3:-60}
+instances=${1:?instances}; rooms=${2:?rooms per load generator}; hold=${3:-20}
 bin=${SENET_BIN:-target/release/senet}
 base=${SENET_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}
 schema="conns_$(date +%s)_$RANDOM"
@@ -47,18 +48,25 @@ for i in $(seq 0 $((instances - 1))); do
     home=http://127.0.0.1:${ports[$i]} away=http://127.0.0.1:${ports[$(((i + 1) % instances))]}
     targets=$home split=
     if [ "$instances" -gt 1 ]; then targets="$home,$away" split=--split-players; fi
-    # The load generator's own setup is not timed by --duration: it holds after every room is open.
-    "$bin" loadgen --url "$targets" $split --rooms "$rooms" --idle --duration "$hold" \
+    # --duration counts from when this load generator's rooms are all open: it must outlast
+    # the others' setup and the hold.
+    "$bin" loadgen --url "$targets" $split --rooms "$rooms" --idle --duration $((hold + 60)) \
         --connect-concurrency 32 >"$work/loadgen$i.json" 2>&1 &
     loadgens+=($!)
 done
-until [ "$(open_total)" -ge "$expected" ]; do
+# Every room open, or (when some failed to open) the count steady for 10 s.
+last=-1 steady=0
+while true; do
     sleep 5
-    echo "  $((SECONDS - started)) s: $(open_total) open"
-    for l in "${loadgens[@]}"; do kill -0 "$l" 2>/dev/null || { echo "a load generator stopped early"; break 2; }; done
+    now=$(open_total)
+    echo "  $((SECONDS - started)) s: $now open"
+    if [ "$now" -ge "$expected" ]; then break; fi
+    if [ "$now" -gt 0 ] && [ "$now" = "$last" ]; then steady=$((steady + 1)); else steady=0; fi
+    if [ "$steady" -ge 2 ]; then echo "  steady short of $expected: some rooms failed to open"; break; fi
+    last=$now
 done
-echo "all open after $((SECONDS - started)) s; holding 20 s for the pings to go round"
-sleep 20
+echo "open after $((SECONDS - started)) s; holding $hold s (pings go round every 15 s)"
+sleep "$hold"
 total_kib=0
 for i in $(seq 0 $((instances - 1))); do
     rss=$(awk '/VmRSS/ { print $2 }' "/proc/${pids[$i]}/status")
@@ -70,5 +78,5 @@ echo "total: $open connections, RSS $((total_kib / 1024)) MiB, $((total_kib * 10
 wait "${loadgens[@]}" || true
 for i in $(seq 0 $((instances - 1))); do
     echo "load generator $((i + 1)):"
-    grep -E '"(rooms|connections|errors|error_kinds)"' "$work/loadgen$i.json" || tail -5 "$work/loadgen$i.json"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print({k: r[k] for k in (\"rooms\", \"connections\", \"errors\", \"error_kinds\")})" "$work/loadgen$i.json" || tail -5 "$work/loadgen$i.json"
 done

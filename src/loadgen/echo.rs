@@ -11,8 +11,8 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use tokio::sync::oneshot;
-use tokio_util::sync::CancellationToken;
 
+use super::Phases;
 use super::conn::{Conn, Pacing};
 use super::player::DRAIN_TIMEOUT;
 use super::stats::Stats;
@@ -108,9 +108,12 @@ pub async fn open_pair(
 
 /// The two clients take turns, one frame in flight per room, as players do; `idle` holds the
 /// connections without sending.
-pub async fn run_pair(mut pair: [Conn; 2], idle: bool, stop: CancellationToken) -> Stats {
+pub async fn run_pair(mut pair: [Conn; 2], idle: bool, phases: Phases) -> Stats {
     let mut stats = Stats::default();
     let mut turn = 0;
+    // The echo endpoint sends nothing unasked: nothing to read until the run starts.
+    phases.start.cancelled().await;
+    let stop = phases.stop;
     if idle {
         stop.cancelled().await;
     }

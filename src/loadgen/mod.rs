@@ -98,7 +98,7 @@ pub async fn run_server(targets: Vec<BaseUrl>, config: &Config) -> Report {
                 (table.open_room(&mut stats).await, stats)
             }
         },
-        move |players, stop| table.clone().run_room(players, stop),
+        move |players, phases| table.clone().run_room(players, phases),
     )
     .await
 }
@@ -131,11 +131,19 @@ pub async fn run_echo(config: &Config) -> std::io::Result<Report> {
                 (echo::open_pair(&url, &pacing, &mut stats).await, stats)
             }
         },
-        move |pair, stop| echo::run_pair(pair, idle, stop),
+        move |pair, phases| echo::run_pair(pair, idle, phases),
     )
     .await;
     drop(server);
     Ok(report)
+}
+
+/// The two moments every room's task waits for: the run starts (every room is open), the run
+/// stops.
+#[derive(Debug, Clone, Default)]
+pub struct Phases {
+    pub start: CancellationToken,
+    pub stop: CancellationToken,
 }
 
 /// The shape of every run: open the rooms (a bounded number at once), start the clock, let
@@ -150,31 +158,32 @@ where
     R: Send + 'static,
     Open: Fn() -> OpenFut,
     OpenFut: Future<Output = (Result<R, String>, Stats)>,
-    Play: Fn(R, CancellationToken) -> PlayFut,
+    Play: Fn(R, Phases) -> PlayFut,
     PlayFut: Future<Output = Stats> + Send + 'static,
 {
+    // Each room's task starts as soon as it is open, so its sockets are read (the server's pings
+    // answered) while the others open, which can take minutes for tens of thousands; it acts
+    // once every room is open.
+    let phases = Phases::default();
+    let mut tasks = JoinSet::new();
     let mut setup = Stats::default();
-    let opened: Vec<(Result<R, String>, Stats)> = stream::iter(0..config.rooms)
+    let mut opening = stream::iter(0..config.rooms)
         .map(|_| open())
-        .buffer_unordered(config.connect_concurrency.max(1))
-        .collect()
-        .await;
-    let mut rooms = Vec::with_capacity(opened.len());
-    for (room, stats) in opened {
+        .buffer_unordered(config.connect_concurrency.max(1));
+    while let Some((room, stats)) = opening.next().await {
         setup.merge(stats);
         match room {
-            Ok(room) => rooms.push(room),
+            Ok(room) => {
+                tasks.spawn(play(room, phases.clone()));
+            }
             Err(error) => setup.error(error),
         }
     }
     let (room_count, connections) = (setup.rooms_opened, setup.connections_opened);
 
-    let stop = CancellationToken::new();
+    let (start, stop) = (phases.start.clone(), phases.stop.clone());
     let started = Instant::now();
-    let mut tasks = JoinSet::new();
-    for room in rooms {
-        tasks.spawn(play(room, stop.clone()));
-    }
+    start.cancel();
     let memory = config
         .server_pid
         .map(|pid| tokio::spawn(sample_memory(pid, stop.clone())));

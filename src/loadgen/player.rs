@@ -1,6 +1,7 @@
 //! Scripted players: open an online room over HTTP, seat one client on each side, and play
 //! random legal moves until told to stop, opening a new room whenever a game ends.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -8,6 +9,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
+use super::Phases;
 use super::conn::{Conn, Pacing};
 use super::http::JsonClient;
 use super::stats::Stats;
@@ -20,11 +22,12 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a stopping client waits for the answers it is still owed.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// One seated client and the frame it has not acted on yet (its `welcome`).
+/// One seated client and the frames it has not acted on yet (its `welcome`, and what came
+/// before the run started).
 pub struct Player {
     conn: Conn,
     side: Side,
-    unread: Option<Incoming>,
+    unread: VecDeque<Incoming>,
 }
 
 /// What the players of every room share: the servers, where to connect from, how to pace.
@@ -95,13 +98,24 @@ impl Table {
         Ok(Player {
             conn,
             side,
-            unread: Some(welcome),
+            unread: VecDeque::from([welcome]),
         })
     }
 
-    /// Plays games in this room, then in new rooms, until `stop`; returns the room's tallies.
-    pub async fn run_room(self, mut players: [Player; 2], stop: CancellationToken) -> Stats {
+    /// Plays games in this room once the run starts, then in new rooms, until it stops;
+    /// returns the room's tallies.
+    pub async fn run_room(self, mut players: [Player; 2], phases: Phases) -> Stats {
         let mut stats = Stats::default();
+        {
+            let [black, white] = &mut players;
+            let mut white_stats = Stats::default();
+            tokio::join!(
+                black.wait(&phases.start, &mut stats),
+                white.wait(&phases.start, &mut white_stats)
+            );
+            stats.merge(white_stats);
+        }
+        let stop = phases.stop;
         loop {
             let [black, white] = &mut players;
             let (mut black_stats, mut white_stats) = (Stats::default(), Stats::default());
@@ -133,9 +147,8 @@ impl Table {
 
     /// One client's side of one game: react to every frame until the game ends or `stop`.
     async fn play(&self, player: &mut Player, stop: &CancellationToken, stats: &mut Stats) -> End {
-        let mut next = player.unread.take();
         let end = loop {
-            let frame = match next.take() {
+            let frame = match player.unread.pop_front() {
                 Some(frame) => frame,
                 None => tokio::select! {
                     _ = stop.cancelled() => break End::Stopped,
@@ -173,6 +186,22 @@ async fn post<T: DeserializeOwned>(
     tokio::time::timeout(ANSWER_TIMEOUT, target.post(path, body))
         .await
         .map_err(|_| format!("POST {path} to {}: timed out", target.base()))?
+}
+
+impl Player {
+    /// Reads the socket until `start` (so that the server's pings are answered), keeping the
+    /// frames for `play`.
+    async fn wait(&mut self, start: &CancellationToken, stats: &mut Stats) {
+        loop {
+            tokio::select! {
+                _ = start.cancelled() => return,
+                frame = self.conn.recv(stats) => match frame {
+                    Some(frame) => self.unread.push_back(frame),
+                    None => return,
+                },
+            }
+        }
+    }
 }
 
 /// Why a client stopped playing.
