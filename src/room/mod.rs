@@ -103,7 +103,8 @@ impl Default for RoomConfig {
     }
 }
 
-/// Rooms held in memory by default: an idle room costs about 12 KB (docs/PERFORMANCE.md), so
+/// Rooms held in memory by default: an idle room costs about 12 KB (issue 13: 2,001 rooms loaded
+/// took the RSS from 14 to 38 MB), so
 /// these take some 60 MB at most.
 pub const DEFAULT_MAX_IN_MEMORY: usize = 5_000;
 
