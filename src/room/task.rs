@@ -11,9 +11,10 @@
 //! tells this one (through [`crate::store::Listener`]) that the log moved on:
 //! [`Command::CatchUp`].
 //!
-//! The task ends when the server shuts down, or when the room has had no
-//! connection for `idle_after`; the log keeps everything, and the next use
-//! loads the room again. A timed game being played keeps its task: the task
+//! The task ends when the server shuts down, when the room has had no
+//! connection for `idle_after`, or when the registry, holding as many rooms
+//! as it may, lets this idle one go ([`Command::LetGo`]); the log keeps
+//! everything, and the next use loads the room again. A timed game being played keeps its task: the task
 //! holds one timer for the side to move's deadline ([`Game::deadline`]), a
 //! branch of the same `select!`, and when it fires decides the `timeout`
 //! itself, connected players or not. A task that starts on a timed game
@@ -37,6 +38,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
@@ -106,7 +108,6 @@ pub type Answer<T> = oneshot::Sender<Result<T, RoomError>>;
 pub enum Command {
     Join {
         side: Option<Side>,
-        client_seed: String,
         reply: Answer<Joined>,
     },
     Attach {
@@ -134,6 +135,11 @@ pub enum Command {
     },
     /// The room was deleted from the store: end the task (its connections are closed).
     Close,
+    /// The registry holds too many rooms: end the task if the room is idle (no connection, no
+    /// running clock), answering whether it ended (see [`super::Rooms`]'s cap).
+    LetGo {
+        reply: oneshot::Sender<bool>,
+    },
 }
 
 pub struct RoomTask {
@@ -188,8 +194,16 @@ impl RoomTask {
         self.game.id()
     }
 
-    /// Handles commands until shutdown or until the room has been idle.
-    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
+    /// Handles commands until shutdown, until the room has been idle for `idle_after`, or until
+    /// the registry lets it go. `idle` tells the registry, after each step, whether the room
+    /// holds anything a let-go would lose: a connection (and with it the computer's search) or
+    /// a running clock.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        shutdown: CancellationToken,
+        idle: Arc<AtomicBool>,
+    ) {
         let mut idle_since = Some(Instant::now());
         let every = self.config.presence_check;
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
@@ -203,6 +217,7 @@ impl RoomTask {
             let idle_deadline = idle_since
                 .filter(|_| flag_deadline.is_none())
                 .map(|since| since + self.config.idle_after);
+            idle.store(idle_deadline.is_some(), Ordering::Relaxed);
             // The handlers are boxed, as the sockets' are (src/server/ws.rs): inline, the state
             // of their deepest await (a store append) would be carried by every room for its
             // whole life; boxed, it exists only while the room works (docs/PERFORMANCE.md).
@@ -211,6 +226,12 @@ impl RoomTask {
                 _ = shutdown.cancelled() => break,
                 command = commands.recv() => match command {
                     Some(Command::Close) | None => break,
+                    Some(Command::LetGo { reply }) => {
+                        let _ = reply.send(idle_deadline.is_some());
+                        if idle_deadline.is_some() {
+                            break;
+                        }
+                    }
                     Some(command) => Box::pin(self.handle(command)).await,
                 },
                 decided = bot_turn.answer() => Box::pin(self.bot_acts(decided)).await,
@@ -233,12 +254,8 @@ impl RoomTask {
 
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Join {
-                side,
-                client_seed,
-                reply,
-            } => {
-                let _ = reply.send(self.join(side, client_seed).await);
+            Command::Join { side, reply } => {
+                let _ = reply.send(self.join(side).await);
             }
             Command::Attach { token, reply } => {
                 let _ = reply.send(self.attach(token).await);
@@ -258,8 +275,8 @@ impl RoomTask {
                 let _ = reply.send(self.summary());
             }
             Command::CatchUp { up_to } => self.heard(up_to).await,
-            // The loop ends the task before handling it.
-            Command::Close => {}
+            // The loop handles them: they may end the task.
+            Command::Close | Command::LetGo { .. } => {}
         }
     }
 
@@ -356,8 +373,8 @@ impl RoomTask {
         self.game.summary(self.spectators())
     }
 
-    async fn join(&mut self, side: Option<Side>, client_seed: String) -> Result<Joined, RoomError> {
-        let (token, sitter) = new_seat(client_seed);
+    async fn join(&mut self, side: Option<Side>) -> Result<Joined, RoomError> {
+        let (token, sitter) = new_seat();
         let row = sitter.row().expect("a person's seat is stored");
         let side = loop {
             let side = self.game.seats().free_seat(side)?;
@@ -609,7 +626,7 @@ impl RoomTask {
             self.send_event(stored.v, &event, event.frame(stored.v));
         }
         // Another writer started the game, so someone took a seat there:
-        // throws depend on both client seeds, so learn them before any.
+        // learn who sits where before judging anyone's action.
         if started {
             self.reload_seats().await?;
         }
