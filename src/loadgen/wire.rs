@@ -240,7 +240,7 @@ mod tests {
         "players":{"black":{"seated":true,"connected":true,"claim_at":null},
                    "white":{"seated":true,"connected":true,"claim_at":null}},
         "spectators":0,"draw_offer":null,"result":null,"seed_hash":"00",
-        "rematch_offers":[],"rematch":null,"v":2}"#;
+        "draw_offers_spent":[],"rematch_offers":[],"rematch":null,"v":2}"#;
 
     #[test]
     fn rolls_on_its_turn_and_moves_with_a_throw() {

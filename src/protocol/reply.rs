@@ -79,6 +79,9 @@ pub struct State {
     pub players: Players,
     pub spectators: usize,
     pub draw_offer: Option<Side>,
+    /// Sides that offered a draw in this turn of theirs: they may offer again once their
+    /// opponent has moved (a page disables its offer button meanwhile).
+    pub draw_offers_spent: Vec<Side>,
     pub result: Option<GameResult>,
     pub seed_hash: String,
     /// Sides that asked for a rematch and are waiting for the other.
@@ -189,6 +192,7 @@ mod tests {
             },
             spectators: 0,
             draw_offer: None,
+            draw_offers_spent: Vec::new(),
             result: None,
             seed_hash: String::new(),
             rematch_offers: Vec::new(),

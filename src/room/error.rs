@@ -34,6 +34,10 @@ pub enum Refusal {
     DrawAlreadyOffered,
     #[error("your opponent has offered a draw: accept or decline it")]
     DrawOfferPending,
+    #[error(
+        "you have offered a draw in this turn: you may offer again once your opponent has moved"
+    )]
+    DrawOfferSpent,
     #[error("your opponent has not offered a draw")]
     NoDrawToAccept,
     #[error("there is no draw offer")]

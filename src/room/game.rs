@@ -110,6 +110,9 @@ pub struct Game {
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
     draw_offer: Option<Side>,
+    /// Which sides (black, white) offered a draw since their opponent last ended a turn: one
+    /// offer per turn of one's own, so a seat cannot fill the log with offers.
+    draw_offer_spent: [bool; 2],
     presence: [Presence; 2],
     /// When the side to move's turn began.
     turn_began: UnixMs,
@@ -205,6 +208,7 @@ impl Game {
             }),
             throws: 0,
             draw_offer: None,
+            draw_offer_spent: [false; 2],
             presence: [absent; 2],
             turn_began: 0,
             rematch_offers: [false; 2],
@@ -453,17 +457,20 @@ impl Game {
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
                 if next != side {
-                    self.turn_began = at;
+                    self.begin_turn(*next, at);
                 }
             }
-            Event::Passed { clocks, .. } => {
+            Event::Passed { clocks, next, .. } => {
                 self.position = self.position.pass();
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
-                self.turn_began = at;
+                self.begin_turn(*next, at);
             }
             Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
-            Event::DrawOffered { side } => self.draw_offer = Some(*side),
+            Event::DrawOffered { side } => {
+                self.draw_offer = Some(*side);
+                self.draw_offer_spent[index(*side)] = true;
+            }
             Event::DrawCancelled { .. } => self.draw_offer = None,
             Event::Presence { black, white } => self.presence = [*black, *white],
             Event::GameOver {
@@ -482,6 +489,12 @@ impl Game {
             Event::RematchOffered { side } => self.rematch_offers[index(*side)] = true,
             Event::Rematch { room } => self.rematch = Some(room.clone()),
         }
+    }
+
+    /// `side`'s turn begins at `at`: its opponent has moved, so `side` may offer a draw again.
+    fn begin_turn(&mut self, side: Side, at: UnixMs) {
+        self.turn_began = at;
+        self.draw_offer_spent[index(side)] = false;
     }
 
     // ------------------------------------------------------------ decide
@@ -619,6 +632,7 @@ impl Game {
         match self.draw_offer {
             Some(offerer) if offerer == side => Err(Refusal::DrawAlreadyOffered),
             Some(_) => Err(Refusal::DrawOfferPending),
+            None if self.draw_offer_spent[index(side)] => Err(Refusal::DrawOfferSpent),
             None => Ok(Event::DrawOffered { side }),
         }
     }
@@ -818,6 +832,10 @@ impl Game {
             rematch_offers: Side::BOTH
                 .into_iter()
                 .filter(|&side| self.rematch_offers[index(side)])
+                .collect(),
+            draw_offers_spent: Side::BOTH
+                .into_iter()
+                .filter(|&side| self.draw_offer_spent[index(side)])
                 .collect(),
             rematch: self.rematch.clone(),
             clock: self.clock_state(now),
@@ -1095,6 +1113,25 @@ mod tests {
             }
         );
         assert_eq!(game.state(0, 0).draw_offer, None);
+    }
+
+    #[test]
+    fn a_side_offers_a_draw_once_until_its_opponent_has_moved() {
+        let mut game = started_game(Mode::Online);
+        act(&mut game, Seat::White, Action::DrawOffer).unwrap();
+        act(&mut game, Seat::White, Action::DrawDecline).unwrap();
+        let again = game.decide(Seat::White, Action::DrawOffer, &ctx());
+        assert_eq!(again.unwrap_err(), Refusal::DrawOfferSpent);
+        assert_eq!(game.state(0, 0).draw_offers_spent, [Side::White]);
+        // Black's turn ends: white's begins, and its offer is back.
+        while game.position.turn() == Side::Black {
+            act(&mut game, Seat::Black, Action::Roll).unwrap();
+            if let Some(legal) = game.state(0, 0).legal.first() {
+                act(&mut game, Seat::Black, Action::Move { from: legal.from }).unwrap();
+            }
+        }
+        assert_eq!(game.state(0, 0).draw_offers_spent, []);
+        act(&mut game, Seat::White, Action::DrawOffer).unwrap();
     }
 
     #[test]

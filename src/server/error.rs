@@ -63,7 +63,9 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         Refusal::GameOver | Refusal::OutOfTime(_) => ErrorCode::GameOver,
         Refusal::NotStarted => ErrorCode::GameNotStarted,
         Refusal::DrawNotAllowed => ErrorCode::DrawNotAllowed,
-        Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending => ErrorCode::BadRequest,
+        Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending | Refusal::DrawOfferSpent => {
+            ErrorCode::BadRequest
+        }
         Refusal::NoDrawToAccept | Refusal::NoDrawToDecline => ErrorCode::NoDrawOffer,
         Refusal::ClaimNotOnline | Refusal::ClaimTooEarly(_) | Refusal::ClaimNoCountdown => {
             ErrorCode::CannotClaim

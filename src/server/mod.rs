@@ -126,6 +126,7 @@ impl Server {
         // Other instances on the same PostgreSQL append to rooms held here.
         rooms.follow(Listener::start(&config.database_url, shutdown.clone()).subscribe());
         rooms.sweep_now_and_then();
+        rooms.resume_clocks();
         let listener = TcpListener::bind(&config.listen).await?;
         let metrics_listener = match &config.metrics_listen {
             Some(address) => Some(TcpListener::bind(address).await?),

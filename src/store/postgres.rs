@@ -82,6 +82,11 @@ const SQL: Statements = Statements {
                        (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT $2",
     // An append checks its room's row (the foreign key) with a lock that this one excludes: no
     // event can be appended between this check and the deletion.
+    select_timed_in_play: "SELECT id FROM rooms WHERE clock_initial IS NOT NULL AND id > $1 \
+                           AND EXISTS (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') \
+                           AND NOT EXISTS \
+                           (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
+                           ORDER BY id LIMIT $2",
     lock_unstarted: "SELECT id FROM rooms WHERE id = $1 AND NOT EXISTS \
                      (SELECT 1 FROM events WHERE room = $1 AND kind = 'started') FOR UPDATE",
     delete_events: "DELETE FROM events WHERE room = $1",
@@ -131,6 +136,10 @@ impl Store for PgStore {
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
         rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
+    }
+
+    async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

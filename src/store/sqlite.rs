@@ -72,6 +72,11 @@ const SQL: Statements = Statements {
                        (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT ?",
     // SQLite has one writer: a transaction that has read and then writes fails (and is tried at
     // the next sweep) if another wrote in between, so no lock is needed.
+    select_timed_in_play: "SELECT id FROM rooms WHERE clock_initial IS NOT NULL AND id > ? \
+                           AND EXISTS (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') \
+                           AND NOT EXISTS \
+                           (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
+                           ORDER BY id LIMIT ?",
     lock_unstarted: "SELECT id FROM rooms WHERE id = ?1 AND NOT EXISTS \
                      (SELECT 1 FROM events WHERE room = ?1 AND kind = 'started')",
     delete_events: "DELETE FROM events WHERE room = ?",
@@ -124,6 +129,10 @@ impl Store for SqliteStore {
     ) -> Result<Vec<String>, StoreError> {
         let delete = rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit));
         self.writer.write(delete).await
+    }
+
+    async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
