@@ -319,6 +319,11 @@ async fn a_small_load_run_answers_every_action_without_errors() {
         idle: false,
         connect_concurrency: 32,
         server_pid: Some(std::process::id()),
+        // Timed games: every turn also carries both clocks and moves the room's timer.
+        clock: Some(senet::protocol::TimeControl {
+            initial: 600,
+            increment: 5,
+        }),
     };
     let report = loadgen::run_server(base, &config).await;
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
@@ -329,4 +334,6 @@ async fn a_small_load_run_answers_every_action_without_errors() {
     let latency = report.latency.expect("answered actions were timed");
     assert!(latency.p50_ms <= latency.p99_ms && latency.p99_ms <= latency.max_ms);
     assert!(report.server_rss_mib.is_some());
+    assert!(report.server_cpu_seconds.is_some_and(|cpu| cpu > 0.0));
+    assert!(report.server_context_switches.is_some_and(|n| n > 0));
 }

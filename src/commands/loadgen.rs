@@ -1,5 +1,5 @@
 //! `senet loadgen --url URL --rooms N [--rate R] [--duration S] [--pid P] [--idle]
-//! [--echo-baseline]`: load a running server and print a JSON report (see `crate::loadgen`).
+//! [--clock INITIAL+INCREMENT] [--echo-baseline]`: load a running server and print a JSON report (see `crate::loadgen`).
 
 use std::time::Duration;
 
@@ -9,6 +9,18 @@ use super::UsageError;
 use crate::loadgen::http::BaseUrl;
 use crate::loadgen::{self, Config};
 use crate::os;
+use crate::protocol::TimeControl;
+
+/// `--clock 600+5`: a time control in seconds.
+fn parse_clock(text: &str) -> Result<TimeControl, String> {
+    let number = |part: &str| part.trim().parse::<u32>().ok();
+    match text.split_once('+').map(|(i, inc)| (number(i), number(inc))) {
+        Some((Some(initial), Some(increment))) => Ok(TimeControl { initial, increment }),
+        _ => Err(format!(
+            "{text:?} is not <initial>+<increment> in seconds, e.g. 600+5"
+        )),
+    }
+}
 
 /// Play many rooms on a running server and report throughput, latency and memory.
 #[derive(Debug, clap::Args)]
@@ -35,6 +47,9 @@ pub struct Args {
     /// Open the rooms and hold the connections without acting (same as --rate 0).
     #[arg(long)]
     idle: bool,
+    /// Play timed games: `<initial>+<increment>` in seconds (e.g. `600+5`); untimed if absent.
+    #[arg(long, value_parser = parse_clock)]
+    clock: Option<TimeControl>,
     /// Rooms being opened at once during setup.
     #[arg(long, default_value_t = 64)]
     connect_concurrency: usize,
@@ -91,6 +106,7 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         idle: args.idle || args.rate == Some(0.0),
         connect_concurrency: args.connect_concurrency,
         server_pid: args.pid,
+        clock: args.clock,
     };
     check_open_file_limit(&args)?;
     let runtime = tokio::runtime::Runtime::new()?;

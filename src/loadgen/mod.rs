@@ -31,6 +31,7 @@ use http::{BaseUrl, JsonClient};
 pub use stats::Report;
 
 use crate::os;
+use crate::protocol::TimeControl;
 use player::Table;
 use stats::Stats;
 
@@ -51,8 +52,10 @@ pub struct Config {
     pub idle: bool,
     /// Rooms being opened at once while setting up.
     pub connect_concurrency: usize,
-    /// The server process, for its resident memory.
+    /// The server process, for its resident memory, CPU time and wake-ups.
     pub server_pid: Option<u32>,
+    /// The rooms' time control; `None` plays untimed games.
+    pub clock: Option<TimeControl>,
 }
 
 impl Config {
@@ -67,6 +70,7 @@ pub async fn run_server(base: BaseUrl, config: &Config) -> Report {
         http: JsonClient::new(base),
         pacing: config.pacing(),
         idle: config.idle,
+        clock: config.clock,
     };
     let opener = table.clone();
     run(
@@ -148,8 +152,10 @@ where
     let memory = config
         .server_pid
         .map(|pid| tokio::spawn(sample_memory(pid, stop.clone())));
+    let work_before = config.server_pid.map(ServerWork::of);
     tokio::time::sleep(config.duration).await;
     let elapsed = started.elapsed();
+    let work = work_before.zip(config.server_pid.map(ServerWork::of));
     stop.cancel();
 
     let mut total = setup;
@@ -166,7 +172,27 @@ where
         report.server_rss_mib = last;
         report.server_rss_max_mib = max;
     }
+    if let Some((before, after)) = work {
+        report.server_cpu_seconds = after.cpu.zip(before.cpu).map(|(a, b)| (a - b).as_secs_f64());
+        report.server_context_switches = after.switches.zip(before.switches).map(|(a, b)| a - b);
+    }
     report
+}
+
+/// What the server process has done so far: its CPU time and its threads' context switches
+/// (read before and after the measured run: the difference is what the run cost it).
+struct ServerWork {
+    cpu: Option<Duration>,
+    switches: Option<u64>,
+}
+
+impl ServerWork {
+    fn of(pid: u32) -> ServerWork {
+        ServerWork {
+            cpu: os::cpu_time(pid).ok(),
+            switches: os::context_switches(pid).ok(),
+        }
+    }
 }
 
 /// Samples a process's resident memory until `stop`: (the last sample, the highest), in MiB.

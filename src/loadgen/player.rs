@@ -12,7 +12,7 @@ use super::http::JsonClient;
 use super::stats::Stats;
 use super::wire::{self, Incoming, Reaction};
 use crate::engine::Side;
-use crate::protocol::{Joined, RoomCreated};
+use crate::protocol::{Joined, RoomCreated, TimeControl};
 
 /// How long a client waits for the `welcome` after `hello`, and for an HTTP answer.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
@@ -33,12 +33,14 @@ pub struct Table {
     pub pacing: Arc<Pacing>,
     /// Hold the connections without playing (the memory test).
     pub idle: bool,
+    /// The rooms' time control; `None` for untimed games.
+    pub clock: Option<TimeControl>,
 }
 
 impl Table {
     /// Creates an online room, joins its second seat, and connects both players.
     pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
-        let body = wire::create_room_body(Side::Black, &client_seed());
+        let body = wire::create_room_body(Side::Black, &client_seed(), self.clock);
         let created: RoomCreated = self.post("/api/rooms", body).await?;
         let room = created.room;
         let joined: Joined = self

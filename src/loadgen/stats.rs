@@ -98,6 +98,12 @@ pub struct Report {
     pub server_rss_mib: Option<f64>,
     /// The highest resident memory sampled during the run.
     pub server_rss_max_mib: Option<f64>,
+    /// CPU seconds (user + system) the server used during the run: with `--idle`, what merely
+    /// holding the rooms (and their clocks' timers) costs.
+    pub server_cpu_seconds: Option<f64>,
+    /// Context switches of the server's threads during the run: every wake-up counts, so a
+    /// timer per room per second would show here as thousands a second.
+    pub server_context_switches: Option<u64>,
 }
 
 impl Report {
@@ -129,6 +135,8 @@ impl Report {
             error_kinds: stats.errors,
             server_rss_mib: None,
             server_rss_max_mib: None,
+            server_cpu_seconds: None,
+            server_context_switches: None,
         }
     }
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::engine::Side;
-use crate::protocol::{Event, LegalMove, Phase, Reply, Seat, State, Version};
+use crate::protocol::{Event, LegalMove, Phase, Reply, Seat, State, TimeControl, Version};
 
 /// A frame from the server: an event (with its version) or a reply to this connection.
 #[derive(Debug)]
@@ -217,9 +217,10 @@ pub fn echo_frame(id: u64) -> String {
     .expect("a pong serializes")
 }
 
-/// The body of `POST /api/rooms` for an online room with the creator on `side`.
-pub fn create_room_body(side: Side, client_seed: &str) -> String {
-    json!({"mode": "online", "side": side, "client_seed": client_seed}).to_string()
+/// The body of `POST /api/rooms` for an online room with the creator on `side`, timed by `clock`
+/// or untimed.
+pub fn create_room_body(side: Side, client_seed: &str, clock: Option<TimeControl>) -> String {
+    json!({"mode": "online", "side": side, "client_seed": client_seed, "clock": clock}).to_string()
 }
 
 /// The body of `POST /api/rooms/{id}/join`.
