@@ -206,8 +206,12 @@ where
         report.server_cpu_seconds = after
             .cpu
             .zip(before.cpu)
-            .map(|(a, b)| (a - b).as_secs_f64());
-        report.server_context_switches = after.switches.zip(before.switches).map(|(a, b)| a - b);
+            .map(|(a, b)| a.saturating_sub(b).as_secs_f64());
+        // Counted over the threads alive at each reading: one that ended takes its count away.
+        report.server_context_switches = after
+            .switches
+            .zip(before.switches)
+            .map(|(a, b)| a.saturating_sub(b));
     }
     report
 }

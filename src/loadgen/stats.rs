@@ -102,7 +102,8 @@ pub struct Report {
     /// holding the rooms (and their clocks' timers) costs.
     pub server_cpu_seconds: Option<f64>,
     /// Context switches of the server's threads during the run: every wake-up counts, so a
-    /// timer per room per second would show here as thousands a second.
+    /// timer per room per second would show here as thousands a second. A lower bound: a
+    /// thread that ended during the run (the blocking pool's) takes its count with it.
     pub server_context_switches: Option<u64>,
 }
 
