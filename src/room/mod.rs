@@ -452,6 +452,8 @@ impl Rooms {
                             handle.catch_up(Some(v));
                         }
                     }
+                    // The lobby's business (crate::lobby).
+                    News::Seek { .. } => {}
                     News::Resync => {
                         let live: Vec<RoomHandle> = rooms.live().values().cloned().collect();
                         for handle in live {

@@ -20,14 +20,16 @@ use crate::room::{NewRoom, RoomError};
 const MAX_CLIENT_SEED: usize = 64;
 
 /// A JSON body, or a 400 with the parser's complaint in our error format.
-fn body<T: DeserializeOwned>(body: Result<Json<T>, JsonRejection>) -> Result<T, AppError> {
+pub(super) fn body<T: DeserializeOwned>(
+    body: Result<Json<T>, JsonRejection>,
+) -> Result<T, AppError> {
     body.map(|Json(value)| value)
         .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
 }
 
 /// Client seeds go into the throw formula between `:` separators, so they
 /// may not contain `:` (that would make two seed pairs read the same).
-fn check_client_seed(seed: &str) -> Result<(), AppError> {
+pub(super) fn check_client_seed(seed: &str) -> Result<(), AppError> {
     if seed.chars().count() > MAX_CLIENT_SEED {
         return Err(AppError::BadRequest(format!(
             "client_seed is longer than {MAX_CLIENT_SEED} characters"

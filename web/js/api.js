@@ -82,3 +82,25 @@ export function loadSeat(room) {
     return null;
   }
 }
+
+// The lobby (docs/PROTOCOL.md, "The lobby").
+
+/** Post a seek: `{side, clock, visitor}`; answers `{room, url, seat, token}`. */
+export function postSeek(options) {
+  return request('POST', '/api/seeks', { ...options, client_seed: newClientSeed() });
+}
+
+/** Take a listed seek; answers `{room, url, seat, token}` (409 seek_taken when too late). */
+export function takeSeek(room) {
+  return request('POST', `/api/seeks/${encodeURIComponent(room)}/take`, { client_seed: newClientSeed() });
+}
+
+/** Cancel one's own seek with its seat token (in the body, never the URL). */
+export function cancelSeek(room, token) {
+  return request('DELETE', `/api/seeks/${encodeURIComponent(room)}`, { token });
+}
+
+/** Quick pairing: `{clock, visitor}`; answers a seat and `paired` (false: one's own seek waits). */
+export function pairUp(options) {
+  return request('POST', '/api/pairing', { ...options, client_seed: newClientSeed() });
+}
