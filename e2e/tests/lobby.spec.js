@@ -26,7 +26,7 @@ test('a posted game appears on another visitor\'s page without reload; taking it
 
   const seek = taker.getByTestId('seek');
   await expect(seek).toHaveCount(1);
-  await expect(seek).toContainText('You play black · 5 min + 3 s');
+  await expect(seek).toContainText('You play Black · 5 min + 3 s');
   await seek.getByRole('button', { name: /^Play/ }).click();
   await expectSameStartedGame(poster, taker);
 

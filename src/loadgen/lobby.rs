@@ -4,6 +4,9 @@
 //! seek's `seek` frame, and reports its percentiles over all (seek, socket) pairs and over the
 //! seeks' last sockets (the time until the seek was on every socket).
 //!
+//! With several `--url` targets (instances on one PostgreSQL), the sockets and the posts go to
+//! them in turn, so a seek travels from the instance it was posted on to every other.
+//!
 //! A socket may hear of a seek before the post's answer names its room here; it keeps the time
 //! and settles it when the answer arrives.
 
@@ -88,12 +91,12 @@ impl Heard {
     }
 }
 
-/// Runs the lobby load against the server at `base`.
-pub async fn run_lobby(base: BaseUrl, load: &LobbyLoad) -> LobbyReport {
+/// Runs the lobby load against the servers at `targets`.
+pub async fn run_lobby(targets: &[BaseUrl], load: &LobbyLoad) -> LobbyReport {
     let posted = Arc::new(Mutex::new(Posted::default()));
-    let url = base.ws("/ws/lobby");
+    let urls: Vec<String> = targets.iter().map(|base| base.ws("/ws/lobby")).collect();
     let connected: Vec<Result<_, String>> = stream::iter(0..load.sockets)
-        .map(|_| connect(url.clone()))
+        .map(|n| connect(urls[n % urls.len()].clone()))
         .buffer_unordered(load.connect_concurrency.max(1))
         .collect()
         .await;
@@ -114,8 +117,12 @@ pub async fn run_lobby(base: BaseUrl, load: &LobbyLoad) -> LobbyReport {
         .server_pid
         .map(|pid| tokio::spawn(sample_memory(pid, stop.clone())));
     let started = Instant::now();
-    let http = JsonClient::new(base);
-    let (seeks_posted, seeks_taken, post_errors) = post_and_take(&http, load, posted.clone()).await;
+    let clients: Vec<JsonClient> = targets
+        .iter()
+        .map(|base| JsonClient::new(base.clone(), None))
+        .collect();
+    let (seeks_posted, seeks_taken, post_errors) =
+        post_and_take(&clients, load, posted.clone()).await;
     let seconds = started.elapsed().as_secs_f64();
     for (kind, count) in post_errors {
         *errors.entry(kind).or_default() += count;
@@ -206,7 +213,7 @@ async fn listen(mut socket: Socket, posted: Arc<Mutex<Posted>>, stop: Cancellati
 /// Posts a seek every 1/rate seconds for the duration, each taken once its post is answered;
 /// returns (posted, taken, errors).
 async fn post_and_take(
-    http: &JsonClient,
+    clients: &[JsonClient],
     load: &LobbyLoad,
     posted: Arc<Mutex<Posted>>,
 ) -> (u64, u64, HashMap<String, u64>) {
@@ -217,7 +224,7 @@ async fn post_and_take(
     let mut n = 0;
     while Instant::now() < end {
         every.tick().await;
-        let (http, posted) = (http.clone(), posted.clone());
+        let (http, posted) = (clients[n % clients.len()].clone(), posted.clone());
         tasks.spawn(async move {
             let sent = Instant::now();
             let body = json!({"visitor": format!("loadgen {n}")}).to_string();
