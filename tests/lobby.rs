@@ -88,11 +88,11 @@ async fn post_seek(addr: SocketAddr, body: Value) -> Value {
 
 async fn take(addr: SocketAddr, room: &str) -> (u16, Value) {
     let path = format!("/api/seeks/{room}/take");
-    http(addr, "POST", &path, Some(json!({"client_seed": "taker"}))).await
+    http(addr, "POST", &path, None).await
 }
 
 async fn pair(addr: SocketAddr, visitor: &str, clock: Value) -> Value {
-    let body = json!({"clock": clock, "visitor": visitor, "client_seed": visitor});
+    let body = json!({"clock": clock, "visitor": visitor});
     let (status, paired) = http(addr, "POST", "/api/pairing", Some(body)).await;
     assert_eq!(status, 200, "{paired}");
     paired

@@ -195,11 +195,10 @@ impl Lobby {
         owner: &str,
         side: SideChoice,
         clock: Option<TimeControl>,
-        client_seed: String,
         visitor: Option<String>,
     ) -> Result<RoomCreated, LobbyError> {
         let visitor = visitor_or(visitor, owner)?;
-        self.post_as(owner, side, clock, client_seed, visitor).await
+        self.post_as(owner, side, clock, visitor).await
     }
 
     /// [`Lobby::post`] for a visitor already named.
@@ -208,7 +207,6 @@ impl Lobby {
         owner: &str,
         side: SideChoice,
         clock: Option<TimeControl>,
-        client_seed: String,
         visitor: String,
     ) -> Result<RoomCreated, LobbyError> {
         let received = Instant::now();
@@ -221,7 +219,7 @@ impl Lobby {
         let created = self
             .inner
             .rooms
-            .create(NewRoom::Online, side, client_seed, clock)
+            .create(NewRoom::Online, side, clock)
             .await?;
         let now = now_ms();
         let seek = SeekRow {
@@ -249,12 +247,12 @@ impl Lobby {
     }
 
     /// Takes an open seek: joins its room's free seat.
-    pub async fn take(&self, room: &str, client_seed: String) -> Result<RoomCreated, LobbyError> {
+    pub async fn take(&self, room: &str) -> Result<RoomCreated, LobbyError> {
         if !self.store().take_seek(room, now_ms()).await? {
             return Err(LobbyError::SeekTaken);
         }
         self.gone(room, SeekGone::Taken);
-        self.join(room, client_seed).await
+        self.join(room).await
     }
 
     /// Cancels one's own open seek; `token` is its creator's seat token.
@@ -278,7 +276,6 @@ impl Lobby {
         &self,
         owner: &str,
         clock: Option<TimeControl>,
-        client_seed: String,
         visitor: Option<String>,
     ) -> Result<Paired, LobbyError> {
         let visitor = visitor_or(visitor, owner)?;
@@ -289,23 +286,17 @@ impl Lobby {
             at: now_ms(),
         };
         if let Some(room) = self.store().pair_seek(&pairing).await? {
-            return self.paired(&room, client_seed).await;
+            return self.paired(&room).await;
         }
         let own = self
-            .post_as(
-                owner,
-                SideChoice::Random,
-                clock,
-                client_seed.clone(),
-                visitor.clone(),
-            )
+            .post_as(owner, SideChoice::Random, clock, visitor.clone())
             .await?;
         pairing.own = Some(&own.room);
         pairing.at = now_ms();
         match self.store().pair_seek(&pairing).await? {
             Some(room) => {
                 self.gone(&own.room, SeekGone::Cancelled);
-                self.paired(&room, client_seed).await
+                self.paired(&room).await
             }
             None => Ok(Paired {
                 seat: own,
@@ -315,14 +306,14 @@ impl Lobby {
     }
 
     /// Joins a seek the store just marked taken for us.
-    async fn paired(&self, room: &str, client_seed: String) -> Result<Paired, LobbyError> {
+    async fn paired(&self, room: &str) -> Result<Paired, LobbyError> {
         self.gone(room, SeekGone::Taken);
-        let seat = self.join(room, client_seed).await?;
+        let seat = self.join(room).await?;
         Ok(Paired { seat, paired: true })
     }
 
-    async fn join(&self, room: &str, client_seed: String) -> Result<RoomCreated, LobbyError> {
-        let joined = self.inner.rooms.join(room, None, client_seed).await;
+    async fn join(&self, room: &str) -> Result<RoomCreated, LobbyError> {
+        let joined = self.inner.rooms.join(room, None).await;
         self.inner.games_changed.notify_one();
         let joined = joined.map_err(|error| match error {
             // Someone joined the room by its id (it is public once listed) first.

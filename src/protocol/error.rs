@@ -21,6 +21,8 @@ pub enum ErrorCode {
     DrawNotAllowed,
     CannotClaim,
     RematchNotAvailable,
+    /// `seed` after the game's first throw: the throws' client seeds are fixed by then.
+    ClientSeedLocked,
     HelloRequired,
     BadToken,
     RoomNotFound,

@@ -8,32 +8,26 @@ use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr};
 
 use super::{BadRequest, ErrorCode, Opened, RoomCreated, SideChoice, TimeControl, UnixMs};
 
-/// `POST /api/seeks`: a room as `POST /api/rooms` makes an online one, listed in the lobby.
+/// `POST /api/seeks`: a room as `POST /api/rooms` makes an online one, listed in the lobby
+/// (client seeds come later, on the room's socket, as for every room).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PostSeek {
     #[serde(default)]
     pub side: SideChoice,
     /// The time control, or `null` (the default) for an untimed game.
     #[serde(default)]
     pub clock: Option<TimeControl>,
-    #[serde(default)]
-    pub client_seed: String,
     /// An id the poster's page keeps, so that quick pairing never pairs it with itself; without
     /// one, the client's address stands for it.
     #[serde(default)]
     pub visitor: Option<String>,
 }
 
-/// `POST /api/seeks/{room}/take`: joins the seek's room.
-#[derive(Debug, Deserialize)]
-pub struct TakeSeek {
-    #[serde(default)]
-    pub client_seed: String,
-}
-
 /// `DELETE /api/seeks/{room}`: the creator's seat token proves the seek is theirs (in the body:
 /// tokens never go in URLs).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CancelSeek {
     pub token: String,
 }
@@ -41,11 +35,10 @@ pub struct CancelSeek {
 /// `POST /api/pairing`: the oldest open seek with this time control that is not one's own, or a
 /// new seek of one's own (side random).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Pair {
     #[serde(default)]
     pub clock: Option<TimeControl>,
-    #[serde(default)]
-    pub client_seed: String,
     /// As in [`PostSeek`].
     #[serde(default)]
     pub visitor: Option<String>,

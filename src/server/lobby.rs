@@ -23,7 +23,7 @@ use tracing::Instrument;
 use super::AppState;
 use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
-use super::http::{body, check_client_seed};
+use super::http::body;
 use super::ws::{
     CLOSE_POLICY, CLOSE_RESTART, CLOSE_TOO_BIG, Close, MAX_FRAME_BYTES, Peer, SILENT_HEARTBEATS,
     WRITE_BATCH_BYTES,
@@ -31,7 +31,7 @@ use super::ws::{
 use crate::lobby::{Hold, Joined, Lobby};
 use crate::protocol::{
     CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, Pair, Paired, PostSeek,
-    RoomCreated, TakeSeek,
+    RoomCreated,
 };
 use crate::room::RateLimit;
 
@@ -49,14 +49,12 @@ pub async fn post_seek(
         .take(client)
         .map_err(AppError::RateLimited)?;
     let request = body(request)?;
-    check_client_seed(&request.client_seed)?;
     let created = state
         .lobby
         .post(
             &client.0.to_string(),
             request.side,
             request.clock,
-            request.client_seed,
             request.visitor,
         )
         .await?;
@@ -67,16 +65,13 @@ pub async fn take_seek(
     State(state): State<AppState>,
     Extension(client): Extension<ClientAddr>,
     Path(id): Path<String>,
-    request: Result<Json<TakeSeek>, JsonRejection>,
 ) -> Result<Json<RoomCreated>, AppError> {
     state
         .quotas
         .join
         .take(client)
         .map_err(AppError::RateLimited)?;
-    let request = body(request)?;
-    check_client_seed(&request.client_seed)?;
-    Ok(Json(state.lobby.take(&id, request.client_seed).await?))
+    Ok(Json(state.lobby.take(&id).await?))
 }
 
 pub async fn cancel_seek(
@@ -100,15 +95,9 @@ pub async fn pair(
         .take(client)
         .map_err(AppError::RateLimited)?;
     let request = body(request)?;
-    check_client_seed(&request.client_seed)?;
     let paired = state
         .lobby
-        .pair(
-            &client.0.to_string(),
-            request.clock,
-            request.client_seed,
-            request.visitor,
-        )
+        .pair(&client.0.to_string(), request.clock, request.visitor)
         .await?;
     Ok(Json(paired))
 }
