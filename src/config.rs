@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::lobby::LobbyConfig;
 use crate::room::bot::default_max_concurrent;
-use crate::room::{BotConfig, RoomConfig};
+use crate::room::{BotConfig, DEFAULT_MAX_IN_MEMORY, RoomConfig};
 use crate::server::edge::TrustedProxies;
 use crate::server::limits::ConnectionSettings;
 use crate::telemetry::LogFormat;
@@ -42,6 +42,11 @@ pub struct Config {
     /// Seconds a room with no connection stays in memory before its task ends.
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
     pub room_idle_after: Duration,
+
+    /// Rooms held in memory: past it, loading another lets the least recently used idle room
+    /// (no connection, no running clock) go. Rooms in use are never let go.
+    #[arg(long, env = "SENET_MAX_ROOMS_IN_MEMORY", default_value_t = DEFAULT_MAX_IN_MEMORY, value_parser = parse_positive_count)]
+    pub max_rooms_in_memory: usize,
 
     /// Events a connection may fall behind before it gets a fresh state instead of them.
     #[arg(long, env = "SENET_BROADCAST_CAPACITY", default_value = "64", value_parser = clap::value_parser!(u16).range(1..))]
@@ -108,6 +113,7 @@ impl Config {
             idle_turn_after: Duration::from_secs(300),
             unstarted_room_ttl: Duration::from_secs(24 * 3600),
             room_idle_after: Duration::from_secs(30),
+            max_rooms_in_memory: DEFAULT_MAX_IN_MEMORY,
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
             presence_check: Duration::from_secs(10),
@@ -140,6 +146,7 @@ impl Config {
             max_sockets_per_seat: usize::from(self.max_sockets_per_seat),
             seat_messages_per_second: self.max_messages_per_second,
             unstarted_ttl: self.unstarted_room_ttl,
+            max_in_memory: self.max_rooms_in_memory,
             ..RoomConfig::default()
         }
     }
@@ -242,6 +249,14 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
     Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a valid duration"))
+}
+
+/// A count of at least one.
+fn parse_positive_count(text: &str) -> Result<usize, String> {
+    match text.parse() {
+        Ok(0) | Err(_) => Err(format!("{text:?} is not a whole number of at least 1")),
+        Ok(count) => Ok(count),
+    }
 }
 
 /// Like [`parse_seconds`], but more than zero.
