@@ -63,6 +63,7 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         Refusal::GameOver | Refusal::OutOfTime(_) => ErrorCode::GameOver,
         Refusal::NotStarted => ErrorCode::GameNotStarted,
         Refusal::DrawNotAllowed => ErrorCode::DrawNotAllowed,
+        Refusal::HintNotAllowed => ErrorCode::HintNotAllowed,
         Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending => ErrorCode::BadRequest,
         Refusal::NoDrawToAccept | Refusal::NoDrawToDecline => ErrorCode::NoDrawOffer,
         Refusal::ClaimNotOnline | Refusal::ClaimTooEarly(_) | Refusal::ClaimNoCountdown => {

@@ -39,6 +39,7 @@ export function normalizeState(state) {
     rematch: state.rematch ?? null,
     rematch_offers: state.rematch_offers ?? [],
     spectators: state.spectators ?? 0,
+    hint: state.hint ?? null,
   };
 }
 
@@ -56,11 +57,14 @@ export function applyEvent(previous, type, d) {
       // With no legal move the phase stays "move" until the server's `passed` follows.
       Object.assign(s, { turn: d.side, phase: Phase.Move, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
       break;
+    case Event.Hinted:
+      s.hint = d.from;
+      break;
     case Event.Moved:
-      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
+      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
       break;
     case Event.Passed:
-      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
+      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
       break;
     case Event.DrawOffered:
       s.draw_offer = d.side;
@@ -72,7 +76,7 @@ export function applyEvent(previous, type, d) {
       for (const side of SIDES) if (d[side]) Object.assign(s.players[side], d[side]);
       break;
     case Event.GameOver:
-      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null });
+      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null, hint: null });
       s.result = { winner: d.winner, reason: d.reason };
       s.seed = d.seed;
       break;
