@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
-# One load run as docs/PERFORMANCE.md reports it: a fresh database, one release server, `senet
-# loadgen` against it, `vmstat 5` beside it, and the server's own action-latency histogram (the
-# difference of /metrics before and after the run) printed next to the client's figures.
+# One load run as docs/PERFORMANCE.md reports it: a fresh database, one or more release servers
+# on it (optionally behind deploy/'s real nginx), `senet loadgen` against them, `vmstat 5`
+# beside it, and the servers' own action-latency histogram (the difference of /metrics before
+# and after the run, summed over the instances) printed next to the client's figures.
 #
-#   scripts/loadrun.sh sqlite|postgres [loadgen flags...]   (default: --rooms 1000 --rate 2000 --duration 30)
+#   scripts/loadrun.sh sqlite|postgres [--instances N] [--nginx] [loadgen flags...]
+#       (loadgen flags default to: --rooms 1000 --rate 2000 --duration 30)
 #
+# --instances N (postgres only) starts N servers on one database; loadgen opens rooms on each in
+# turn, or, with --nginx, goes through nginx running deploy/nginx/senet.conf as shipped (only
+# its upstream servers and its listen line are rewritten, as tests/cluster.rs does). Through
+# nginx, add `--source-addresses 64` or so: nginx limits each client address as in production.
 # postgres uses a fresh schema of $SENET_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}; shift
+instances=1 front=direct
+while [ $# -gt 0 ]; do
+    case $1 in
+        --instances) instances=$2; shift 2 ;;
+        --nginx) front=nginx; shift ;;
+        *) break ;;
+    esac
+done
 [ $# -gt 0 ] || set -- --rooms 1000 --rate 2000 --duration 30
 bin=${SENET_BIN:-target/release/senet}
 work=$(mktemp -d)
-port=$((20000 + RANDOM % 10000))
+first_port=$((20000 + RANDOM % 10000))
 case $backend in
-    sqlite) url="sqlite://$work/load.db" ;;
+    sqlite)
+        [ "$instances" = 1 ] || { echo "several instances need postgres" >&2; exit 2; }
+        url="sqlite://$work/load.db" ;;
     postgres)
         base=${SENET_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}
         schema="load_$(date +%s)_$RANDOM"
@@ -22,23 +38,75 @@ case $backend in
         url="$base?options=-c%20search_path%3D$schema" ;;
     *) echo "backend: sqlite or postgres" >&2; exit 2 ;;
 esac
-"$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
-    --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 >"$work/server.log" 2>&1 &
-server=$!
-vmstat=
-trap 'kill $server $vmstat 2>/dev/null; wait $server 2>/dev/null; [ "$backend" = postgres ] && psql -q "$base" -c "DROP SCHEMA $schema CASCADE"; rm -rf "$work"' EXIT
-until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
-# Buckets summed over the labels (action types, modes): `le count` lines. None before any action.
+pids=() ports=() vmstat= nginx=
+cleanup() {
+    kill "${pids[@]}" $nginx $vmstat 2>/dev/null || true
+    wait 2>/dev/null || true
+    if [ "$backend" = postgres ]; then psql -q "$base" -c "DROP SCHEMA $schema CASCADE"; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+for i in $(seq "$instances"); do
+    port=$((first_port + i))
+    "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
+        --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
+        --trusted-proxies 127.0.0.1/32 >"$work/server$i.log" 2>&1 &
+    pids+=($!) ports+=("$port")
+    # The next starts once this one has migrated the schema.
+    until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
+done
+
+# deploy/'s nginx config, pointed at these instances, in a prefix of its own.
+start_nginx() {
+    local port=$first_port servers=
+    for p in "${ports[@]}"; do servers+="    server 127.0.0.1:$p max_fails=1 fail_timeout=10s;\n"; done
+    mkdir -p "$work/nginx"
+    sed -e '/^ *server senet2:8080/d' -e "s|^ *server senet1:8080.*|$servers|" \
+        -e "s|^ *listen 80;|    listen 127.0.0.1:$port;|" deploy/nginx/senet.conf >"$work/nginx/senet.conf"
+    cat >"$work/nginx/nginx.conf" <<EOF
+daemon off;
+master_process off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+worker_rlimit_nofile 20000;
+events { worker_connections 9000; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    include $work/nginx/senet.conf;
+}
+EOF
+    /usr/sbin/nginx -p "$work/nginx" -e "$work/nginx/error.log" -c "$work/nginx/nginx.conf" &
+    nginx=$!
+    until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do sleep 0.2; done
+    targets="http://127.0.0.1:$port"
+}
+if [ "$front" = nginx ]; then
+    start_nginx
+else
+    targets=$(printf 'http://127.0.0.1:%s,' "${ports[@]}"); targets=${targets%,}
+fi
+
+# Buckets summed over the labels (action types, modes) and the instances: `le count` lines.
+# None before any action.
 histogram() {
-    curl -s "http://127.0.0.1:$port/metrics" |
+    for port in "${ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
         awk -F'[{}]' '/^senet_action_latency_seconds_bucket/ { match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " "); n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } } END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
 }
 histogram >"$work/before"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); instances: $instances ($front)"
 vmstat 5 >"$work/vmstat" & vmstat=$!
-"$bin" loadgen --url "http://127.0.0.1:$port" --pid "$server" "$@"
+# The memory reported is the first instance's.
+"$bin" loadgen --url "$targets" --pid "${pids[0]}" "$@"
 kill $vmstat
 histogram >"$work/after"
-echo "server's action latency (senet_action_latency_seconds, this run): bucket le, share of actions at or under it"
+echo "servers' action latency (senet_action_latency_seconds, this run): bucket le, share of actions at or under it"
 awk 'FILENAME == ARGV[1] { before[$1] = $2; next } { le[++k] = $1; d[k] = $2 - before[$1] } END { for (i = 1; i <= k; i++) printf "  le %s s: %.2f%%\n", le[i], 100 * d[i] / d[k] }' "$work/before" "$work/after"
 echo "vmstat 5 during the run:"; cat "$work/vmstat"
+for i in $(seq "$instances"); do
+    echo "server $i RSS: $(awk '/VmRSS/ { print $2, $3 }' "/proc/${pids[$((i - 1))]}/status")"
+done

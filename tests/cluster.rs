@@ -16,6 +16,8 @@ use common::{ChildServer, Client, event, http, record, room, verify_accepted};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use senet::engine::Side;
+use senet::loadgen;
+use senet::loadgen::http::BaseUrl;
 use senet::store::postgres::listener::{
     LISTENER_APPLICATION_NAME, Listener, News, Probe, Subscription,
 };
@@ -882,7 +884,33 @@ async fn a_game_through_the_deployed_nginx_config(url: String) {
     }
 }
 
+/// `senet loadgen` over two instances with every room's players split between them: each
+/// event crosses the cluster, and every action is still answered, with no version gap.
+async fn a_load_run_across_two_instances_answers_every_action(url: String) {
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let targets = [one.addr, two.addr]
+        .map(|addr| BaseUrl::parse(&format!("http://{addr}")).unwrap())
+        .to_vec();
+    let config = loadgen::Config {
+        rooms: 40,
+        rate: Some(200.0),
+        per_connection_rate: Some(18.0),
+        duration: Duration::from_secs(3),
+        idle: false,
+        connect_concurrency: 8,
+        server_pid: None,
+        source_addresses: 8,
+        split_players: true,
+    };
+    let report = loadgen::run_server(targets, &config).await;
+    assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
+    assert_eq!((report.rooms, report.connections), (40, 80));
+    assert!(report.actions_sent > 100, "{}", report.actions_sent);
+    assert_eq!(report.actions_answered, report.actions_sent);
+}
+
 postgres_support::postgres_tests!(
+    a_load_run_across_two_instances_answers_every_action,
     appends_are_heard_and_conflicts_are_not,
     appends_committed_together_are_each_heard,
     a_killed_listening_connection_resyncs_and_hears_again,

@@ -1,5 +1,7 @@
-//! `senet loadgen --url URL --rooms N [--rate R] [--duration S] [--pid P] [--idle]
-//! [--echo-baseline]`: load a running server and print a JSON report (see `crate::loadgen`).
+//! `senet loadgen --url URL[,URL...] --rooms N [--rate R] [--duration S] [--pid P] [--idle]
+//! [--split-players] [--source-addresses K] [--echo-baseline]`: load a running server (or a
+//! cluster's instances, or the proxy in front of them) and print a JSON report (see
+//! `crate::loadgen`).
 
 use std::time::Duration;
 
@@ -13,9 +15,17 @@ use crate::os;
 /// Play many rooms on a running server and report throughput, latency and memory.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The server's base URL.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    url: String,
+    /// The server's base URL; several (comma-separated or repeated) are a cluster's instances,
+    /// each new room opened on the next in turn.
+    #[arg(long, default_value = "http://127.0.0.1:8080", value_delimiter = ',', num_args = 1..)]
+    url: Vec<String>,
+    /// Seat each room's second player through the next URL, so every room spans two instances.
+    #[arg(long)]
+    split_players: bool,
+    /// Connect from this many loopback addresses (127.0.0.1, 127.0.0.2, ...): one source address
+    /// holds at most ~28,000 connections to one server address (the ephemeral ports).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65_535))]
+    source_addresses: u32,
     /// Rooms to open (two WebSocket connections each).
     #[arg(long, default_value_t = 10)]
     rooms: usize,
@@ -82,7 +92,17 @@ pub fn run(args: Args) -> Result<(), UsageError> {
             "--duration must be a positive number of seconds".into(),
         ));
     }
-    let base = BaseUrl::parse(&args.url).map_err(UsageError)?;
+    let targets = args
+        .url
+        .iter()
+        .map(|url| BaseUrl::parse(url))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(UsageError)?;
+    if args.split_players && targets.len() < 2 {
+        return Err(UsageError(
+            "--split-players needs at least two --url targets".into(),
+        ));
+    }
     let config = Config {
         rooms: args.rooms,
         rate: args.rate.filter(|rate| *rate > 0.0),
@@ -91,6 +111,8 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         idle: args.idle || args.rate == Some(0.0),
         connect_concurrency: args.connect_concurrency,
         server_pid: args.pid,
+        source_addresses: args.source_addresses,
+        split_players: args.split_players,
     };
     check_open_file_limit(&args)?;
     let runtime = tokio::runtime::Runtime::new()?;
@@ -98,7 +120,7 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         if args.echo_only {
             return loadgen::run_echo(&config).await.map(|echo| json!(echo));
         }
-        let server = loadgen::run_server(base, &config).await;
+        let server = loadgen::run_server(targets, &config).await;
         if !args.echo_baseline {
             return Ok(json!(server));
         }

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::net::{IpAddr, SocketAddr};
+
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -74,6 +76,36 @@ impl Pacer {
     }
 }
 
+/// TCP from `source` (if any) to the URL's host, then the WebSocket handshake over it.
+async fn open_websocket(url: &str, source: Option<IpAddr>) -> anyhow::Result<Socket> {
+    let uri: tokio_tungstenite::tungstenite::http::Uri = url.parse()?;
+    let authority = uri
+        .authority()
+        .ok_or_else(|| anyhow::anyhow!("{url}: no host"))?;
+    let server: SocketAddr = tokio::net::lookup_host(authority.as_str())
+        .await?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("{authority}: no address"))?;
+    let socket = if server.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    if let Some(source) = source {
+        socket.bind(SocketAddr::new(source, 0))?;
+    }
+    let stream = socket.connect(server).await?;
+    stream.set_nodelay(true)?;
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let (socket, _) = tokio_tungstenite::client_async_with_config(
+        url,
+        MaybeTlsStream::Plain(stream),
+        Some(config),
+    )
+    .await?;
+    Ok(socket)
+}
+
 /// An action sent and not yet acknowledged.
 #[derive(Debug)]
 struct Pending {
@@ -99,10 +131,14 @@ pub struct Conn {
 }
 
 impl Conn {
-    pub async fn connect(url: &str, pacing: Arc<Pacing>) -> Result<Self, String> {
-        let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
-        let connect = tokio_tungstenite::connect_async_with_config(url, Some(config), true);
-        let (socket, _) = tokio::time::timeout(CONNECT_TIMEOUT, connect)
+    /// Opens a WebSocket to `url` (`ws://host:port/...`), from the local address `source` when
+    /// given.
+    pub async fn connect(
+        url: &str,
+        source: Option<IpAddr>,
+        pacing: Arc<Pacing>,
+    ) -> Result<Self, String> {
+        let socket = tokio::time::timeout(CONNECT_TIMEOUT, open_websocket(url, source))
             .await
             .map_err(|_| "connect: timed out".to_string())?
             .map_err(|e| format!("connect: {e}"))?;

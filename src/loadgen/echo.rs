@@ -97,8 +97,8 @@ pub async fn open_pair(
     stats: &mut Stats,
 ) -> Result<[Conn; 2], String> {
     let (a, b) = tokio::join!(
-        Conn::connect(url, pacing.clone()),
-        Conn::connect(url, pacing.clone())
+        Conn::connect(url, None, pacing.clone()),
+        Conn::connect(url, None, pacing.clone())
     );
     let pair = [a?, b?];
     stats.rooms_opened += 1;

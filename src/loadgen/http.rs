@@ -2,6 +2,7 @@
 //! pooled client (plain `http://`: the peer is our own server).
 
 use std::fmt;
+use std::net::IpAddr;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -58,23 +59,38 @@ impl fmt::Display for BaseUrl {
     }
 }
 
-/// JSON requests to one server; clones share the connection pool.
+/// JSON requests to one server from one local address; clones share the connection pool.
 #[derive(Clone)]
 pub struct JsonClient {
     base: BaseUrl,
+    /// The local address this client's connections come from (`None`: the system's choice).
+    /// The players' WebSockets use it too, so a room looks like one household to the server's
+    /// (and a proxy's) per-address limits.
+    source: Option<IpAddr>,
     client: Client<HttpConnector, Full<Bytes>>,
 }
 
 impl JsonClient {
-    pub fn new(base: BaseUrl) -> Self {
+    pub fn new(base: BaseUrl, source: Option<IpAddr>) -> Self {
+        let mut connector = HttpConnector::new();
+        connector.set_local_address(source);
+        connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new())
             .pool_max_idle_per_host(MAX_IDLE_CONNECTIONS)
-            .build_http();
-        JsonClient { base, client }
+            .build(connector);
+        JsonClient {
+            base,
+            source,
+            client,
+        }
     }
 
     pub fn base(&self) -> &BaseUrl {
         &self.base
+    }
+
+    pub fn source(&self) -> Option<IpAddr> {
+        self.source
     }
 
     /// `POST path` with a JSON body; a 2xx answer's body read as `T`.

@@ -17,6 +17,7 @@ mod stats;
 mod wire;
 
 use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -53,6 +54,13 @@ pub struct Config {
     pub connect_concurrency: usize,
     /// The server process, for its resident memory.
     pub server_pid: Option<u32>,
+    /// Spread the rooms over this many loopback source addresses, 127.0.0.1 and up (all of
+    /// 127.0.0.0/8 is the loopback interface on Linux): one address holds at most ~28,000
+    /// connections to one server address (the ephemeral ports), and a proxy's per-client limits
+    /// count each address apart. 1 leaves the choice to the system.
+    pub source_addresses: u32,
+    /// Put each room's two players on different targets (see `player::Table`).
+    pub split_players: bool,
 }
 
 impl Config {
@@ -61,10 +69,21 @@ impl Config {
     }
 }
 
-/// Plays rooms on the server at `base`.
-pub async fn run_server(base: BaseUrl, config: &Config) -> Report {
+/// Plays rooms on the servers at `targets` (one server, the instances of a cluster, or the
+/// proxy in front of them), each new room on the next target in turn.
+pub async fn run_server(targets: Vec<BaseUrl>, config: &Config) -> Report {
     let table = Table {
-        http: JsonClient::new(base),
+        clients: targets
+            .into_iter()
+            .map(|target| {
+                sources(config.source_addresses)
+                    .into_iter()
+                    .map(|source| JsonClient::new(target.clone(), source))
+                    .collect()
+            })
+            .collect(),
+        rooms_opened: Default::default(),
+        split_players: config.split_players,
         pacing: config.pacing(),
         idle: config.idle,
     };
@@ -82,6 +101,17 @@ pub async fn run_server(base: BaseUrl, config: &Config) -> Report {
         move |players, stop| table.clone().run_room(players, stop),
     )
     .await
+}
+
+/// The local addresses to connect from: the system's choice, or `count` loopback addresses.
+fn sources(count: u32) -> Vec<Option<IpAddr>> {
+    if count <= 1 {
+        return vec![None];
+    }
+    let first = u32::from(Ipv4Addr::LOCALHOST);
+    (0..count)
+        .map(|n| Some(Ipv4Addr::from(first + n).into()))
+        .collect()
 }
 
 /// Runs the same load against an in-process echo endpoint.

@@ -2,6 +2,7 @@
 //! random legal moves until told to stop, opening a new room whenever a game ends.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -26,10 +27,18 @@ pub struct Player {
     unread: Option<Incoming>,
 }
 
-/// What the players of a room share: the server's HTTP client and how to pace.
+/// What the players of every room share: the servers, where to connect from, how to pace.
 #[derive(Clone)]
 pub struct Table {
-    pub http: JsonClient,
+    /// `clients[target][source]`: an HTTP client for each server (instances of one cluster, or
+    /// the proxy in front of them) from each local address. Each new room goes to the next
+    /// target in turn, and its players to the next source address.
+    pub clients: Arc<[Vec<JsonClient>]>,
+    /// Rooms opened so far, which picks the next room's target and source.
+    pub rooms_opened: Arc<AtomicUsize>,
+    /// Seat a room's white player through the target after its black player's, so that the
+    /// room's two players are on different instances and every event crosses the cluster.
+    pub split_players: bool,
     pub pacing: Arc<Pacing>,
     /// Hold the connections without playing (the memory test).
     pub idle: bool,
@@ -38,35 +47,41 @@ pub struct Table {
 impl Table {
     /// Creates an online room, joins its second seat, and connects both players.
     pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
+        let (home, away) = self.next_targets();
         let body = wire::create_room_body(Side::Black, &client_seed());
-        let created: RoomCreated = self.post("/api/rooms", body).await?;
+        let created: RoomCreated = post(home, "/api/rooms", body).await?;
         let room = created.room;
-        let joined: Joined = self
-            .post(
-                &format!("/api/rooms/{room}/join"),
-                wire::join_body(&client_seed()),
-            )
-            .await?;
+        let joined: Joined = post(
+            away,
+            &format!("/api/rooms/{room}/join"),
+            wire::join_body(&client_seed()),
+        )
+        .await?;
         stats.rooms_opened += 1;
         let (black, white) = tokio::join!(
-            self.seat(&room, &created.token),
-            self.seat(&room, &joined.token)
+            self.seat(home, &room, &created.token),
+            self.seat(away, &room, &joined.token)
         );
         let players = [black?, white?];
         stats.connections_opened += 2;
         Ok(players)
     }
 
-    async fn post<T: DeserializeOwned>(&self, path: &str, body: String) -> Result<T, String> {
-        tokio::time::timeout(ANSWER_TIMEOUT, self.http.post(path, body))
-            .await
-            .map_err(|_| format!("POST {path}: timed out"))?
+    /// The clients of the next room's black player and white player.
+    fn next_targets(&self) -> (&JsonClient, &JsonClient) {
+        let (targets, k) = (
+            self.clients.len(),
+            self.rooms_opened.fetch_add(1, Ordering::Relaxed),
+        );
+        let (home, source) = (k % targets, k / targets % self.clients[0].len());
+        let away = (home + usize::from(self.split_players)) % targets;
+        (&self.clients[home][source], &self.clients[away][source])
     }
 
-    /// Connects a seat's client and waits for its `welcome`.
-    async fn seat(&self, room: &str, token: &str) -> Result<Player, String> {
-        let url = self.http.base().ws(&format!("/ws/rooms/{room}"));
-        let mut conn = Conn::connect(&url, self.pacing.clone()).await?;
+    /// Connects a seat's client to `target` and waits for its `welcome`.
+    async fn seat(&self, target: &JsonClient, room: &str, token: &str) -> Result<Player, String> {
+        let url = target.base().ws(&format!("/ws/rooms/{room}"));
+        let mut conn = Conn::connect(&url, target.source(), self.pacing.clone()).await?;
         conn.send(wire::hello(token)).await?;
         // Bookkeeping of the handshake is not part of the measured run.
         let mut scratch = Stats::default();
@@ -148,6 +163,16 @@ impl Table {
         player.conn.drain(stats, DRAIN_TIMEOUT).await;
         end
     }
+}
+
+async fn post<T: DeserializeOwned>(
+    target: &JsonClient,
+    path: &str,
+    body: String,
+) -> Result<T, String> {
+    tokio::time::timeout(ANSWER_TIMEOUT, target.post(path, body))
+        .await
+        .map_err(|_| format!("POST {path} to {}: timed out", target.base()))?
 }
 
 /// Why a client stopped playing.
