@@ -107,7 +107,10 @@ async fn a_hint_in_an_ai_room_is_the_engines_move_logged_before_it_is_shown() {
     let state = throw_with_a_choice(&mut person, "black").await;
 
     let events = person.ok("hint", Value::Null).await;
-    let hinted = events.iter().find(|e| e["t"] == "hinted").expect("a hinted event");
+    let hinted = events
+        .iter()
+        .find(|e| e["t"] == "hinted")
+        .expect("a hinted event");
     // The engine's move from the position and the throw alone: what the analysis calls best.
     let position: Position = state["position"].as_str().unwrap().parse().unwrap();
     let roll = Roll::new(state["throw"]["value"].as_u64().unwrap() as u8).unwrap();
@@ -129,7 +132,11 @@ async fn a_hint_in_an_ai_room_is_the_engines_move_logged_before_it_is_shown() {
     assert_eq!(person.sync().await["hint"], engine.from);
     let again = person.ok("hint", Value::Null).await;
     assert!(again.iter().all(|e| e["t"] != "hinted"), "{again:?}");
-    assert_eq!(person.last_v(), v, "nothing was logged for the second request");
+    assert_eq!(
+        person.last_v(),
+        v,
+        "nothing was logged for the second request"
+    );
 
     // Playing the throw ends the hint; the finished record passes `senet verify`, which
     // re-decides the hint, and no event before the end holds the seed.
@@ -165,7 +172,11 @@ async fn a_hint_is_refused_in_an_online_room_and_nothing_is_logged() {
     );
     let logged = record(server.addr, room).await;
     assert!(
-        logged["events"].as_array().unwrap().iter().all(|e| e["t"] != "hinted"),
+        logged["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["t"] != "hinted"),
         "{logged}"
     );
 }

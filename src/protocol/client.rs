@@ -11,7 +11,9 @@ use super::ErrorCode;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter)]
 pub enum Action {
     Roll,
-    Move { from: u8 },
+    Move {
+        from: u8,
+    },
     Resign,
     DrawOffer,
     DrawAccept,

@@ -430,7 +430,10 @@ impl Game {
     fn fold(&mut self, event: &Event, at: UnixMs) {
         self.at = at;
         // A hint is for one throw: the throw's move or pass ends it (and so does the game's end).
-        if matches!(event, Event::Moved { .. } | Event::Passed { .. } | Event::GameOver { .. }) {
+        if matches!(
+            event,
+            Event::Moved { .. } | Event::Passed { .. } | Event::GameOver { .. }
+        ) {
             self.hint = None;
         }
         match event {
@@ -1136,7 +1139,12 @@ mod tests {
         let [Event::Hinted { from, .. }] = events[..] else {
             panic!("{events:?}")
         };
-        assert!(game.state(0, 0).legal.iter().any(|legal| legal.from == from));
+        assert!(
+            game.state(0, 0)
+                .legal
+                .iter()
+                .any(|legal| legal.from == from)
+        );
         assert_eq!(game.state(0, 0).hint, Some(from));
         let again = act(&mut game, Seat::Both, Action::Hint);
         assert_eq!(again, Ok(Vec::new()), "asked again: nothing new is logged");
