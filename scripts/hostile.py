@@ -14,7 +14,7 @@ import collections
 import json
 import time
 
-NEW_ROOM = b'{"mode":"online","side":"black","client_seed":"hostile"}'
+NEW_ROOM = b'{"mode":"online","side":"black"}'
 
 
 async def request(host, port, method, path, body=b"", source=None):

@@ -241,10 +241,6 @@ mod tests {
             position: start.into(),
             turn: position.turn(),
             seed_hash: String::new(),
-            client_seeds: ClientSeeds {
-                black: String::new(),
-                white: String::new(),
-            },
             clock: None,
         }];
         for &(value, from) in throws {
@@ -302,10 +298,7 @@ mod tests {
             clock: None,
             seed_hash: String::new(),
             seed: None,
-            client_seeds: ClientSeeds {
-                black: String::new(),
-                white: String::new(),
-            },
+            client_seeds: ClientSeeds::default(),
             events,
         }
     }

@@ -2,6 +2,15 @@
 //! publishing its SHA-256, and throw `n` is an HMAC of the room id, both
 //! players' client seeds and `n` under that seed. The seed is revealed
 //! when the game ends, so anyone can recompute every throw (`senet verify`).
+//!
+//! Commit before learning: the server must not know a client seed when it
+//! draws the seed, or it could draw until the throws suit it. So the seed is
+//! drawn when the room is made, its hash is logged in `started`, and only
+//! then does the server take client seeds: a `seed` message from each seated
+//! player (the `client-seed` event), until the game's first throw; the
+//! computer's is drawn from the OS generator and logged right after
+//! `started`. A seat that sends none plays with the empty seed, logged as
+//! such (no event). The log's order is the proof, and `senet verify` checks it.
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};

@@ -16,7 +16,7 @@ use senet::room::bot::bot_seed;
 use serde_json::{Value, json};
 
 async fn create_ai_room(addr: SocketAddr, side: &str, level: &str) -> Value {
-    let body = json!({"mode": "ai", "side": side, "level": level, "client_seed": "person"});
+    let body = json!({"mode": "ai", "side": side, "level": level});
     let (status, created) = http(addr, "POST", "/api/rooms", Some(body)).await;
     assert_eq!(status, 201, "{created}");
     created
@@ -146,7 +146,11 @@ async fn the_computer_throws_first_for_a_white_player_and_only_once_they_are_her
         .iter()
         .map(|e| e["t"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["started"]);
+    assert_eq!(
+        kinds,
+        ["started", "client-seed"],
+        "the computer's seed only"
+    );
 
     let mut client = person(server.addr, &created).await;
     assert_eq!(client.seat, "white");

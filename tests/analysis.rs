@@ -99,7 +99,7 @@ async fn throw_with_a_choice(client: &mut Client, side: &str) -> Value {
 #[tokio::test]
 async fn a_hint_in_an_ai_room_is_the_engines_move_logged_before_it_is_shown() {
     let server = TestServer::start().await;
-    let body = json!({"mode": "ai", "side": "black", "level": "easy", "client_seed": "person"});
+    let body = json!({"mode": "ai", "side": "black", "level": "easy"});
     let (status, created) = http(server.addr, "POST", "/api/rooms", Some(body)).await;
     assert_eq!(status, 201, "{created}");
     let room = created["room"].as_str().unwrap();

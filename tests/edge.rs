@@ -237,7 +237,7 @@ async fn exchange(
     (status, head, body.to_owned())
 }
 
-const NEW_ROOM: &str = r#"{"mode":"online","side":"black","client_seed":"s"}"#;
+const NEW_ROOM: &str = r#"{"mode":"online","side":"black"}"#;
 
 async fn create_from(server: SocketAddr, forwarded_for: &str) -> u16 {
     let header = format!("x-forwarded-for: {forwarded_for}");

@@ -53,6 +53,12 @@ test('two players play a whole online game by clicking; a spectator watches; the
   await expect(spectator.getByTestId('verify-hash')).toHaveText('The revealed seed matches the hash published at the start.');
   await expect(spectator.getByTestId('verify-summary')).toHaveText(`All ${throws} throws match the seed.`);
   await expect(spectator.getByTestId('verify-summary')).toHaveAttribute('data-ok', 'true');
+  // Each page sent its own client seed, after the seed hash was logged (docs/PROTOCOL.md).
+  await expect(spectator.getByTestId('verify-order')).toHaveText('The hash was published before any player’s seed was known.');
+  const roomId = new URL(game.url).pathname.split('/')[2];
+  const record = await (await spectator.request.get(new URL(`/api/rooms/${roomId}/record`, game.url).href)).json();
+  for (const side of ['black', 'white']) expect(record.client_seeds[side]).toMatch(/^[0-9a-f]{32}$/);
+  expect(record.client_seeds.black).not.toBe(record.client_seeds.white);
 
   // The replay steps from the start to the final position.
   await spectator.getByTestId('open-replay').click();

@@ -32,7 +32,7 @@ function serverState(changes = {}) {
   };
 }
 
-const STARTED = { v: 1, at: 0, t: 'started', d: { position: START, turn: 'black', seed_hash: SEED_HASH, client_seeds: { black: 'b', white: 'w' } } };
+const STARTED = { v: 1, at: 0, t: 'started', d: { position: START, turn: 'black', seed_hash: SEED_HASH } };
 
 /**
  * Open the room page without its entry module, then start `createRoom` on it with scripted deps.
@@ -189,6 +189,38 @@ test('an action waits for its answer; an error answer is shown in words', async 
     await expect(movable).toHaveCount(1);
     shown = sentence;
   }
+});
+
+test('the client seed is sent once the seed hash is logged, once, and is fresh on every page', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  await welcome(page, 'black', serverState({ phase: 'waiting', v: 0 }));
+  expect((await harness(page)).sent).toEqual([]);
+  await serverSays(page, 'event', 'started', { ...STARTED.d, v: 1 });
+  await expect(page.getByTestId('room')).toHaveAttribute('data-v', '1');
+  const { sent } = await harness(page);
+  expect(sent).toHaveLength(1);
+  expect(sent[0].type).toBe('seed');
+  const mine = sent[0].data.client_seed;
+  expect(mine).toMatch(/^[0-9a-f]{32}$/);
+  // Logged: not sent again, neither on later events nor on a fresh state that holds it.
+  await serverSays(page, 'event', 'client-seed', { side: 'black', client_seed: mine, v: 2 });
+  await serverSays(page, 'event', 'client-seed', { side: 'white', client_seed: 'theirs', v: 3 });
+  const seeds = { black: mine, white: 'theirs' };
+  await serverSays(page, 'state', serverState({ client_seeds: seeds, client_seeds_open: true, v: 3 }));
+  await expect(page.getByTestId('room')).toHaveAttribute('data-v', '3');
+  expect((await harness(page)).sent).toHaveLength(1);
+
+  // Another page (a rematch opens one) makes another seed; after the first throw it sends none.
+  await mountController(page);
+  await welcome(page, 'white', serverState({ client_seeds: seeds, client_seeds_open: true, v: 3 }));
+  const again = (await harness(page)).sent;
+  expect(again).toHaveLength(1);
+  expect(again[0].data.client_seed).toMatch(/^[0-9a-f]{32}$/);
+  expect(again[0].data.client_seed).not.toBe(mine);
+  await mountController(page);
+  await welcome(page, 'white', serverState({ client_seeds: seeds, client_seeds_open: false, v: 4 }));
+  expect((await harness(page)).sent).toEqual([]);
 });
 
 test('a draw offer is drawn from the server state and its events', async ({ open }) => {

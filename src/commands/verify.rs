@@ -1,6 +1,9 @@
 //! `senet verify <record.json>`: checks a finished game's record (as served
 //! by `GET /api/rooms/{id}/record`) without trusting the server. It checks
-//! the revealed seed against the published hash, recomputes every throw
+//! the revealed seed against the published hash, that the hash was logged
+//! (in `started`) before every client seed and that no client seed came after
+//! the first throw (so the server could not choose its seed knowing them),
+//! that the record's `client_seeds` are the log's, recomputes every throw
 //! from the seed, and re-judges every throw and move with the same rules
 //! the server uses ([`Game::decide`]). In timed games the clocks are counted
 //! again from the events' times (`at`): every clock an event carries must be
@@ -18,7 +21,7 @@ use serde_json::json;
 
 use crate::fairness::{parse_seed, seed_hash};
 use crate::protocol::{Action, EndReason, Event, Record, Seat, UnixMs};
-use crate::room::seats::{Holder, Sitter};
+use crate::room::seats::Sitter;
 use crate::room::{Context, Game, Room, Seats};
 
 /// Check that a game record is consistent: seed, throws and moves.
@@ -66,16 +69,7 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
     if seed_hash(&seed) != record.seed_hash {
         return Err("the revealed seed does not hash to seed_hash".into());
     }
-    let seat = |client_seed: &str| {
-        Some(Sitter {
-            holder: Holder::Recorded,
-            client_seed: client_seed.to_string(),
-        })
-    };
-    let seats = Seats::new(
-        seat(&record.client_seeds.black),
-        seat(&record.client_seeds.white),
-    );
+    let seats = Seats::new(Some(Sitter::recorded()), Some(Sitter::recorded()));
     let room = Room::new(record.room.clone(), record.mode, seed, record.clock);
     let mut game = Game::new(room, seats);
     let mut replay = Replay::default();
@@ -94,6 +88,12 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
     }
     if let Some(missing) = replay.expected.front() {
         return Err(format!("the record ends before {missing:?}"));
+    }
+    if game.client_seeds() != &record.client_seeds {
+        return Err(format!(
+            "client_seeds differ from the log's: {:?}",
+            game.client_seeds()
+        ));
     }
     let result = game
         .result()

@@ -16,11 +16,12 @@ pub struct Incoming {
     v: Option<Version>,
 }
 
+/// Replies are boxed: a `welcome` or `state` is much larger than an event.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum ServerFrame {
     Event(Event),
-    Reply(Reply),
+    Reply(Box<Reply>),
 }
 
 /// Just the version of an event frame, `{"d":{"v":n}}`.
@@ -44,15 +45,20 @@ impl Incoming {
         Ok(Incoming { frame, v })
     }
 
+    fn reply(&self) -> Option<&Reply> {
+        match &self.frame {
+            ServerFrame::Reply(reply) => Some(reply),
+            ServerFrame::Event(_) => None,
+        }
+    }
+
     /// The action id this frame answers (`ack`, `error`, `state` or `pong` carrying an id).
     pub fn answers(&self) -> Option<u64> {
-        let id = match &self.frame {
-            ServerFrame::Reply(
-                Reply::Ack { id, .. }
-                | Reply::Error { id, .. }
-                | Reply::State { id, .. }
-                | Reply::Pong { id },
-            ) => id.as_ref(),
+        let id = match self.reply()? {
+            Reply::Ack { id, .. }
+            | Reply::Error { id, .. }
+            | Reply::State { id, .. }
+            | Reply::Pong { id } => id.as_ref(),
             _ => None,
         };
         id.and_then(Value::as_u64)
@@ -74,8 +80,8 @@ impl Incoming {
 
     /// For an `error` frame, its code.
     pub fn error_code(&self) -> Option<String> {
-        match &self.frame {
-            ServerFrame::Reply(Reply::Error { code, .. }) => Some(
+        match self.reply()? {
+            Reply::Error { code, .. } => Some(
                 serde_json::to_value(code)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
@@ -87,22 +93,20 @@ impl Incoming {
 
     /// The seat a `welcome` gives, if it is one side.
     pub fn welcome_side(&self) -> Option<Side> {
-        match &self.frame {
-            ServerFrame::Reply(Reply::Welcome {
+        match self.reply()? {
+            Reply::Welcome {
                 seat: Seat::Black, ..
-            }) => Some(Side::Black),
-            ServerFrame::Reply(Reply::Welcome {
+            } => Some(Side::Black),
+            Reply::Welcome {
                 seat: Seat::White, ..
-            }) => Some(Side::White),
+            } => Some(Side::White),
             _ => None,
         }
     }
 
     fn state(&self) -> Option<&State> {
-        match &self.frame {
-            ServerFrame::Reply(Reply::Welcome { state, .. } | Reply::State { state, .. }) => {
-                Some(state)
-            }
+        match self.reply()? {
+            Reply::Welcome { state, .. } | Reply::State { state, .. } => Some(state),
             _ => None,
         }
     }
@@ -217,14 +221,11 @@ pub fn echo_frame(id: u64) -> String {
     .expect("a pong serializes")
 }
 
-/// The body of `POST /api/rooms` for an online room with the creator on `side`.
-pub fn create_room_body(side: Side, client_seed: &str) -> String {
-    json!({"mode": "online", "side": side, "client_seed": client_seed}).to_string()
-}
-
-/// The body of `POST /api/rooms/{id}/join`.
-pub fn join_body(client_seed: &str) -> String {
-    json!({"client_seed": client_seed}).to_string()
+/// The body of `POST /api/rooms` for an online room with the creator on `side`. The players
+/// send no client seed (`seed`): their throws use the empty default, which costs the server
+/// the same.
+pub fn create_room_body(side: Side) -> String {
+    json!({"mode": "online", "side": side}).to_string()
 }
 
 #[cfg(test)]
@@ -240,6 +241,7 @@ mod tests {
         "players":{"black":{"seated":true,"connected":true,"claim_at":null},
                    "white":{"seated":true,"connected":true,"claim_at":null}},
         "spectators":0,"draw_offer":null,"result":null,"seed_hash":"00",
+        "client_seeds":{"black":"","white":""},"client_seeds_open":true,
         "rematch_offers":[],"rematch":null,"v":2}"#;
 
     #[test]

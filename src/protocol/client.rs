@@ -7,9 +7,66 @@ use strum::EnumIter;
 
 use super::ErrorCode;
 
+/// Longest client seed accepted, in characters.
+pub const MAX_CLIENT_SEED: usize = 64;
+
+/// A player's client seed, part of every throw of the game (see `crate::fairness`): at most
+/// [`MAX_CLIENT_SEED`] printable ASCII characters other than `:`, the formula's separator (one
+/// would let two seed pairs read the same). Held inline so that an [`Action`] stays `Copy`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ClientSeed {
+    len: u8,
+    bytes: [u8; MAX_CLIENT_SEED],
+}
+
+impl ClientSeed {
+    /// Checks a seed sent by a client; the error says what is wrong with it.
+    pub fn parse(text: &str) -> Result<ClientSeed, String> {
+        if text.len() > MAX_CLIENT_SEED {
+            return Err(format!(
+                "client_seed is longer than {MAX_CLIENT_SEED} characters"
+            ));
+        }
+        if !text.chars().all(|c| c.is_ascii_graphic() && c != ':') {
+            return Err(
+                "client_seed may hold only printable ASCII characters other than ':'".into(),
+            );
+        }
+        let mut seed = ClientSeed {
+            len: text.len() as u8,
+            ..ClientSeed::default()
+        };
+        seed.bytes[..text.len()].copy_from_slice(text.as_bytes());
+        Ok(seed)
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).expect("checked ASCII")
+    }
+}
+
+/// The empty seed: what a seat that never sends one plays with.
+impl Default for ClientSeed {
+    fn default() -> ClientSeed {
+        ClientSeed {
+            len: 0,
+            bytes: [0; MAX_CLIENT_SEED],
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientSeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
 /// A game action, judged by the room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, EnumIter)]
 pub enum Action {
+    /// Sets the sender's client seed for this game; possible from `started` until the first
+    /// throw (see docs/PROTOCOL.md, Verifying the throws).
+    Seed(ClientSeed),
     Roll,
     Move {
         from: u8,
@@ -28,6 +85,7 @@ impl Action {
     /// The action's `t` on the wire.
     pub const fn name(self) -> &'static str {
         match self {
+            Action::Seed(_) => "seed",
             Action::Roll => "roll",
             Action::Move { .. } => "move",
             Action::Resign => "resign",
@@ -79,6 +137,11 @@ struct HelloData {
 }
 
 #[derive(Deserialize)]
+struct SeedData {
+    client_seed: String,
+}
+
+#[derive(Deserialize)]
 struct MoveData {
     from: u8,
 }
@@ -123,6 +186,12 @@ impl Request {
                 let data: MoveData = serde_json::from_value(d.clone()).map_err(data_error)?;
                 ClientMessage::Act(Action::Move { from: data.from })
             }
+            "seed" => {
+                let data: SeedData = serde_json::from_value(d.clone()).map_err(data_error)?;
+                let seed = ClientSeed::parse(&data.client_seed)
+                    .map_err(|message| bad(ErrorCode::BadRequest, message, id.clone()))?;
+                ClientMessage::Act(Action::Seed(seed))
+            }
             "roll" => ClientMessage::Act(Action::Roll),
             "resign" => ClientMessage::Act(Action::Resign),
             "draw-offer" => ClientMessage::Act(Action::DrawOffer),
@@ -161,7 +230,8 @@ mod tests {
     #[test]
     fn action_names_parse_back_to_the_action() {
         for action in Action::iter() {
-            let frame = json!({"t": action.name(), "d": {"from": 0}}).to_string();
+            let frame =
+                json!({"t": action.name(), "d": {"from": 0, "client_seed": ""}}).to_string();
             assert_eq!(
                 Request::parse(&frame).unwrap().message,
                 ClientMessage::Act(action)
@@ -179,6 +249,16 @@ mod tests {
             ErrorCode::BadRequest
         );
         assert_eq!(code(r#"{"t":"move"}"#), ErrorCode::BadRequest);
+        let seed = |text: &str| json!({"t": "seed", "d": {"client_seed": text}}).to_string();
+        let seed_code = |text: &str| Request::parse(&seed(text)).unwrap_err().code;
+        assert_eq!(seed_code("a:b"), ErrorCode::BadRequest);
+        assert_eq!(seed_code(&"x".repeat(65)), ErrorCode::BadRequest);
+        assert_eq!(seed_code("tab\there"), ErrorCode::BadRequest);
+        let ok = Request::parse(&seed(&"x".repeat(64))).unwrap().message;
+        let ClientMessage::Act(Action::Seed(parsed)) = ok else {
+            panic!("{ok:?}")
+        };
+        assert_eq!(parsed.as_str(), "x".repeat(64));
         let unknown = Request::parse(r#"{"t":"fly","d":{"id":3}}"#).unwrap_err();
         assert_eq!(unknown.id, Some(json!(3)));
     }

@@ -24,6 +24,8 @@ pub enum ErrorCode {
     HintNotAllowed,
     CannotClaim,
     RematchNotAvailable,
+    /// `seed` after the game's first throw: the throws' client seeds are fixed by then.
+    ClientSeedLocked,
     HelloRequired,
     BadToken,
     RoomNotFound,

@@ -38,7 +38,8 @@ pub enum EffectName {
     Off,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Both sides' client seeds, as the log last set them (empty for a side that set none).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientSeeds {
     pub black: String,
     pub white: String,
@@ -125,10 +126,16 @@ pub enum Event {
         position: String,
         turn: Side,
         seed_hash: String,
-        client_seeds: ClientSeeds,
         /// The time control of a timed game.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock: Option<TimeControl>,
+    },
+    /// A player's client seed for this game (the computer's, drawn from the OS generator, in
+    /// `ai` rooms): only after `started`, which published `seed_hash`, and before the first
+    /// throw; the last one of each side goes into every throw.
+    ClientSeed {
+        side: Side,
+        client_seed: String,
     },
     Rolled {
         side: Side,
@@ -288,11 +295,11 @@ mod tests {
                 position: String::new(),
                 turn: side,
                 seed_hash: String::new(),
-                client_seeds: ClientSeeds {
-                    black: String::new(),
-                    white: String::new(),
-                },
                 clock: None,
+            },
+            EventKind::ClientSeed => Event::ClientSeed {
+                side,
+                client_seed: String::new(),
             },
             EventKind::Rolled => Event::Rolled {
                 side,

@@ -11,14 +11,15 @@ use crate::ai::Level;
 use crate::engine::Side;
 
 /// `POST /api/rooms`. `mode` stays a string so that an unknown or not yet
-/// supported mode gets a clear message instead of a serde error.
+/// supported mode gets a clear message instead of a serde error. Unknown fields are refused:
+/// a `client_seed` here (before the room exists) would be learnt before the room's seed is
+/// committed, so it is refused rather than ignored; it is sent on the WebSocket (`seed`).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CreateRoom {
     pub mode: String,
     #[serde(default)]
     pub side: SideChoice,
-    #[serde(default)]
-    pub client_seed: String,
     /// The computer's strength in `ai` rooms (default `medium`); a string so
     /// that an unknown level gets a message naming the known ones.
     #[serde(default)]
@@ -39,13 +40,12 @@ pub struct RoomCreated {
     pub token: String,
 }
 
-/// `POST /api/rooms/{id}/join`.
+/// `POST /api/rooms/{id}/join`; unknown fields are refused as in [`CreateRoom`].
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JoinRoom {
     #[serde(default)]
     pub side: Option<Side>,
-    #[serde(default)]
-    pub client_seed: String,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

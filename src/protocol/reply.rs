@@ -5,7 +5,8 @@ use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 
 use super::{
-    Clocks, EndReason, ErrorCode, LegalMove, Mode, Seat, TimeControl, UnixMs, Version, Winner,
+    ClientSeeds, Clocks, EndReason, ErrorCode, LegalMove, Mode, Seat, TimeControl, UnixMs, Version,
+    Winner,
 };
 use crate::ai::Level;
 use crate::engine::Side;
@@ -85,6 +86,11 @@ pub struct State {
     pub draw_offer: Option<Side>,
     pub result: Option<GameResult>,
     pub seed_hash: String,
+    /// Both sides' client seeds as logged so far (`""` for a side that set none).
+    pub client_seeds: ClientSeeds,
+    /// Whether a seated player may still send `seed`: from `started` until the first throw. A
+    /// page sends its own seed when it sees this.
+    pub client_seeds_open: bool,
     /// Sides that asked for a rematch and are waiting for the other.
     pub rematch_offers: Vec<Side>,
     pub rematch: Option<String>,
@@ -196,6 +202,8 @@ mod tests {
             draw_offer: None,
             result: None,
             seed_hash: String::new(),
+            client_seeds: ClientSeeds::default(),
+            client_seeds_open: false,
             rematch_offers: Vec::new(),
             rematch: None,
             clock: None,

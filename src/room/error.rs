@@ -52,6 +52,8 @@ pub enum Refusal {
     RematchOpen(String),
     #[error("you already asked for a rematch")]
     RematchAlreadyAsked,
+    #[error("client seeds are locked once the game's first throw is made")]
+    ClientSeedLocked,
     #[error("the {0} seat is taken")]
     SeatTaken(Side),
     #[error("both seats are taken")]

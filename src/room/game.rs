@@ -25,9 +25,9 @@ use crate::ai::{self, Level};
 use crate::engine::{Effect, Move, Position, Side, Sticks, Target};
 use crate::fairness::{Seed, seed_hash, sticks_for};
 use crate::protocol::{
-    Action, CancelReason, ClientSeeds, ClockState, Clocks, EffectName, EndReason, Event, EventKind,
-    GameResult, LegalMove, Mode, OffMarker, Phase, PlayerState, Players, Presence, RoomSummary,
-    Seat, State, Status, Throw, TimeControl, To, UnixMs, Version, Winner,
+    Action, CancelReason, ClientSeed, ClientSeeds, ClockState, Clocks, EffectName, EndReason,
+    Event, EventKind, GameResult, LegalMove, Mode, OffMarker, Phase, PlayerState, Players,
+    Presence, RoomSummary, Seat, State, Status, Throw, TimeControl, To, UnixMs, Version, Winner,
 };
 use crate::secrets::rematch_room_id;
 use crate::store::RoomRow;
@@ -105,7 +105,7 @@ pub struct Game {
     seats: Arc<Seats>,
     position: Position,
     stage: Stage,
-    /// The players' seeds as logged in `started`: part of every throw.
+    /// The players' client seeds as the log last set them: part of every throw.
     client_seeds: Arc<ClientSeeds>,
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
@@ -202,10 +202,7 @@ impl Game {
             seats: Arc::new(seats),
             position: Position::start(),
             stage: Stage::Waiting,
-            client_seeds: Arc::new(ClientSeeds {
-                black: String::new(),
-                white: String::new(),
-            }),
+            client_seeds: Arc::default(),
             throws: 0,
             draw_offer: None,
             presence: [absent; 2],
@@ -313,12 +310,34 @@ impl Game {
             position: Position::start().to_string(),
             turn: Position::start().turn(),
             seed_hash: self.room.seed_hash.clone(),
-            client_seeds: ClientSeeds {
-                black: self.seats.client_seed(Side::Black).to_string(),
-                white: self.seats.client_seed(Side::White).to_string(),
-            },
             clock: self.room.clock,
         });
+    }
+
+    /// The computer's client seed (drawn by the caller from the OS generator) right after
+    /// `started` in an `ai` room; an empty decision elsewhere.
+    pub fn decide_computer_seed(&self, seed: ClientSeed, now: UnixMs) -> Decision {
+        let mut next = Next::from(self, now);
+        if let Some(bot) = self.bot()
+            && self.client_seeds_open()
+        {
+            next.push(Event::ClientSeed {
+                side: bot.side,
+                client_seed: seed.as_str().to_string(),
+            });
+        }
+        next.done()
+    }
+
+    /// The client seeds as the log last set them.
+    pub fn client_seeds(&self) -> &ClientSeeds {
+        &self.client_seeds
+    }
+
+    /// Whether client seeds may still be set: after `started` (which logged `seed_hash`), until
+    /// the first throw.
+    fn client_seeds_open(&self) -> bool {
+        self.stage == Stage::Roll && self.throws == 0
     }
 
     // ------------------------------------------------------------ clocks
@@ -410,6 +429,19 @@ impl Game {
         if v != self.v + 1 {
             return Err(fails(format!("the state is at version {}", self.v)));
         }
+        if let Event::ClientSeed { client_seed, .. } = event {
+            if self.stage == Stage::Waiting {
+                return Err(fails(
+                    "a client seed before `started` logged seed_hash".into(),
+                ));
+            }
+            if !self.client_seeds_open() {
+                return Err(fails(
+                    "client seeds are locked after the first throw".into(),
+                ));
+            }
+            ClientSeed::parse(client_seed).map_err(fails)?;
+        }
         if let Event::Moved { from, .. } = event {
             let Stage::Move { sticks } = self.stage else {
                 return Err(fails("a move must follow a throw".into()));
@@ -437,12 +469,7 @@ impl Game {
             self.hint = None;
         }
         match event {
-            Event::Started {
-                client_seeds,
-                clock,
-                ..
-            } => {
-                self.client_seeds = Arc::new(client_seeds.clone());
+            Event::Started { clock, .. } => {
                 self.stage = Stage::Roll;
                 self.turn_began = at;
                 self.clock = clock.map(|control| Clock {
@@ -450,6 +477,13 @@ impl Game {
                     remaining: [control.initial_ms(); 2],
                     since: at,
                 });
+            }
+            Event::ClientSeed { side, client_seed } => {
+                let seeds = Arc::make_mut(&mut self.client_seeds);
+                match side {
+                    Side::Black => seeds.black.clone_from(client_seed),
+                    Side::White => seeds.white.clone_from(client_seed),
+                }
             }
             Event::Rolled { sticks, .. } => {
                 self.throws += 1;
@@ -504,6 +538,7 @@ impl Game {
         let side = self.acting_side(seat, action, ctx.now)?;
         let mut next = Next::from(self, ctx.now);
         match action {
+            Action::Seed(seed) => self.decide_client_seed(seat, seed, &mut next)?,
             Action::Roll => self.decide_roll(side, &mut next)?,
             Action::Move { from } => self.decide_move(side, from, &mut next)?,
             Action::Resign => next.push_over(side.other().into(), EndReason::Resign),
@@ -565,6 +600,26 @@ impl Game {
         } else {
             Err(Refusal::NotYourTurn(turn))
         }
+    }
+
+    /// A seated player's client seed, for each side the seat holds (both in a local room),
+    /// until the first throw.
+    fn decide_client_seed(
+        &self,
+        seat: Seat,
+        seed: ClientSeed,
+        next: &mut Next,
+    ) -> Result<(), Refusal> {
+        if !self.client_seeds_open() {
+            return Err(Refusal::ClientSeedLocked);
+        }
+        for side in Side::BOTH.into_iter().filter(|&side| seat.holds(side)) {
+            next.push(Event::ClientSeed {
+                side,
+                client_seed: seed.as_str().to_string(),
+            });
+        }
+        Ok(())
     }
 
     fn decide_roll(&self, side: Side, next: &mut Next) -> Result<(), Refusal> {
@@ -858,6 +913,8 @@ impl Game {
             draw_offer: self.draw_offer,
             result: self.result(),
             seed_hash: self.room.seed_hash.clone(),
+            client_seeds: ClientSeeds::clone(&self.client_seeds),
+            client_seeds_open: self.client_seeds_open(),
             rematch_offers: Side::BOTH
                 .into_iter()
                 .filter(|&side| self.rematch_offers[index(side)])
@@ -907,16 +964,13 @@ fn moved_event(side: Side, mv: &Move, after: &Position, clocks: Option<Clocks>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::room::seats::{Holder, Sitter};
+    use crate::room::seats::Sitter;
     use crate::secrets::hash_token;
 
     const ROOM: &str = "0123456789abcdef0123456789abcdef";
 
     fn person(token: &str) -> Option<Sitter> {
-        Some(Sitter {
-            holder: Holder::Person(hash_token(token)),
-            client_seed: format!("{token}-seed"),
-        })
+        Some(Sitter::person(hash_token(token)))
     }
 
     fn started(mode: Mode, seed: Seed, seats: Seats) -> Game {
@@ -926,8 +980,16 @@ mod tests {
         started.game
     }
 
+    fn client_seed(text: &str) -> Action {
+        Action::Seed(ClientSeed::parse(text).unwrap())
+    }
+
+    /// Started, with the client seeds `b-seed` and `w-seed`.
     fn started_game(mode: Mode) -> Game {
-        started(mode, [3; 32], Seats::new(person("b"), person("w")))
+        let mut game = started(mode, [3; 32], Seats::new(person("b"), person("w")));
+        act(&mut game, Seat::Black, client_seed("b-seed")).unwrap();
+        act(&mut game, Seat::White, client_seed("w-seed")).unwrap();
+        game
     }
 
     fn ctx() -> Context {
@@ -1037,10 +1099,7 @@ mod tests {
 
     #[test]
     fn the_bot_steps_in_only_on_its_own_turn_and_sees_only_the_current_throw() {
-        let computer = Some(Sitter {
-            holder: Holder::Computer(Level::Hard),
-            client_seed: "hard".into(),
-        });
+        let computer = Some(Sitter::computer(Level::Hard));
         let seats = Seats::new(person("b"), computer);
         let waiting = Game::new(
             Room::new(ROOM.into(), Mode::Ai, [3; 32], None),
@@ -1192,5 +1251,57 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// Client seeds come after `started` (which logged `seed_hash`) and until the first throw;
+    /// the last one of each side is the one the throws use.
+    #[test]
+    fn client_seeds_are_taken_between_the_start_and_the_first_throw() {
+        let seats = Seats::new(person("b"), person("w"));
+        let waiting = Game::new(Room::new(ROOM.into(), Mode::Online, [3; 32], None), seats);
+        let early = waiting.decide(Seat::Black, client_seed("x"), &ctx());
+        assert_eq!(early.unwrap_err(), Refusal::NotStarted);
+        let mut game = started_game(Mode::Online);
+        let spectator = game.decide(Seat::Spectator, client_seed("x"), &ctx());
+        assert_eq!(spectator.unwrap_err(), Refusal::NotSeated);
+        act(&mut game, Seat::Black, client_seed("b2")).unwrap();
+        assert!(game.state(0, 0).client_seeds_open);
+        let events = act(&mut game, Seat::Black, Action::Roll).unwrap();
+        let expected = sticks_for(&[3; 32], game.id(), "b2", "w-seed", 0);
+        assert!(matches!(&events[0], Event::Rolled { sticks, .. } if *sticks == expected.faces()));
+        assert!(!game.state(0, 0).client_seeds_open);
+        let late = game.decide(Seat::White, client_seed("late"), &ctx());
+        assert_eq!(late.unwrap_err(), Refusal::ClientSeedLocked);
+        // A log that says otherwise does not replay.
+        let seed = Event::ClientSeed {
+            side: Side::White,
+            client_seed: "late".into(),
+        };
+        let v = game.version() + 1;
+        assert!(game.clone().apply(v, 0, &seed).is_err());
+        let fresh = Game::new(
+            Room::new(ROOM.into(), Mode::Online, [3; 32], None),
+            Seats::default(),
+        );
+        assert!(fresh.clone().apply(1, 0, &seed).is_err(), "before started");
+    }
+
+    #[test]
+    fn a_both_seat_sets_both_seeds_and_the_computer_gets_its_own() {
+        let mut local = started(Mode::Local, [3; 32], Seats::new(person("p"), person("p")));
+        let events = act(&mut local, Seat::Both, client_seed("s")).unwrap();
+        let seeds = events
+            .iter()
+            .filter(|e| matches!(e, Event::ClientSeed { .. }));
+        assert_eq!(seeds.count(), 2);
+        assert_eq!(local.client_seeds().black, "s");
+        assert_eq!(local.client_seeds().white, "s");
+        let seats = Seats::new(Some(Sitter::computer(Level::Easy)), person("p"));
+        let ai = started(Mode::Ai, [3; 32], seats);
+        let seeded = ai.decide_computer_seed(ClientSeed::parse("c0ffee").unwrap(), 0);
+        assert_eq!(seeded.game.client_seeds().black, "c0ffee");
+        assert_eq!(seeded.game.client_seeds().white, "");
+        let none = local.decide_computer_seed(ClientSeed::default(), 0);
+        assert!(none.is_empty(), "no computer in a local room");
     }
 }

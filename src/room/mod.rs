@@ -35,10 +35,10 @@ use crate::analysis::{Analysis, analyse};
 use crate::engine::Side;
 use crate::fairness::{new_seed, seed_hash};
 use crate::protocol::{
-    Action, ClientSeeds, Event, EventKind, Joined, Mode, Record, RecordedEvent, RoomCreated,
-    RoomSummary, Seat, SideChoice, State, TimeControl, UnixMs, Version, room_url,
+    Action, ClientSeed, ClientSeeds, Event, EventKind, Joined, Mode, Record, RecordedEvent,
+    RoomCreated, RoomSummary, Seat, SideChoice, State, TimeControl, UnixMs, Version, room_url,
 };
-use crate::secrets::{hash_token, is_room_id, new_room_id, new_token};
+use crate::secrets::{hash_token, is_room_id, new_room_id, new_token, random_bytes};
 use crate::store::{News, RoomRow, Store, StoreError, StoredEvent, Subscription};
 use crate::telemetry::{self, GaugeGuard};
 use task::RoomTask;
@@ -245,11 +245,10 @@ impl Rooms {
         &self,
         kind: NewRoom,
         side: SideChoice,
-        client_seed: String,
         clock: Option<TimeControl>,
     ) -> Result<RoomCreated, RoomError> {
         kind.check_clock(clock, self.inner.config.min_clock_initial)?;
-        let (token, creator) = new_seat(client_seed);
+        let (token, creator) = new_seat();
         let side = match side {
             SideChoice::Black => Side::Black,
             SideChoice::White => Side::White,
@@ -280,18 +279,8 @@ impl Rooms {
         })
     }
 
-    pub async fn join(
-        &self,
-        id: &str,
-        side: Option<Side>,
-        client_seed: String,
-    ) -> Result<Joined, RoomError> {
-        self.call(id, |reply| Command::Join {
-            side,
-            client_seed: client_seed.clone(),
-            reply,
-        })
-        .await?
+    pub async fn join(&self, id: &str, side: Option<Side>) -> Result<Joined, RoomError> {
+        self.call(id, |reply| Command::Join { side, reply }).await?
     }
 
     /// Attaches a connection; the handle is how it talks to the room after.
@@ -412,7 +401,6 @@ impl Rooms {
         let game_over: &str = EventKind::GameOver.into();
         let over = events.iter().any(|e| e.kind == game_over);
         let seats = Seats::of_room(&row);
-        let seed = |side| seats.client_seed(side).to_string();
         Ok(Record {
             level: seats.bot().map(|bot| bot.level),
             room: row.id.clone(),
@@ -420,10 +408,7 @@ impl Rooms {
             clock: row.clock,
             seed_hash: seed_hash(&row.seed),
             seed: over.then(|| hex::encode(row.seed)),
-            client_seeds: ClientSeeds {
-                black: seed(Side::Black),
-                white: seed(Side::White),
-            },
+            client_seeds: client_seeds(&events)?,
             events: events
                 .into_iter()
                 .map(|e| {
@@ -555,14 +540,35 @@ impl Rooms {
 
 /// A seat for a new player: its token (handed to the player once) and the
 /// sitter to store, which keeps only the token's hash.
-fn new_seat(client_seed: String) -> (String, Sitter) {
+fn new_seat() -> (String, Sitter) {
     let token = new_token();
-    let sitter = Sitter::person(hash_token(&token), client_seed);
+    let sitter = Sitter::person(hash_token(&token));
     (token, sitter)
 }
 
-/// Stores a new room with its seats and, if both are taken, its `started` event, in one step.
-/// Every room is made here: by a player (`POST /api/rooms`) or by a rematch.
+/// The client seeds a log sets: the last `client-seed` of each side.
+fn client_seeds(events: &[StoredEvent]) -> Result<ClientSeeds, StoreError> {
+    let kind: &str = EventKind::ClientSeed.into();
+    let mut seeds = ClientSeeds::default();
+    for stored in events.iter().filter(|e| e.kind == kind) {
+        if let Event::ClientSeed { side, client_seed } = decode(stored)? {
+            match side {
+                Side::Black => seeds.black = client_seed,
+                Side::White => seeds.white = client_seed,
+            }
+        }
+    }
+    Ok(seeds)
+}
+
+/// The computer's client seed: 128 bits from the OS generator, drawn after the room's seed.
+fn computer_seed() -> ClientSeed {
+    ClientSeed::parse(&hex::encode(random_bytes::<16>())).expect("hex is a valid client seed")
+}
+
+/// Stores a new room with its seats and, if both are taken, its `started` event (and in `ai`
+/// rooms then the computer's client seed), in one step. Every room is made here: by a player
+/// (`POST /api/rooms`) or by a rematch.
 async fn create_room(
     store: &dyn Store,
     id: &str,
@@ -580,10 +586,14 @@ async fn create_room(
         clock,
     };
     let room = Room::new(row.id.clone(), mode, row.seed, clock);
-    let first_events: Vec<StoredEvent> = Game::new(room, seats.clone())
-        .decide_start(row.created_at)
+    let started = Game::new(room, seats.clone()).decide_start(row.created_at);
+    let seeded = started
+        .game
+        .decide_computer_seed(computer_seed(), row.created_at);
+    let first_events: Vec<StoredEvent> = started
         .events
         .iter()
+        .chain(&seeded.events)
         .zip(1..)
         .map(|(event, v)| stored_event(v, row.created_at, event))
         .collect();

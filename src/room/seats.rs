@@ -13,7 +13,7 @@ use crate::store::{RoomRow, SeatRow};
 
 /// The token hash stored for the computer's seat. SHA-256 of a token is never all zeros in
 /// practice, so this matches no token: nobody can act for the computer or take its seat. Its
-/// client seed is its level's name.
+/// row holds its level's name.
 const BOT_TOKEN_HASH: TokenHash = [0; 32];
 
 /// Who holds a seat.
@@ -27,19 +27,18 @@ pub enum Holder {
     Recorded,
 }
 
-/// A taken seat: its holder and the client seed they brought (part of every throw).
+/// A taken seat: its holder. (Client seeds are not part of a seat: they are logged after the
+/// game starts, see [`crate::protocol::Event::ClientSeed`].)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sitter {
     pub holder: Holder,
-    pub client_seed: String,
 }
 
 impl Sitter {
     /// A person with a new seat, known by their token's hash.
-    pub fn person(token_hash: TokenHash, client_seed: String) -> Sitter {
+    pub fn person(token_hash: TokenHash) -> Sitter {
         Sitter {
             holder: Holder::Person(token_hash),
-            client_seed,
         }
     }
 
@@ -47,20 +46,26 @@ impl Sitter {
     pub fn computer(level: Level) -> Sitter {
         Sitter {
             holder: Holder::Computer(level),
-            client_seed: level.name().to_string(),
+        }
+    }
+
+    /// Someone who held a seat of a game record.
+    pub fn recorded() -> Sitter {
+        Sitter {
+            holder: Holder::Recorded,
         }
     }
 
     /// The store's row for this seat; `None` for a seat known only from a record.
     pub fn row(&self) -> Option<SeatRow> {
-        let token_hash = match self.holder {
-            Holder::Person(hash) => hash,
-            Holder::Computer(_) => BOT_TOKEN_HASH,
+        let (token_hash, level) = match self.holder {
+            Holder::Person(hash) => (hash, ""),
+            Holder::Computer(level) => (BOT_TOKEN_HASH, level.name()),
             Holder::Recorded => return None,
         };
         Some(SeatRow {
             token_hash,
-            client_seed: self.client_seed.clone(),
+            level: level.to_string(),
         })
     }
 }
@@ -83,16 +88,15 @@ impl Seats {
     }
 
     /// The seats of a stored room. The computer sits only in `ai` rooms, stored as
-    /// `BOT_TOKEN_HASH` with its level's name as its client seed.
+    /// `BOT_TOKEN_HASH` with its level's name.
     pub fn from_rows(mode: Mode, black: Option<&SeatRow>, white: Option<&SeatRow>) -> Seats {
         let sitter = |row: Option<&SeatRow>| {
             row.map(|row| {
                 let computer = (mode == Mode::Ai && row.token_hash == BOT_TOKEN_HASH)
-                    .then(|| row.client_seed.parse().ok())
+                    .then(|| row.level.parse().ok())
                     .flatten();
                 Sitter {
                     holder: computer.map_or(Holder::Person(row.token_hash), Holder::Computer),
-                    client_seed: row.client_seed.clone(),
                 }
             })
         };
@@ -117,11 +121,6 @@ impl Seats {
 
     pub fn are_full(&self) -> bool {
         Side::BOTH.into_iter().all(|side| self.is_taken(side))
-    }
-
-    /// The client seed of `side`'s holder; empty while the seat is free.
-    pub fn client_seed(&self, side: Side) -> &str {
-        self.get(side).map_or("", |sitter| &sitter.client_seed)
     }
 
     /// The seat a token holds; spectators hold none.
@@ -176,7 +175,8 @@ mod tests {
         for level in Level::ALL {
             let person = SeatRow {
                 token_hash: hash_token("person"),
-                client_seed: "hard".into(),
+                // Only the computer's token hash makes a seat the computer's.
+                level: "hard".into(),
             };
             let computer = Sitter::computer(level).row().unwrap();
             let seats = Seats::from_rows(Mode::Ai, Some(&person), Some(&computer));
@@ -186,7 +186,11 @@ mod tests {
             };
             assert_eq!(seats.bot(), Some(bot));
             assert_eq!(seats.seat_of(&hash_token("person")), Seat::Black);
-            assert_eq!(seats.row(Side::Black), Some(person.clone()));
+            let stored = seats.row(Side::Black).unwrap();
+            assert_eq!(
+                (stored.token_hash, stored.level.as_str()),
+                (person.token_hash, "")
+            );
             assert_eq!(seats.row(Side::White), Some(computer.clone()));
             // Outside `ai` rooms nobody is the computer, whatever their row says.
             let online = Seats::from_rows(Mode::Online, Some(&person), Some(&computer));
@@ -198,7 +202,7 @@ mod tests {
     fn seats_are_found_by_token_hash() {
         let row = |token: &str| SeatRow {
             token_hash: hash_token(token),
-            client_seed: String::new(),
+            level: String::new(),
         };
         let seats = Seats::from_rows(Mode::Online, Some(&row("b")), Some(&row("w")));
         assert_eq!(seats.seat_of(&hash_token("b")), Seat::Black);

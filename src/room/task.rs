@@ -106,7 +106,6 @@ pub type Answer<T> = oneshot::Sender<Result<T, RoomError>>;
 pub enum Command {
     Join {
         side: Option<Side>,
-        client_seed: String,
         reply: Answer<Joined>,
     },
     Attach {
@@ -229,12 +228,8 @@ impl RoomTask {
 
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Join {
-                side,
-                client_seed,
-                reply,
-            } => {
-                let _ = reply.send(self.join(side, client_seed).await);
+            Command::Join { side, reply } => {
+                let _ = reply.send(self.join(side).await);
             }
             Command::Attach { token, reply } => {
                 let _ = reply.send(self.attach(token).await);
@@ -346,8 +341,8 @@ impl RoomTask {
         self.game.summary(self.spectators())
     }
 
-    async fn join(&mut self, side: Option<Side>, client_seed: String) -> Result<Joined, RoomError> {
-        let (token, sitter) = new_seat(client_seed);
+    async fn join(&mut self, side: Option<Side>) -> Result<Joined, RoomError> {
+        let (token, sitter) = new_seat();
         let row = sitter.row().expect("a person's seat is stored");
         let side = loop {
             let side = self.game.seats().free_seat(side)?;
@@ -599,7 +594,7 @@ impl RoomTask {
             self.send_event(stored.v, &event, event.frame(stored.v));
         }
         // Another writer started the game, so someone took a seat there:
-        // throws depend on both client seeds, so learn them before any.
+        // learn who sits where before judging anyone's action.
         if started {
             self.reload_seats().await?;
         }

@@ -70,6 +70,7 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
             ErrorCode::CannotClaim
         }
         Refusal::RematchBeforeTheEnd | Refusal::RematchOpen(_) => ErrorCode::RematchNotAvailable,
+        Refusal::ClientSeedLocked => ErrorCode::ClientSeedLocked,
         Refusal::RematchAlreadyAsked | Refusal::BadClock(_) => ErrorCode::BadRequest,
         Refusal::SeatTaken(_) | Refusal::RoomFull => ErrorCode::RoomFull,
     }

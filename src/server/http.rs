@@ -16,29 +16,10 @@ use crate::protocol::{
 };
 use crate::room::{NewRoom, RoomError};
 
-/// Longest `client_seed` accepted, in characters.
-const MAX_CLIENT_SEED: usize = 64;
-
 /// A JSON body, or a 400 with the parser's complaint in our error format.
 fn body<T: DeserializeOwned>(body: Result<Json<T>, JsonRejection>) -> Result<T, AppError> {
     body.map(|Json(value)| value)
         .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
-}
-
-/// Client seeds go into the throw formula between `:` separators, so they
-/// may not contain `:` (that would make two seed pairs read the same).
-fn check_client_seed(seed: &str) -> Result<(), AppError> {
-    if seed.chars().count() > MAX_CLIENT_SEED {
-        return Err(AppError::BadRequest(format!(
-            "client_seed is longer than {MAX_CLIENT_SEED} characters"
-        )));
-    }
-    if seed.chars().any(|c| c == ':' || c.is_control()) {
-        return Err(AppError::BadRequest(
-            "client_seed may not contain ':' or control characters".into(),
-        ));
-    }
-    Ok(())
 }
 
 pub async fn create_room(
@@ -52,11 +33,10 @@ pub async fn create_room(
         .take(client)
         .map_err(AppError::RateLimited)?;
     let request = body(request)?;
-    check_client_seed(&request.client_seed)?;
     let kind = new_room(&request.mode, request.level.as_deref())?;
     let created = state
         .rooms
-        .create(kind, request.side, request.client_seed, request.clock)
+        .create(kind, request.side, request.clock)
         .await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
@@ -94,11 +74,7 @@ pub async fn join_room(
         .take(client)
         .map_err(AppError::RateLimited)?;
     let request = body(request)?;
-    check_client_seed(&request.client_seed)?;
-    let joined = state
-        .rooms
-        .join(&id, request.side, request.client_seed)
-        .await?;
+    let joined = state.rooms.join(&id, request.side).await?;
     Ok(Json(joined))
 }
 

@@ -37,11 +37,14 @@ pub struct RoomRow {
     pub clock: Option<TimeControl>,
 }
 
-/// A taken seat: who holds it (by token hash) and the seed they brought.
+/// A taken seat: who holds it (by token hash), and the computer's level if it is the computer's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeatRow {
     pub token_hash: TokenHash,
-    pub client_seed: String,
+    /// The computer's level name for its seat, empty for a person's. Kept in the
+    /// `*_client_seed` column, which once held the seat's client seed: client seeds are now
+    /// events in the log, sent after the room's seed is committed (see `crate::fairness`).
+    pub level: String,
 }
 
 /// One entry of a room's log. `kind` and `data` are the wire `t` and `d`

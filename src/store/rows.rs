@@ -202,7 +202,7 @@ where
     let mut conn = pool.acquire().await?;
     let done = sqlx::query(statement)
         .bind(seat.token_hash.to_vec())
-        .bind(seat.client_seed.clone())
+        .bind(seat.level.clone())
         .bind(room.to_string())
         .execute(&mut *conn)
         .await?;
@@ -380,23 +380,23 @@ where
     })
 }
 
-fn seat_from(hash: Option<Vec<u8>>, seed: Option<String>) -> Result<Option<SeatRow>, StoreError> {
+fn seat_from(hash: Option<Vec<u8>>, level: Option<String>) -> Result<Option<SeatRow>, StoreError> {
     match hash {
         None => Ok(None),
         Some(hash) => Ok(Some(SeatRow {
             token_hash: hash
                 .try_into()
                 .map_err(|_| StoreError::Corrupt("token hash is not 32 bytes".into()))?,
-            client_seed: seed.unwrap_or_default(),
+            level: level.unwrap_or_default(),
         })),
     }
 }
 
-/// A seat's columns as bound in an `INSERT`: (token hash, client seed), both
+/// A seat's columns as bound in an `INSERT`: (token hash, level), both
 /// NULL for a free seat.
 pub(super) fn seat_columns(seat: &Option<SeatRow>) -> (Option<Vec<u8>>, Option<String>) {
     seat.as_ref()
-        .map(|s| (s.token_hash.to_vec(), s.client_seed.clone()))
+        .map(|s| (s.token_hash.to_vec(), s.level.clone()))
         .unzip()
 }
 

@@ -192,14 +192,14 @@ pub async fn metrics_text(addr: SocketAddr) -> String {
 }
 
 pub async fn create_room(addr: SocketAddr, mode: &str, side: &str) -> Value {
-    let body = json!({"mode": mode, "side": side, "client_seed": "creator"});
+    let body = json!({"mode": mode, "side": side});
     let (status, created) = http(addr, "POST", "/api/rooms", Some(body)).await;
     assert_eq!(status, 201, "{created}");
     created
 }
 
 pub async fn join_room(addr: SocketAddr, room: &str) -> Value {
-    let body = json!({"client_seed": "joiner"});
+    let body = json!({});
     let (status, joined) = http(addr, "POST", &format!("/api/rooms/{room}/join"), Some(body)).await;
     assert_eq!(status, 200, "{joined}");
     joined
@@ -545,10 +545,10 @@ pub fn room(id: &str) -> RoomRow {
     }
 }
 
-pub fn seat(token: &str, client_seed: &str) -> SeatRow {
+pub fn seat(token: &str, level: &str) -> SeatRow {
     SeatRow {
         token_hash: hash_token(token),
-        client_seed: client_seed.to_string(),
+        level: level.to_string(),
     }
 }
 

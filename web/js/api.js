@@ -26,12 +26,6 @@ async function request(method, path, body) {
   return data;
 }
 
-/** 16 random bytes as hex: this browser's share in the throws (see "Verifying the throws"). */
-function newClientSeed() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 const roomPath = (id) => `/api/rooms/${encodeURIComponent(id)}`;
 
 /** The room's page, where its link leads. */
@@ -41,12 +35,12 @@ export function roomPage(id) {
 
 /** Create a room: `{mode, side, level?}`; answers `{room, url, seat, token}`. */
 export function newRoom(options) {
-  return request('POST', '/api/rooms', { ...options, client_seed: newClientSeed() });
+  return request('POST', '/api/rooms', options);
 }
 
 /** Take the free seat of a room; answers `{seat, token}` (409 room_full when none is free). */
 export function joinRoom(id) {
-  return request('POST', `${roomPath(id)}/join`, { client_seed: newClientSeed() });
+  return request('POST', `${roomPath(id)}/join`, {});
 }
 
 /** The public summary of a room (404 when it does not exist). */

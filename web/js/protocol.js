@@ -17,6 +17,7 @@ export const ErrorCode = Object.freeze({
   HintNotAllowed: 'hint_not_allowed',
   CannotClaim: 'cannot_claim',
   RematchNotAvailable: 'rematch_not_available',
+  ClientSeedLocked: 'client_seed_locked',
   HelloRequired: 'hello_required',
   BadToken: 'bad_token',
   RoomNotFound: 'room_not_found',
@@ -40,6 +41,7 @@ export const IllegalReason = Object.freeze({
 
 export const ClientMessage = Object.freeze({
   Hello: 'hello',
+  Seed: 'seed',
   Roll: 'roll',
   Move: 'move',
   Resign: 'resign',
@@ -65,6 +67,7 @@ export const Reply = Object.freeze({
 
 export const Event = Object.freeze({
   Started: 'started',
+  ClientSeed: 'client-seed',
   Rolled: 'rolled',
   Moved: 'moved',
   Passed: 'passed',

@@ -90,6 +90,12 @@ function react(model, type, d) {
   }
 }
 
+/** 16 random bytes as hex: this page's share in the throws (see "Verifying the throws"). */
+function newClientSeed() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /** With no token for this room: take the free seat if there is one, else watch (null). */
 async function takeFreeSeat(api, roomId) {
   const summary = await api.roomSummary(roomId);
@@ -134,6 +140,10 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     seed: null,
   };
   let socket = null;
+  // This game's client seed: made when the page opens (a rematch opens a new page, so each game
+  // gets a fresh one) and sent only once the server has logged the room's seed hash.
+  const clientSeed = newClientSeed();
+  let seedSent = false; // on this connection: the server's answer is the `client-seed` event
   const view = createView(root, { onMove: (from) => act(ClientMessage.Move, { from }) });
   const loadRecord = () => api.roomRecord(roomId);
   const replay = createReplay(part('replay', root), part('open-replay', root), loadRecord);
@@ -177,6 +187,17 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     render();
   }
 
+  /**
+   * Send this page's client seed when the room takes it (`client_seeds_open`: from `started` until
+   * the first throw) and a seat of ours does not have it yet. Not an `act`: it waits for nothing.
+   */
+  function offerSeed() {
+    const s = model.state;
+    const ours = ['black', 'white'].filter((side) => model.seat === side || model.seat === 'both');
+    if (seedSent || !socket || !s?.client_seeds_open || ours.every((side) => s.client_seeds[side] === clientSeed)) return;
+    seedSent = socket.send(ClientMessage.Seed, { client_seed: clientSeed }) !== null;
+  }
+
   /** Fill the move list (and the seed of a finished game) from the record, up to version `upTo`. */
   async function loadHistory(upTo) {
     let record;
@@ -208,6 +229,8 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         model.seat = d.seat;
         replaceState(model, d.state);
         model.pending = null;
+        seedSent = false;
+        offerSeed();
         render();
         loadHistory(model.state.v);
       });
@@ -216,6 +239,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       enqueue(() => {
         replaceState(model, d);
         if (d.id === model.pending) model.pending = null;
+        offerSeed();
         render();
       });
     },
@@ -225,6 +249,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         if (type === Event.Moved) await view.animateMove(d);
         model.state = applyEvent(model.state, type, d);
         react(model, type, d);
+        offerSeed();
         render();
       });
     },

@@ -40,6 +40,8 @@ export function normalizeState(state) {
     rematch_offers: state.rematch_offers ?? [],
     spectators: state.spectators ?? 0,
     hint: state.hint ?? null,
+    client_seeds: { black: '', white: '', ...(state.client_seeds ?? {}) },
+    client_seeds_open: state.client_seeds_open ?? false,
   };
 }
 
@@ -50,12 +52,16 @@ export function applyEvent(previous, type, d) {
   switch (type) {
     case Event.Started:
       Object.assign(s, { position: d.position, turn: d.turn, phase: Phase.Roll, seed_hash: d.seed_hash });
-      s.client_seeds = d.client_seeds;
+      Object.assign(s, { client_seeds: { black: '', white: '' }, client_seeds_open: true });
       for (const side of SIDES) s.players[side].seated = true;
+      break;
+    case Event.ClientSeed:
+      s.client_seeds = { ...previous.client_seeds, [d.side]: d.client_seed };
       break;
     case Event.Rolled:
       // With no legal move the phase stays "move" until the server's `passed` follows.
       Object.assign(s, { turn: d.side, phase: Phase.Move, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
+      s.client_seeds_open = false;
       break;
     case Event.Hinted:
       s.hint = d.from;

@@ -22,27 +22,38 @@ function sticksFromByte(byte) {
 }
 
 /**
- * Check a record (`GET /api/rooms/{id}/record`): the seed against its hash and each `rolled`
- * event against HMAC-SHA256(seed, "<room>:<black seed>:<white seed>:<n>").
+ * Check a record (`GET /api/rooms/{id}/record`): the seed against its hash, that the hash was
+ * logged (in `started`) before every client seed and no client seed came after the first throw,
+ * and each `rolled` event against HMAC-SHA256(seed, "<room>:<black seed>:<white seed>:<n>") with
+ * the client seeds the log set.
  */
 export async function verifyRecord(record) {
   if (!crypto.subtle) throw new Error('no-subtle-crypto');
   const seed = hexToBytes(record.seed ?? '');
   const hashOk = bytesToHex(await crypto.subtle.digest('SHA-256', seed)) === String(record.seed_hash).toLowerCase();
   const key = await crypto.subtle.importKey('raw', seed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const seeds = record.client_seeds ?? {};
+  const seeds = { black: '', white: '' };
+  let hashLogged = false;
+  let thrown = false;
+  let orderOk = true;
   const encoder = new TextEncoder();
   const throws = [];
   for (const event of record.events ?? []) {
+    if (event.t === Event.Started) hashLogged = true;
+    if (event.t === Event.ClientSeed) {
+      orderOk &&= hashLogged && !thrown;
+      seeds[event.d.side] = event.d.client_seed;
+    }
     if (event.t !== Event.Rolled) continue;
-    const message = `${record.room}:${seeds.black ?? ''}:${seeds.white ?? ''}:${event.d.n}`;
+    thrown = true;
+    const message = `${record.room}:${seeds.black}:${seeds.white}:${event.d.n}`;
     const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message)));
     const computed = sticksFromByte(mac[0] & 0x0f);
     const recorded = { sticks: event.d.sticks, value: event.d.value };
     const ok = computed.value === recorded.value && computed.sticks.every((s, i) => s === recorded.sticks?.[i]);
     throws.push({ n: event.d.n, side: event.d.side, recorded, computed, ok });
   }
-  return { hashOk, throws, allOk: hashOk && throws.every((row) => row.ok) };
+  return { hashOk, orderOk, throws, allOk: hashOk && orderOk && throws.every((row) => row.ok) };
 }
 
 const faces = (sticks) => sticks.map((marked) => (marked ? '■' : '□')).join('');
@@ -76,6 +87,7 @@ function showVerification(root, result) {
   const bad = result.throws.filter((row) => !row.ok).length;
   const summary = [
     el('p', { class: result.hashOk ? 'ok' : 'bad', 'data-testid': 'verify-hash', text: t(result.hashOk ? 'verify.hashOk' : 'verify.hashBad') }),
+    el('p', { class: result.orderOk ? 'ok' : 'bad', 'data-testid': 'verify-order', text: t(result.orderOk ? 'verify.orderOk' : 'verify.orderBad') }),
     el('p', {
       class: bad === 0 ? 'ok' : 'bad',
       'data-testid': 'verify-summary',
