@@ -7,6 +7,9 @@
       --sources loopback addresses, reopened as the server closes them), floods room creation
       from 127.0.0.2, and asks --summaries room summaries (ids from FILE) from 127.0.0.3;
       prints what each got as JSON.
+  hostile.py summaries --url 127.0.0.1:PORT --rooms FILE    asks each room's summary, 20 at a time
+  hostile.py joins     --url 127.0.0.1:PORT --rooms FILE    joins each room's free seat, 20 at a time
+      (a join loads the room into the server's memory); both print the statuses as JSON.
 """
 import argparse
 import asyncio
@@ -109,6 +112,20 @@ async def summaries(host, port, ids, count, tally, concurrency=20):
     await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
+async def each_room(host, port, ids, method, suffix, body=b"", concurrency=20):
+    """One request per room id: `method /api/rooms/{id}{suffix}`; the statuses counted."""
+    tally = collections.Counter()
+    queue = collections.deque(ids)
+
+    async def worker():
+        while queue:
+            room = queue.popleft()
+            tally[str(await request(host, port, method, f"/api/rooms/{room}{suffix}", body))] += 1
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return dict(tally)
+
+
 async def attack(args, host, port):
     ids = open(args.rooms).read().split()
     until = time.monotonic() + args.seconds
@@ -135,7 +152,7 @@ async def attack(args, host, port):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["seed", "attack"])
+    parser.add_argument("mode", choices=["seed", "attack", "summaries", "joins"])
     parser.add_argument("--url", required=True, help="host:port")
     parser.add_argument("--rooms", required=True)
     parser.add_argument("--seconds", type=float, default=40)
@@ -148,8 +165,12 @@ def main():
     if args.mode == "seed":
         for room in asyncio.run(create_rooms(host, port, int(args.rooms))):
             print(room)
-    else:
+    elif args.mode == "attack":
         asyncio.run(attack(args, host, port))
+    else:
+        ids = open(args.rooms).read().split()
+        method, suffix, body = ("GET", "", b"") if args.mode == "summaries" else ("POST", "/join", b"{}")
+        print(json.dumps(asyncio.run(each_room(host, port, ids, method, suffix, body))))
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
+use crate::lobby::LobbyConfig;
 use crate::room::bot::default_max_concurrent;
-use crate::room::{BotConfig, RoomConfig};
+use crate::room::{BotConfig, DEFAULT_MAX_IN_MEMORY, RoomConfig};
 use crate::server::edge::TrustedProxies;
 use crate::server::limits::ConnectionSettings;
 use crate::telemetry::LogFormat;
@@ -42,6 +43,11 @@ pub struct Config {
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = "30", value_parser = parse_seconds)]
     pub room_idle_after: Duration,
 
+    /// Rooms held in memory: past it, loading another lets the least recently used idle room
+    /// (no connection, no running clock) go. Rooms in use are never let go.
+    #[arg(long, env = "SENET_MAX_ROOMS_IN_MEMORY", default_value_t = DEFAULT_MAX_IN_MEMORY, value_parser = parse_positive_count)]
+    pub max_rooms_in_memory: usize,
+
     /// Events a connection may fall behind before it gets a fresh state instead of them.
     #[arg(long, env = "SENET_BROADCAST_CAPACITY", default_value = "64", value_parser = clap::value_parser!(u16).range(1..))]
     pub broadcast_capacity: u16,
@@ -63,6 +69,15 @@ pub struct Config {
     /// Sockets one seat may hold at once; a new one past this closes the oldest (4000).
     #[arg(long, env = "SENET_MAX_SOCKETS_PER_SEAT", default_value = "4", value_parser = clap::value_parser!(u16).range(1..))]
     pub max_sockets_per_seat: u16,
+
+    /// Open seeks (lobby listings) one client address may hold at once; past it, 429. 0: no cap.
+    #[arg(long, env = "SENET_MAX_SEEKS_PER_ADDRESS", default_value = "3")]
+    pub max_seeks_per_address: u32,
+
+    /// Seconds a seek stays listed after its creator's lobby page is gone (or if it never
+    /// opened one): a reload keeps it, a closed tab withdraws it.
+    #[arg(long, env = "SENET_SEEK_GRACE", default_value = "5", value_parser = parse_positive_seconds)]
+    pub seek_grace: Duration,
 
     /// Milliseconds the computer waits before each throw and move, so a person can follow.
     #[arg(long, env = "SENET_AI_DELAY_MS", default_value = "700")]
@@ -98,11 +113,14 @@ impl Config {
             idle_turn_after: Duration::from_secs(300),
             unstarted_room_ttl: Duration::from_secs(24 * 3600),
             room_idle_after: Duration::from_secs(30),
+            max_rooms_in_memory: DEFAULT_MAX_IN_MEMORY,
             broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
             presence_check: Duration::from_secs(10),
             max_messages_per_second: 20,
             max_sockets_per_seat: 4,
+            max_seeks_per_address: 3,
+            seek_grace: Duration::from_secs(5),
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
             metrics_listen: None,
@@ -128,7 +146,17 @@ impl Config {
             max_sockets_per_seat: usize::from(self.max_sockets_per_seat),
             seat_messages_per_second: self.max_messages_per_second,
             unstarted_ttl: self.unstarted_room_ttl,
+            max_in_memory: self.max_rooms_in_memory,
             ..RoomConfig::default()
+        }
+    }
+}
+
+impl Config {
+    pub fn lobby_config(&self) -> LobbyConfig {
+        LobbyConfig {
+            max_seeks_per_address: self.max_seeks_per_address,
+            grace: self.seek_grace,
         }
     }
 }
@@ -221,6 +249,14 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
     Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a valid duration"))
+}
+
+/// A count of at least one.
+fn parse_positive_count(text: &str) -> Result<usize, String> {
+    match text.parse() {
+        Ok(0) | Err(_) => Err(format!("{text:?} is not a whole number of at least 1")),
+        Ok(count) => Ok(count),
+    }
 }
 
 /// Like [`parse_seconds`], but more than zero.

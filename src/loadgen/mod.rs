@@ -7,11 +7,13 @@
 //! - `player`: rooms opened over HTTP and played by two clients each.
 //! - `http`: the server's base URL and the JSON requests that open rooms.
 //! - `echo`: the echo baseline.
+//! - `lobby`: lobby sockets timed while seeks are posted and taken (`--lobby-sockets`).
 //! - `stats`: tallies and the JSON report.
 
 mod conn;
 mod echo;
 pub mod http;
+mod lobby;
 mod player;
 mod stats;
 mod wire;
@@ -29,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use conn::Pacing;
 use http::{BaseUrl, JsonClient};
+pub use lobby::{LobbyLoad, LobbyReport, run_lobby};
 pub use stats::Report;
 
 use crate::os;

@@ -56,7 +56,7 @@ pub struct Latency {
 }
 
 impl Latency {
-    fn of(latencies_us: &mut [u32]) -> Option<Self> {
+    pub(super) fn of(latencies_us: &mut [u32]) -> Option<Self> {
         if latencies_us.is_empty() {
             return None;
         }

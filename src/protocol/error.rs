@@ -38,5 +38,9 @@ pub enum ErrorCode {
     TooManyConnections,
     /// This address's quota on creating or joining rooms is spent (HTTP 429, `Retry-After`).
     RateLimited,
+    /// The seek was taken, cancelled or withdrawn before this request (HTTP 409).
+    SeekTaken,
+    /// This address holds as many open seeks as it may, or the lobby is full (HTTP 429).
+    TooManySeeks,
     Internal,
 }

@@ -109,6 +109,8 @@ pub struct Game {
     client_seeds: Arc<ClientSeeds>,
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
+    /// Moves played so far: how far along a game is, for the lobby's list of games.
+    moves: u32,
     draw_offer: Option<Side>,
     presence: [Presence; 2],
     /// When the side to move's turn began.
@@ -204,6 +206,7 @@ impl Game {
             stage: Stage::Waiting,
             client_seeds: Arc::default(),
             throws: 0,
+            moves: 0,
             draw_offer: None,
             presence: [absent; 2],
             turn_began: 0,
@@ -495,6 +498,7 @@ impl Game {
             Event::Moved {
                 side, next, clocks, ..
             } => {
+                self.moves += 1;
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
                 if next != side {
@@ -864,6 +868,7 @@ impl Game {
             players: self.players(),
             spectators,
             result: self.result(),
+            moves: self.moves,
         }
     }
 

@@ -3,9 +3,18 @@
 //! computer's seat in `ai` rooms ([`bot`]).
 //!
 //! A room is live while a task holds it in memory. The first use of a room
-//! (a join, a connection, a summary) loads it from the store's log and
-//! spawns its task; a task that has been idle ends and frees its memory.
-//! Every caller talks to a room only through its task's command channel.
+//! (a join, a connection) loads it from the store's log and spawns its task;
+//! a task that has been idle ends and frees its memory. Summaries and records
+//! are read from the log without loading the room. Every caller talks to a
+//! room only through its task's command channel.
+//!
+//! The registry holds at most `max_in_memory` rooms: before it loads one more,
+//! it lets the least recently used idle rooms go (no connection, no running
+//! clock: what `idle_after` would end anyway, sooner). Rooms in use are never
+//! let go, so only they can hold the count above the cap, and each of them is
+//! bounded elsewhere (connections by the edge's caps, running clocks by the
+//! games' time controls). Choosing the room scans the registry, once per room
+//! loaded while it is full.
 
 pub mod bot;
 pub mod error;
@@ -15,6 +24,7 @@ pub mod seats;
 pub mod task;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -70,6 +80,8 @@ pub struct RoomConfig {
     pub seat_messages_per_second: usize,
     /// How long a room may wait for its game to start before it is deleted.
     pub unstarted_ttl: Duration,
+    /// Rooms held in memory before the least recently used idle one is let go.
+    pub max_in_memory: usize,
 }
 
 impl Default for RoomConfig {
@@ -86,9 +98,15 @@ impl Default for RoomConfig {
             max_sockets_per_seat: 4,
             seat_messages_per_second: 20,
             unstarted_ttl: Duration::from_secs(24 * 3600),
+            max_in_memory: DEFAULT_MAX_IN_MEMORY,
         }
     }
 }
+
+/// Rooms held in memory by default: an idle room costs about 12 KB (issue 13: 2,001 rooms loaded
+/// took the RSS from 14 to 38 MB), so
+/// these take some 60 MB at most.
+pub const DEFAULT_MAX_IN_MEMORY: usize = 5_000;
 
 /// The room a player asks for, with what only that kind of room needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,6 +162,18 @@ impl NewRoom {
 #[derive(Clone)]
 pub struct RoomHandle {
     commands: mpsc::Sender<Command>,
+    /// What the registry knows of the room's use, to choose the room to let go.
+    usage: Arc<Usage>,
+}
+
+/// How a live room is used, for the registry's cap.
+#[derive(Default)]
+struct Usage {
+    /// The registry's tick at the room's last use: the smallest is the least recently used.
+    last_used: AtomicU64,
+    /// Set by the room's task: whether it holds nothing a let-go would lose (see
+    /// [`RoomTask::run`]).
+    idle: Arc<AtomicBool>,
 }
 
 impl RoomHandle {
@@ -201,6 +231,8 @@ struct Inner {
     store: Arc<dyn Store>,
     config: RoomConfig,
     live: Mutex<HashMap<String, RoomHandle>>,
+    /// Counts room uses, for [`Usage::last_used`].
+    ticks: AtomicU64,
     tracker: TaskTracker,
     shutdown: CancellationToken,
 }
@@ -220,6 +252,7 @@ impl Rooms {
                 store,
                 config,
                 live: Mutex::new(HashMap::new()),
+                ticks: AtomicU64::new(0),
                 tracker,
                 shutdown,
             }),
@@ -437,6 +470,8 @@ impl Rooms {
                             handle.catch_up(Some(v));
                         }
                     }
+                    // The lobby's business (crate::lobby).
+                    News::Seek { .. } => {}
                     News::Resync => {
                         let live: Vec<RoomHandle> = rooms.live().values().cloned().collect();
                         for handle in live {
@@ -483,6 +518,7 @@ impl Rooms {
             return Err(RoomError::NotFound);
         }
         if let Some(handle) = self.live_handle(id) {
+            self.used(&handle);
             return Ok(handle);
         }
         if self.inner.shutdown.is_cancelled() {
@@ -491,17 +527,54 @@ impl Rooms {
         let task = RoomTask::load(self.inner.store.clone(), self.inner.config.clone(), id)
             .await?
             .ok_or(RoomError::NotFound)?;
+        self.make_room().await;
         let mut live = self.live();
         // Another caller may have loaded it while we read the log: use theirs.
         if let Some(handle) = live.get(id).filter(|h| !h.commands.is_closed()) {
             return Ok(handle.clone());
         }
         let (commands, receiver) = mpsc::channel(self.inner.config.command_capacity);
-        let handle = RoomHandle { commands };
+        let handle = RoomHandle {
+            commands,
+            usage: Arc::default(),
+        };
+        self.used(&handle);
         live.insert(id.to_string(), handle.clone());
         drop(live);
         self.spawn(task, receiver, handle.clone());
         Ok(handle)
+    }
+
+    fn used(&self, handle: &RoomHandle) {
+        let tick = self.inner.ticks.fetch_add(1, Ordering::Relaxed);
+        handle.usage.last_used.store(tick, Ordering::Relaxed);
+    }
+
+    /// Lets the least recently used idle rooms go while the registry is full. A room that
+    /// stopped being idle meanwhile stays (it answers so); the tries are bounded, so a
+    /// registry full of rooms in use loads the next one above the cap.
+    async fn make_room(&self) {
+        for _ in 0..MAX_RELOADS {
+            let Some((id, handle)) = self.least_recently_used_idle() else {
+                return;
+            };
+            if handle.call(|reply| Command::LetGo { reply }).await != Some(false) {
+                // It ended (or had already): its task may not have unlisted it yet.
+                self.forget(&id, &handle);
+            }
+        }
+    }
+
+    /// The room to let go when the registry is full: the least recently used idle one.
+    fn least_recently_used_idle(&self) -> Option<(String, RoomHandle)> {
+        let live = self.live();
+        if live.len() < self.inner.config.max_in_memory {
+            return None;
+        }
+        live.iter()
+            .filter(|(_, handle)| handle.usage.idle.load(Ordering::Relaxed))
+            .min_by_key(|(_, handle)| handle.usage.last_used.load(Ordering::Relaxed))
+            .map(|(id, handle)| (id.clone(), handle.clone()))
     }
 
     fn live_handle(&self, id: &str) -> Option<RoomHandle> {
@@ -516,10 +589,11 @@ impl Rooms {
         let id = task.id().to_string();
         let span = tracing::info_span!("room", room = %id);
         let shutdown = self.inner.shutdown.clone();
+        let idle = handle.usage.idle.clone();
         self.inner.tracker.spawn(
             async move {
                 let _in_memory = GaugeGuard::new(telemetry::ROOMS_IN_MEMORY);
-                task.run(receiver, shutdown).await;
+                task.run(receiver, shutdown, idle).await;
                 rooms.forget(&id, &handle);
             }
             .instrument(span),

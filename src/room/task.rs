@@ -11,9 +11,10 @@
 //! tells this one (through [`crate::store::Listener`]) that the log moved on:
 //! [`Command::CatchUp`].
 //!
-//! The task ends when the server shuts down, or when the room has had no
-//! connection for `idle_after`; the log keeps everything, and the next use
-//! loads the room again. A timed game being played keeps its task: the task
+//! The task ends when the server shuts down, when the room has had no
+//! connection for `idle_after`, or when the registry, holding as many rooms
+//! as it may, lets this idle one go ([`Command::LetGo`]); the log keeps
+//! everything, and the next use loads the room again. A timed game being played keeps its task: the task
 //! holds one timer for the side to move's deadline ([`Game::deadline`]), a
 //! branch of the same `select!`, and when it fires decides the `timeout`
 //! itself, connected players or not. A task that starts on a timed game
@@ -37,6 +38,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
@@ -133,6 +135,11 @@ pub enum Command {
     },
     /// The room was deleted from the store: end the task (its connections are closed).
     Close,
+    /// The registry holds too many rooms: end the task if the room is idle (no connection, no
+    /// running clock), answering whether it ended (see [`super::Rooms`]'s cap).
+    LetGo {
+        reply: oneshot::Sender<bool>,
+    },
 }
 
 pub struct RoomTask {
@@ -187,8 +194,16 @@ impl RoomTask {
         self.game.id()
     }
 
-    /// Handles commands until shutdown or until the room has been idle.
-    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>, shutdown: CancellationToken) {
+    /// Handles commands until shutdown, until the room has been idle for `idle_after`, or until
+    /// the registry lets it go. `idle` tells the registry, after each step, whether the room
+    /// holds anything a let-go would lose: a connection (and with it the computer's search) or
+    /// a running clock.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        shutdown: CancellationToken,
+        idle: Arc<AtomicBool>,
+    ) {
         let mut idle_since = Some(Instant::now());
         let every = self.config.presence_check;
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
@@ -202,11 +217,18 @@ impl RoomTask {
             let idle_deadline = idle_since
                 .filter(|_| flag_deadline.is_none())
                 .map(|since| since + self.config.idle_after);
+            idle.store(idle_deadline.is_some(), Ordering::Relaxed);
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => break,
                 command = commands.recv() => match command {
                     Some(Command::Close) | None => break,
+                    Some(Command::LetGo { reply }) => {
+                        let _ = reply.send(idle_deadline.is_some());
+                        if idle_deadline.is_some() {
+                            break;
+                        }
+                    }
                     Some(command) => self.handle(command).await,
                 },
                 decided = bot_turn.answer() => self.bot_acts(decided).await,
@@ -249,8 +271,8 @@ impl RoomTask {
                 let _ = reply.send(self.summary());
             }
             Command::CatchUp { up_to } => self.heard(up_to).await,
-            // The loop ends the task before handling it.
-            Command::Close => {}
+            // The loop handles them: they may end the task.
+            Command::Close | Command::LetGo { .. } => {}
         }
     }
 

@@ -345,7 +345,7 @@ where
     })
 }
 
-fn clock_from(
+pub(super) fn clock_from(
     initial: Option<i64>,
     increment: Option<i64>,
 ) -> Result<Option<TimeControl>, StoreError> {

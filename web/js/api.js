@@ -81,3 +81,25 @@ export function loadSeat(room) {
     return null;
   }
 }
+
+// The lobby (docs/PROTOCOL.md, "The lobby").
+
+/** Post a seek: `{side, clock, visitor}`; answers `{room, url, seat, token}`. */
+export function postSeek(options) {
+  return request('POST', '/api/seeks', options);
+}
+
+/** Take a listed seek; answers `{room, url, seat, token}` (409 seek_taken when too late). */
+export function takeSeek(room) {
+  return request('POST', `/api/seeks/${encodeURIComponent(room)}/take`);
+}
+
+/** Cancel one's own seek with its seat token (in the body, never the URL). */
+export function cancelSeek(room, token) {
+  return request('DELETE', `/api/seeks/${encodeURIComponent(room)}`, { token });
+}
+
+/** Quick pairing: `{clock, visitor}`; answers a seat and `paired` (false: one's own seek waits). */
+export function pairUp(options) {
+  return request('POST', '/api/pairing', options);
+}

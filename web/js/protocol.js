@@ -26,6 +26,8 @@ export const ErrorCode = Object.freeze({
   OriginNotAllowed: 'origin_not_allowed',
   TooManyConnections: 'too_many_connections',
   RateLimited: 'rate_limited',
+  SeekTaken: 'seek_taken',
+  TooManySeeks: 'too_many_seeks',
   Internal: 'internal',
 });
 
@@ -132,6 +134,29 @@ export const Level = Object.freeze({
   Easy: 'easy',
   Medium: 'medium',
   Hard: 'hard',
+});
+
+export const LobbyMessage = Object.freeze({
+  Hold: 'hold',
+  More: 'more',
+  Ping: 'ping',
+});
+
+export const LobbyFrame = Object.freeze({
+  Lobby: 'lobby',
+  Seeks: 'seeks',
+  Seek: 'seek',
+  SeekGone: 'seek-gone',
+  Games: 'games',
+  Held: 'held',
+  Error: 'error',
+  Pong: 'pong',
+});
+
+export const SeekGone = Object.freeze({
+  Taken: 'taken',
+  Cancelled: 'cancelled',
+  Withdrawn: 'withdrawn',
 });
 
 export const DEFAULT_LEVEL = 'medium';

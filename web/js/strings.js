@@ -10,6 +10,7 @@ const en = {
   'app.name': 'Senet',
   'nav.lobby': '← Senet',
   'nav.learn': 'Learn the rules by playing →',
+  'nav.play': 'Find an opponent →',
   'lobby.pageTitle': 'Senet — play online',
   'room.pageTitle': 'Senet — game room',
 
@@ -211,6 +212,7 @@ const zhHant = {
   'app.name': '塞尼特',
   'nav.lobby': '← 塞尼特',
   'nav.learn': '邊下邊學規則 →',
+  'nav.play': '尋找對手 →',
   'lobby.pageTitle': '塞尼特 — 線上對弈',
   'room.pageTitle': '塞尼特 — 對局房間',
 
@@ -412,6 +414,7 @@ const ru = {
   'app.name': 'Сенет',
   'nav.lobby': '← Сенет',
   'nav.learn': 'Изучить правила на практике →',
+  'nav.play': 'Найти соперника →',
   'lobby.pageTitle': 'Сенет — игра по сети',
   'room.pageTitle': 'Сенет — игровая комната',
 
