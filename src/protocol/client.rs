@@ -77,6 +77,8 @@ pub enum Action {
     DrawDecline,
     ClaimVictory,
     Rematch,
+    /// Practice only (`ai` and `local` rooms): the engine's move for the current throw.
+    Hint,
 }
 
 impl Action {
@@ -92,6 +94,7 @@ impl Action {
             Action::DrawDecline => "draw-decline",
             Action::ClaimVictory => "claim-victory",
             Action::Rematch => "rematch",
+            Action::Hint => "hint",
         }
     }
 }
@@ -181,6 +184,7 @@ impl Request {
             "draw-decline" => ClientMessage::Act(Action::DrawDecline),
             "claim-victory" => ClientMessage::Act(Action::ClaimVictory),
             "rematch" => ClientMessage::Act(Action::Rematch),
+            "hint" => ClientMessage::Act(Action::Hint),
             "sync" => ClientMessage::Sync,
             "ping" => ClientMessage::Ping,
             other => return Err(Opened::unknown(other, id)),

@@ -19,6 +19,9 @@ pub enum ErrorCode {
     GameNotStarted,
     NoDrawOffer,
     DrawNotAllowed,
+    /// A hint asked for in an online game: hints are for practice against the computer or on
+    /// one screen.
+    HintNotAllowed,
     CannotClaim,
     RematchNotAvailable,
     /// `seed` after the game's first throw: the throws' client seeds are fixed by then.

@@ -77,6 +77,10 @@ pub struct State {
     pub phase: Phase,
     pub throw: Option<Throw>,
     pub legal: Vec<LegalMove>,
+    /// The square of the engine's move for the current throw once a hint was shown (practice
+    /// rooms), so a page opened again shows it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<u8>,
     pub players: Players,
     pub spectators: usize,
     pub draw_offer: Option<Side>,
@@ -192,6 +196,7 @@ mod tests {
             phase: Phase::Waiting,
             throw: None,
             legal: Vec::new(),
+            hint: None,
             players: Players {
                 black: player,
                 white: player,

@@ -42,6 +42,8 @@ pub enum Refusal {
     NoDrawToAccept,
     #[error("there is no draw offer")]
     NoDrawToDecline,
+    #[error("hints are for practice: only against the computer or on one screen, never online")]
+    HintNotAllowed,
     #[error("only online games can be abandoned")]
     ClaimNotOnline,
     #[error("your opponent may still come back: wait {0} ms")]
@@ -73,6 +75,7 @@ impl Refusal {
             self,
             Refusal::NotSeated
                 | Refusal::DrawNotAllowed
+                | Refusal::HintNotAllowed
                 | Refusal::ClaimNotOnline
                 | Refusal::BadClock(_)
         )

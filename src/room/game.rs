@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::bot::{Bot, Step};
 use super::error::{Refusal, ReplayError};
 use super::seats::Seats;
-use crate::ai::Level;
+use crate::ai::{self, Level};
 use crate::engine::{Effect, Move, Position, Side, Sticks, Target};
 use crate::fairness::{Seed, seed_hash, sticks_for};
 use crate::protocol::{
@@ -120,6 +120,9 @@ pub struct Game {
     turn_began: UnixMs,
     rematch_offers: [bool; 2],
     rematch: Option<String>,
+    /// The square of the engine's move shown for the current throw (a `hinted` event): a second
+    /// request answers it without logging again, and the state shows it to a page opened later.
+    hint: Option<u8>,
     clock: Option<Clock>,
     /// When the last event was logged: a resumed clock starts from what it had then.
     at: UnixMs,
@@ -213,6 +216,7 @@ impl Game {
             turn_began: 0,
             rematch_offers: [false; 2],
             rematch: None,
+            hint: None,
             clock: None,
             at: 0,
             v: 0,
@@ -464,6 +468,13 @@ impl Game {
     /// caller, who played the move) and the version.
     fn fold(&mut self, event: &Event, at: UnixMs) {
         self.at = at;
+        // A hint is for one throw: the throw's move or pass ends it (and so does the game's end).
+        if matches!(
+            event,
+            Event::Moved { .. } | Event::Passed { .. } | Event::GameOver { .. }
+        ) {
+            self.hint = None;
+        }
         match event {
             Event::Started { clock, .. } => {
                 self.stage = Stage::Roll;
@@ -505,6 +516,7 @@ impl Game {
                 self.begin_turn(*next, at);
             }
             Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
+            Event::Hinted { from, .. } => self.hint = Some(*from),
             Event::DrawOffered { side } => {
                 self.draw_offer = Some(*side);
                 self.draw_offer_spent[index(*side)] = true;
@@ -552,6 +564,11 @@ impl Game {
             Action::DrawDecline => next.push(self.decide_draw_decline(side)?),
             Action::ClaimVictory => next.push(self.decide_claim(side, ctx)?),
             Action::Rematch => next.push(self.decide_rematch(side)?),
+            Action::Hint => {
+                if let Some(hinted) = self.decide_hint(side)? {
+                    next.push(hinted);
+                }
+            }
         }
         // The end of the game is the log's last word on it.
         if !next.game.is_over()
@@ -729,6 +746,31 @@ impl Game {
         }
     }
 
+    /// The `hinted` event with the engine's move for the current throw: in practice rooms only,
+    /// for the side to move after its throw. The move is the one the analysis of a finished game
+    /// calls best ([`ai::odds`], two throws deep: about 0.1 ms, so it is searched right here);
+    /// it sees the position and the throw, nothing of the seed. `None` when this throw's hint
+    /// was already shown (asking again logs nothing), or when there is no move to show (never
+    /// seen: a throw without a legal move passes in the same decision).
+    fn decide_hint(&self, side: Side) -> Result<Option<Event>, Refusal> {
+        if self.room.mode == Mode::Online {
+            return Err(Refusal::HintNotAllowed);
+        }
+        self.check_turn(side)?;
+        let Stage::Move { sticks } = self.stage else {
+            return Err(Refusal::MustRoll);
+        };
+        if self.hint.is_some() {
+            return Ok(None);
+        }
+        let best = ai::odds(&self.position, sticks.roll()).best();
+        Ok(best.map(|(mv, _)| Event::Hinted {
+            side,
+            n: self.throws - 1,
+            from: mv.from,
+        }))
+    }
+
     /// Online, both players must ask; elsewhere one asks for both. The rematch's room is
     /// named after this one, so whoever decides it names the same room.
     fn decide_rematch(&self, side: Side) -> Result<Event, Refusal> {
@@ -884,6 +926,7 @@ impl Game {
             phase: self.phase(),
             throw,
             legal,
+            hint: self.hint,
             players: self.players(),
             spectators,
             draw_offer: self.draw_offer,
@@ -1162,6 +1205,37 @@ mod tests {
         let game = started_game(Mode::Local);
         let refused = game.decide(Seat::Both, Action::DrawOffer, &ctx());
         assert_eq!(refused.unwrap_err(), Refusal::DrawNotAllowed);
+    }
+
+    #[test]
+    fn a_hint_comes_after_the_throw_once_and_goes_with_the_move() {
+        let mut game = started_game(Mode::Local);
+        assert_eq!(
+            act(&mut game, Seat::Both, Action::Hint),
+            Err(Refusal::MustRoll)
+        );
+        while game.phase() != Phase::Move {
+            act(&mut game, Seat::Both, Action::Roll).unwrap();
+        }
+        let events = act(&mut game, Seat::Both, Action::Hint).unwrap();
+        let [Event::Hinted { from, .. }] = events[..] else {
+            panic!("{events:?}")
+        };
+        assert!(
+            game.state(0, 0)
+                .legal
+                .iter()
+                .any(|legal| legal.from == from)
+        );
+        assert_eq!(game.state(0, 0).hint, Some(from));
+        let again = act(&mut game, Seat::Both, Action::Hint);
+        assert_eq!(again, Ok(Vec::new()), "asked again: nothing new is logged");
+        act(&mut game, Seat::Both, Action::Move { from }).unwrap();
+        assert_eq!(game.state(0, 0).hint, None);
+
+        let online = started_game(Mode::Online);
+        let refused = online.decide(Seat::Black, Action::Hint, &ctx());
+        assert_eq!(refused.unwrap_err(), Refusal::HintNotAllowed);
     }
 
     #[test]

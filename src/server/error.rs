@@ -64,6 +64,7 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         Refusal::GameOver | Refusal::OutOfTime(_) => ErrorCode::GameOver,
         Refusal::NotStarted => ErrorCode::GameNotStarted,
         Refusal::DrawNotAllowed => ErrorCode::DrawNotAllowed,
+        Refusal::HintNotAllowed => ErrorCode::HintNotAllowed,
         Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending | Refusal::DrawOfferSpent => {
             ErrorCode::BadRequest
         }

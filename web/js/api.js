@@ -53,6 +53,11 @@ export function roomRecord(id) {
   return request('GET', `${roomPath(id)}/record`);
 }
 
+/** The engine's analysis of a finished game (404 not_finished before its end). */
+export function roomAnalysis(id) {
+  return request('GET', `${roomPath(id)}/analysis`);
+}
+
 // Seat tokens live in localStorage, one entry per room, so a reload keeps the seat.
 // They are never put in a URL.
 const seatKey = (room) => `senet.seat.${room}`;

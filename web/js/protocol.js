@@ -14,6 +14,7 @@ export const ErrorCode = Object.freeze({
   GameNotStarted: 'game_not_started',
   NoDrawOffer: 'no_draw_offer',
   DrawNotAllowed: 'draw_not_allowed',
+  HintNotAllowed: 'hint_not_allowed',
   CannotClaim: 'cannot_claim',
   RematchNotAvailable: 'rematch_not_available',
   ClientSeedLocked: 'client_seed_locked',
@@ -51,6 +52,7 @@ export const ClientMessage = Object.freeze({
   DrawDecline: 'draw-decline',
   ClaimVictory: 'claim-victory',
   Rematch: 'rematch',
+  Hint: 'hint',
   Sync: 'sync',
   Ping: 'ping',
 });
@@ -77,6 +79,7 @@ export const Event = Object.freeze({
   GameOver: 'game-over',
   RematchOffered: 'rematch-offered',
   Rematch: 'rematch',
+  Hinted: 'hinted',
   Resumed: 'resumed',
 });
 

@@ -209,6 +209,21 @@ export function createRoomView(root, { onMove }) {
     part('seed', root).textContent = model.seed ?? '';
   }
 
+  /**
+   * The hint of practice rooms (against the computer, one screen): the button while this seat
+   * has a throw to play, then the engine's move in words and marked on the board.
+   */
+  function renderHint(model) {
+    const { state } = model;
+    const practice = state.mode === Mode.Ai || state.mode === Mode.Local;
+    const asking = practice && isMyTurn(model) && state.phase === Phase.Move;
+    const button = part('hint', root);
+    show(button, asking && state.hint === null);
+    button.disabled = !model.ready || Boolean(model.pending);
+    part('hint-text', root).textContent = asking && state.hint !== null ? t('hint.move', { from: state.hint }) : '';
+    if (asking && state.hint !== null) part('board', root).querySelector(`.piece[data-square="${state.hint}"]`)?.classList.add('hinted');
+  }
+
   /** Draw everything from the model. */
   function render(model) {
     const state = model.state;
@@ -231,6 +246,7 @@ export function createRoomView(root, { onMove }) {
     clocks.update(state);
     const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending ? state.legal : [];
     board.render(state.position, movable);
+    renderHint(model);
     part('turn', root).textContent = turnText(model);
     renderThrow(model);
     part('message', root).textContent = model.message ? phrase(model.message) : '';

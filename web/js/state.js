@@ -41,6 +41,7 @@ export function normalizeState(state) {
     draw_offers_spent: state.draw_offers_spent ?? [],
     clock: state.clock ?? null,
     spectators: state.spectators ?? 0,
+    hint: state.hint ?? null,
     client_seeds: { black: '', white: '', ...(state.client_seeds ?? {}) },
     client_seeds_open: state.client_seeds_open ?? false,
   };
@@ -88,12 +89,15 @@ export function applyEvent(previous, type, d) {
       Object.assign(s, { turn: d.side, phase: Phase.Move, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
       s.client_seeds_open = false;
       break;
+    case Event.Hinted:
+      s.hint = d.from;
+      break;
     case Event.Moved:
-      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
+      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
       if (d.next !== d.side) beginTurn(s, d.next);
       break;
     case Event.Passed:
-      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
+      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
       beginTurn(s, d.next);
       break;
     case Event.DrawOffered:
@@ -107,7 +111,7 @@ export function applyEvent(previous, type, d) {
       for (const side of SIDES) if (d[side]) Object.assign(s.players[side], d[side]);
       break;
     case Event.GameOver:
-      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null });
+      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null, hint: null });
       s.result = { winner: d.winner, reason: d.reason };
       s.seed = d.seed;
       break;
