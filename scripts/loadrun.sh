@@ -11,6 +11,9 @@
 # turn, or, with --nginx, goes through nginx running deploy/nginx/senet.conf as shipped (only
 # its upstream servers and its listen line are rewritten, as tests/cluster.rs does). Through
 # nginx, add `--source-addresses 64` or so: nginx limits each client address as in production.
+# SENET_HISTOGRAM names another histogram to show (e.g. senet_seek_post_seconds for the lobby,
+# `--lobby-sockets 2000 --rate 50`); SENET_SERVE_FLAGS adds `senet serve` flags
+# (e.g. --max-seeks-per-address 0).
 # postgres uses a fresh schema of $SENET_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +53,7 @@ for i in $(seq "$instances"); do
     port=$((first_port + i))
     "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
         --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
-        --trusted-proxies 127.0.0.1/32 >"$work/server$i.log" 2>&1 &
+        --trusted-proxies 127.0.0.1/32 ${SENET_SERVE_FLAGS:-} >"$work/server$i.log" 2>&1 &
     pids+=($!) ports+=("$port")
     # The next starts once this one has migrated the schema.
     until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
@@ -93,9 +96,10 @@ fi
 
 # Buckets summed over the labels (action types, modes) and the instances: `le count` lines.
 # None before any action.
+metric=${SENET_HISTOGRAM:-senet_action_latency_seconds}
 histogram() {
     for port in "${ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
-        awk -F'[{}]' '/^senet_action_latency_seconds_bucket/ { match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " "); n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } } END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
+        awk -F'[{}]' -v metric="${metric}_bucket" '$1 == metric { match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " "); n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } } END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
 }
 histogram >"$work/before"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); instances: $instances ($front)"
@@ -104,7 +108,7 @@ vmstat 5 >"$work/vmstat" & vmstat=$!
 "$bin" loadgen --url "$targets" --pid "${pids[0]}" "$@"
 kill $vmstat
 histogram >"$work/after"
-echo "servers' action latency (senet_action_latency_seconds, this run): bucket le, share of actions at or under it"
+echo "servers' histogram ($metric, this run, summed over the instances): bucket le, share of samples at or under it"
 awk 'FILENAME == ARGV[1] { before[$1] = $2; next } { le[++k] = $1; d[k] = $2 - before[$1] } END { for (i = 1; i <= k; i++) printf "  le %s s: %.2f%%\n", le[i], 100 * d[i] / d[k] }' "$work/before" "$work/after"
 echo "vmstat 5 during the run:"; cat "$work/vmstat"
 for i in $(seq "$instances"); do

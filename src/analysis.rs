@@ -182,14 +182,7 @@ fn judge(
             .ok_or(AnalysisError::Illegal(v, from))
     };
     let after_played = played.map(chance_of).transpose()?;
-    // Ties go to the lowest square, so a move as good as the best is "best".
-    let best = odds
-        .moves
-        .iter()
-        .fold(None, |best: Option<(Square, f64)>, (mv, p)| match best {
-            Some((_, q)) if q >= *p => best,
-            _ => Some((mv.from, *p)),
-        });
+    let best = odds.best().map(|(mv, p)| (mv.from, p));
     let loss = match (kind, after_played, best) {
         (Kind::Decision, Some(played), Some((_, best))) => Some((best - played).max(0.0)),
         _ => None,

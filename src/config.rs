@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::lobby::LobbyConfig;
 use crate::room::bot::default_max_concurrent;
 use crate::room::{BotConfig, DEFAULT_MAX_IN_MEMORY, RoomConfig};
 use crate::server::edge::TrustedProxies;
@@ -69,6 +70,15 @@ pub struct Config {
     #[arg(long, env = "SENET_MAX_SOCKETS_PER_SEAT", default_value = "4", value_parser = clap::value_parser!(u16).range(1..))]
     pub max_sockets_per_seat: u16,
 
+    /// Open seeks (lobby listings) one client address may hold at once; past it, 429. 0: no cap.
+    #[arg(long, env = "SENET_MAX_SEEKS_PER_ADDRESS", default_value = "3")]
+    pub max_seeks_per_address: u32,
+
+    /// Seconds a seek stays listed after its creator's lobby page is gone (or if it never
+    /// opened one): a reload keeps it, a closed tab withdraws it.
+    #[arg(long, env = "SENET_SEEK_GRACE", default_value = "5", value_parser = parse_positive_seconds)]
+    pub seek_grace: Duration,
+
     /// Milliseconds the computer waits before each throw and move, so a person can follow.
     #[arg(long, env = "SENET_AI_DELAY_MS", default_value = "700")]
     pub ai_delay_ms: u64,
@@ -109,6 +119,8 @@ impl Config {
             presence_check: Duration::from_secs(10),
             max_messages_per_second: 20,
             max_sockets_per_seat: 4,
+            max_seeks_per_address: 3,
+            seek_grace: Duration::from_secs(5),
             ai_delay_ms: 700,
             ai_max_concurrent: default_max_concurrent(),
             metrics_listen: None,
@@ -136,6 +148,15 @@ impl Config {
             unstarted_ttl: self.unstarted_room_ttl,
             max_in_memory: self.max_rooms_in_memory,
             ..RoomConfig::default()
+        }
+    }
+}
+
+impl Config {
+    pub fn lobby_config(&self) -> LobbyConfig {
+        LobbyConfig {
+            max_seeks_per_address: self.max_seeks_per_address,
+            grace: self.seek_grace,
         }
     }
 }

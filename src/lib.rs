@@ -15,6 +15,9 @@
 //!   [`web`] serves the browser client (`web/` embedded) at `/`, `/r/{id}`, `/learn`, `/assets/`.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game it folds
 //!   (`room::game`), the seats in the game's terms, the computer's seat, the room's errors.
+//! - [`lobby`]: open games listed for strangers (seeks), quick pairing and the games started
+//!   from them, live for `/ws/lobby`; beside the rooms, on top of them: a seek is a room plus a
+//!   listing, taking it is joining the room (server → lobby → room / store).
 //! - [`store`]: the `Store` trait (rooms, seats, event log), SQLite and PostgreSQL, and the
 //!   PostgreSQL listener that tells instances of each other's appends.
 //! - [`protocol`]: the wire format, one file per concern; `web/js/protocol.js` is generated from
@@ -47,6 +50,7 @@ pub mod engine;
 pub mod fairness;
 pub mod lessons;
 pub mod loadgen;
+pub mod lobby;
 pub mod os;
 pub mod protocol;
 pub mod room;

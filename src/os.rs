@@ -1,7 +1,9 @@
 //! Process-level knobs from the operating system: the open-file limit (every socket is a file,
-//! so ten thousand connections need it raised) and a process's resident memory.
+//! so ten thousand connections need it raised), and a process's resident memory, CPU time and
+//! context switches (what `senet loadgen` reports of the server it loads).
 
 use std::io;
+use std::time::Duration;
 
 /// Raises this process's soft limit on open files to its hard limit and returns the new soft
 /// limit. Raising a soft limit up to the hard one needs no privilege.
@@ -35,6 +37,52 @@ pub fn resident_memory_bytes(pid: u32) -> io::Result<u64> {
     })
 }
 
+/// The CPU time process `pid` has used, user and system together (`utime` + `stime` in
+/// `/proc/<pid>/stat`, Linux only).
+pub fn cpu_time(pid: u32) -> io::Result<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let ticks = parse_cpu_ticks(&stat).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("no utime/stime in /proc/{pid}/stat"),
+        )
+    })?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if per_second <= 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Duration::from_secs_f64(ticks as f64 / per_second as f64))
+}
+
+/// `utime + stime` (fields 14 and 15) of a `/proc/<pid>/stat` line, in clock ticks. The command
+/// name (field 2) may hold spaces, so fields are counted after its closing parenthesis.
+fn parse_cpu_ticks(stat: &str) -> Option<u64> {
+    let mut after_name = stat.get(stat.rfind(')')? + 1..)?.split_whitespace();
+    let utime: u64 = after_name.nth(11)?.parse().ok()?;
+    let stime: u64 = after_name.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// How many times the threads of process `pid` were switched out, voluntarily or not, summed
+/// over `/proc/<pid>/task/*/status` (Linux only): each time a sleeping thread is woken counts,
+/// so this counts the process's wake-ups (threads that ended are not counted).
+pub fn context_switches(pid: u32) -> io::Result<u64> {
+    let mut total = 0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        // A thread may end between the listing and the read.
+        let Ok(status) = std::fs::read_to_string(task?.path().join("status")) else {
+            continue;
+        };
+        total += status
+            .lines()
+            .filter(|line| line.contains("ctxt_switches:"))
+            .filter_map(|line| line.split(':').nth(1)?.trim().parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    Ok(total)
+}
+
 /// Reads the `VmRSS:   12345 kB` line of a `/proc/<pid>/status` text, in bytes.
 fn parse_vm_rss(status: &str) -> Option<u64> {
     let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
@@ -60,9 +108,20 @@ mod tests {
     }
 
     #[test]
+    fn reads_cpu_ticks_after_the_command_name() {
+        let stat = "42 (a (b) c) S 1 42 42 0 -1 4194560 300 0 0 0 7 5 0 0 20 0 9 0 100 0";
+        assert_eq!(parse_cpu_ticks(stat), Some(12));
+        assert_eq!(parse_cpu_ticks("42 (x) S 1"), None);
+    }
+
+    #[test]
     fn measures_this_process() {
         let bytes = resident_memory_bytes(std::process::id()).unwrap();
         assert!(bytes > 0);
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < Duration::from_millis(30) {}
+        assert!(cpu_time(std::process::id()).unwrap() > Duration::ZERO);
+        assert!(context_switches(std::process::id()).unwrap() > 0);
         assert!(raise_fd_limit().unwrap() > 0);
     }
 }

@@ -43,6 +43,9 @@ pub const DB_APPEND_LATENCY: &str = "senet_db_append_seconds";
 pub const AI_DECISION_TIME: &str = "senet_ai_decision_seconds";
 /// Analysing one finished game, on its first request (histogram, seconds).
 pub const ANALYSIS_TIME: &str = "senet_analysis_seconds";
+/// From a seek's post arriving to its `seek` frame handed to the lobby sockets: the server's
+/// part of the time until a seek appears in every lobby (histogram, seconds).
+pub const SEEK_POST_LATENCY: &str = "senet_seek_post_seconds";
 
 /// Label keys used with the metrics above.
 pub const LABEL_MODE: &str = "mode";
@@ -167,6 +170,11 @@ fn describe() {
         ANALYSIS_TIME,
         Unit::Seconds,
         "Analysing one finished game (first request only; later ones read the stored analysis)."
+    );
+    describe_histogram!(
+        SEEK_POST_LATENCY,
+        Unit::Seconds,
+        "From a seek's post arriving to its frame handed to the lobby sockets."
     );
     gauge!(CONNECTIONS_OPEN).set(0.0);
     gauge!(TCP_CONNECTIONS_OPEN).set(0.0);

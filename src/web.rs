@@ -1,7 +1,8 @@
 //! The web client: the files of `web/` (the lobby and room pages, the stylesheet, the ES modules)
 //! embedded in the binary, served with cache and security headers.
 //!
-//! Pages are served at `/` (lobby), `/r/{id}` (room) and `/learn` (the rule lessons, whose data
+//! Pages are served at `/` (lobby), `/r/{id}` (room), `/play` (open games to take, quick
+//! pairing, games to watch) and `/learn` (the rule lessons, whose data
 //! with the engine's answers is `GET /api/lessons`, from [`crate::lessons`]). Assets are served at
 //! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
 //! gets new asset URLs, so assets can be cached for a year while the pages, which name the
@@ -42,6 +43,7 @@ where
         .route("/", get(lobby))
         .route("/r/{id}", get(room))
         .route("/learn", get(learn))
+        .route("/play", get(play))
         .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
 }
@@ -57,6 +59,11 @@ async fn room(Path(_id): Path<String>, headers: HeaderMap) -> Response {
 
 async fn learn(headers: HeaderMap) -> Response {
     page("learn.html", &headers)
+}
+
+/// The lobby of open games: seeks, quick pairing, games to watch.
+async fn play(headers: HeaderMap) -> Response {
+    page("play.html", &headers)
 }
 
 /// The lessons with the answers the engine derived. They change only with a build, so the

@@ -6,7 +6,7 @@ mod common;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{Client, TestServer, http, record, verify_accepted, verify_rejected};
+use common::{Client, TestServer, http, play_turn, record, verify_accepted, verify_rejected};
 use serde_json::{Value, json};
 
 /// A server that accepts clocks of a second.
@@ -62,26 +62,12 @@ async fn a_side_that_stops_acting_loses_on_time_with_nobody_sending_anything() {
     verify_accepted(&record).await;
 }
 
-/// Throws and moves for black until its turn ends; returns the events.
-async fn play_black_turn(black: &mut Client) -> Vec<Value> {
-    let mut events = Vec::new();
-    while black.sync().await["turn"] == "black" {
-        let rolled = black.ok("roll", Value::Null).await;
-        events.extend(rolled.iter().cloned());
-        let state = black.sync().await;
-        if let Some(legal) = state["legal"].as_array().and_then(|l| l.first()) {
-            events.extend(black.ok("move", json!({"from": legal["from"]})).await);
-        }
-    }
-    events
-}
-
 #[tokio::test]
 async fn a_turn_adds_the_increment_and_the_events_carry_both_clocks() {
     let server = server().await;
     let (room, black, _) = timed_game(server.addr, 60, 5).await;
     let mut black = Client::join(server.addr, &room, Some(&black)).await;
-    let events = play_black_turn(&mut black).await;
+    let events = play_turn(&mut black, "black").await;
     let last = events
         .iter()
         .rev()
@@ -103,14 +89,16 @@ async fn a_restart_mid_turn_keeps_both_clocks_and_charges_nobody_for_the_downtim
     let server = server().await;
     let (room, black, _) = timed_game(server.addr, 60, 0).await;
     let mut black_client = Client::join(server.addr, &room, Some(&black)).await;
-    play_black_turn(&mut black_client).await;
+    play_turn(&mut black_client, "black").await;
     black_client.close().await;
     let before = record(server.addr, &room).await;
     let server = server
         .restart_with(|config| config.min_clock_initial = 1)
         .await;
     tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let joining = senet::room::now_ms();
     let watcher = Client::join(server.addr, &room, None).await;
+    let joined = senet::room::now_ms();
     let after = record(server.addr, &room).await;
     // White's clock ran from black's last move to the last event logged before the stop.
     let logged = before["events"].as_array().unwrap();
@@ -132,11 +120,57 @@ async fn a_restart_mid_turn_keeps_both_clocks_and_charges_nobody_for_the_downtim
         clock["remaining"]["black"],
         turn_end["d"]["clocks"]["black"]
     );
-    let white_now = clock["remaining"]["white"].as_i64().unwrap();
+    // The server loaded the room when it started, not when the watcher came: white's clock
+    // has run since `resumed`, and only since then.
+    let resumed_at = resumed["at"].as_i64().unwrap();
+    assert!(resumed_at < joining, "resumed when the watcher came");
+    let charged = white_then - clock["remaining"]["white"].as_i64().unwrap();
     assert!(
-        white_then - white_now < 1_000,
-        "white had {white_then} ms before the stop and {white_now} after"
+        (joining - resumed_at..=joined - resumed_at).contains(&charged),
+        "white was charged {charged} ms; resumed at {resumed_at}, watched from {joining} to {joined}"
     );
+}
+
+#[tokio::test]
+async fn after_a_restart_a_timed_game_ends_on_time_with_nobody_connecting() {
+    let server = server().await;
+    let (room, _, _) = timed_game(server.addr, 2, 0).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let server = server
+        .restart_with(|config| config.min_clock_initial = 1)
+        .await;
+    // Nobody connects; the record is read from the store without loading the room.
+    let mut record = common::record(server.addr, &room).await;
+    for _ in 0..100 {
+        if record["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["t"] == "game-over")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        record = common::record(server.addr, &room).await;
+    }
+    let started = event(&record, "started");
+    let resumed = event(&record, "resumed");
+    let over = event(&record, "game-over");
+    assert_eq!(
+        (&over["d"]["winner"], &over["d"]["reason"]),
+        (&json!("white"), &json!("timeout"))
+    );
+    // Black's two seconds: what ran before the stop, then the rest from `resumed` on.
+    let before_stop = 2_000 - resumed["d"]["clocks"]["black"].as_i64().unwrap();
+    assert!((0..2_000).contains(&before_stop), "{resumed}");
+    let at = |e: &Value| e["at"].as_i64().unwrap();
+    assert!(at(resumed) - at(started) >= 500, "the downtime was charged");
+    let late = at(over) - at(resumed) - resumed["d"]["clocks"]["black"].as_i64().unwrap();
+    assert!(
+        (0..100).contains(&late),
+        "timed out {late} ms after the deadline"
+    );
+    verify_accepted(&record).await;
 }
 
 #[tokio::test]

@@ -321,6 +321,11 @@ async fn a_small_load_run_answers_every_action_without_errors() {
         server_pid: Some(std::process::id()),
         source_addresses: 1,
         split_players: false,
+        // Timed games: every turn also carries both clocks and moves the room's timer.
+        clock: Some(senet::protocol::TimeControl {
+            initial: 600,
+            increment: 5,
+        }),
     };
     let report = loadgen::run_server(vec![base], &config).await;
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);
@@ -331,6 +336,8 @@ async fn a_small_load_run_answers_every_action_without_errors() {
     let latency = report.latency.expect("answered actions were timed");
     assert!(latency.p50_ms <= latency.p99_ms && latency.p99_ms <= latency.max_ms);
     assert!(report.server_rss_mib.is_some());
+    assert!(report.server_cpu_seconds.is_some_and(|cpu| cpu > 0.0));
+    assert!(report.server_context_switches.is_some());
 }
 
 /// Each room's players come from a loopback address of their own, so a per-address cap of one
@@ -353,6 +360,7 @@ async fn a_load_run_spread_over_source_addresses_passes_a_per_address_cap() {
         server_pid: None,
         source_addresses: rooms as u32,
         split_players: false,
+        clock: None,
     };
     let report = loadgen::run_server(vec![base.clone()], &config).await;
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);

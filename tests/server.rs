@@ -440,39 +440,69 @@ async fn a_seats_fifth_socket_closes_its_oldest() {
     newer[0].ok("roll", Value::Null).await;
 }
 
+/// Refuses a draw offer from a side that already offered in this turn of its own, with the
+/// reason in words, and logs nothing.
+async fn second_offer_refused(table: &mut Table, side: &str, addr: std::net::SocketAddr) {
+    let logged = record(addr, &table.room).await["events"]
+        .as_array()
+        .unwrap()
+        .len();
+    let client = if side == "black" {
+        &mut table.black
+    } else {
+        &mut table.white
+    };
+    assert!(
+        client.sync().await["draw_offers_spent"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(side))
+    );
+    let refusal = client
+        .refused("draw-offer", Value::Null, "bad_request")
+        .await;
+    let message = refusal["d"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("once your opponent has moved"),
+        "{message}"
+    );
+    let after = record(addr, &table.room).await["events"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(after, logged, "a refused offer logged something");
+}
+
 #[tokio::test]
-async fn draw_offers_decline_withdraw_lapse_and_accept() {
+async fn draw_offers_decline_withdraw_lapse_and_accept_one_per_turn() {
     let server = TestServer::start().await;
     let mut table = online_table(&server).await;
     let offered = table.black.ok("draw-offer", Value::Null).await;
     assert_eq!(offered.last().unwrap()["t"], "draw-offered");
     assert_eq!(table.white.sync().await["draw_offer"], "black");
-    table
-        .black
-        .refused("draw-offer", Value::Null, "bad_request")
-        .await;
-    table
-        .white
-        .refused("draw-offer", Value::Null, "bad_request")
-        .await;
-    table
-        .black
-        .refused("draw-accept", Value::Null, "no_draw_offer")
-        .await;
+    table.refused_pending().await;
 
     let declined = table.white.ok("draw-decline", Value::Null).await;
     assert_eq!(
         declined.last().unwrap()["d"],
         json!({"side": "black", "why": "declined", "v": declined.last().unwrap()["d"]["v"]})
     );
+    // One offer per turn of one's own: black must wait for white to move.
+    second_offer_refused(&mut table, "black", server.addr).await;
 
-    table.black.ok("draw-offer", Value::Null).await;
-    let withdrawn = table.black.ok("draw-decline", Value::Null).await;
-    assert_eq!(withdrawn.last().unwrap()["d"]["why"], "withdrawn");
-    assert_eq!(table.white.sync().await["draw_offer"], Value::Null);
-
-    // White offers; black (the other side) throws: the offer lapses.
+    // White offers in black's turn and withdraws: white too has spent its offer.
     table.white.ok("draw-offer", Value::Null).await;
+    let withdrawn = table.white.ok("draw-decline", Value::Null).await;
+    assert_eq!(withdrawn.last().unwrap()["d"]["why"], "withdrawn");
+    assert_eq!(table.black.sync().await["draw_offer"], Value::Null);
+    second_offer_refused(&mut table, "white", server.addr).await;
+
+    // Black's turn ends: white may offer again, black may not yet.
+    play_turn(&mut table.black, "black").await;
+    second_offer_refused(&mut table, "black", server.addr).await;
+    table.white.ok("draw-offer", Value::Null).await;
+    // White's turn ends and black throws: white's offer lapses; black may offer again.
+    play_turn(&mut table.white, "white").await;
     let events = table.black.ok("roll", Value::Null).await;
     let lapsed = events
         .iter()
@@ -482,9 +512,14 @@ async fn draw_offers_decline_withdraw_lapse_and_accept() {
         (lapsed["d"]["side"].as_str(), lapsed["d"]["why"].as_str()),
         (Some("white"), Some("lapsed"))
     );
+    // White offered in its own turn: spent until black has moved (a throw without a move ends
+    // black's turn at once).
+    let passed = events.iter().any(|e| e["t"] == "passed");
+    let spent = if passed { json!([]) } else { json!(["white"]) };
+    assert_eq!(table.black.sync().await["draw_offers_spent"], spent);
 
-    table.white.ok("draw-offer", Value::Null).await;
-    let accepted = table.black.ok("draw-accept", Value::Null).await;
+    table.black.ok("draw-offer", Value::Null).await;
+    let accepted = table.white.ok("draw-accept", Value::Null).await;
     let over = accepted.last().unwrap();
     assert_eq!(
         (
@@ -494,8 +529,23 @@ async fn draw_offers_decline_withdraw_lapse_and_accept() {
         ),
         (Some("game-over"), Some("draw"), Some("agreement"))
     );
-    let spectator_view = table.white.wait_for("game-over").await;
-    assert_eq!(spectator_view["d"]["reason"], "agreement");
+    let other_view = table.black.wait_for("game-over").await;
+    assert_eq!(other_view["d"]["reason"], "agreement");
+}
+
+impl Table {
+    /// While black's offer is open, neither side may offer and black cannot accept it.
+    async fn refused_pending(&mut self) {
+        self.black
+            .refused("draw-offer", Value::Null, "bad_request")
+            .await;
+        self.white
+            .refused("draw-offer", Value::Null, "bad_request")
+            .await;
+        self.black
+            .refused("draw-accept", Value::Null, "no_draw_offer")
+            .await;
+    }
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ mod postgres_support;
 
 use common::{event, room, seat};
 use senet::engine::Side;
+use senet::protocol::TimeControl;
 use senet::store::{RoomRow, Store, StoreError};
 
 /// A room reads back exactly as created; unknown ids read as `None`.
@@ -175,6 +176,28 @@ async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &dyn Store) {
     );
 }
 
+/// Timed rooms whose log has `started` and no `game-over`, a page at a time in id order.
+async fn timed_rooms_in_play_are_listed_by_pages(store: &dyn Store) {
+    let timed = |id: &str| RoomRow {
+        clock: Some(TimeControl {
+            initial: 60,
+            increment: 1,
+        }),
+        ..room(id)
+    };
+    let started = [event(1, "started"), event(2, "rolled")];
+    for id in ["t1", "t3", "t4"] {
+        store.create_room(&timed(id), &started).await.unwrap();
+    }
+    let over = [event(1, "started"), event(2, "game-over")];
+    store.create_room(&timed("t2"), &over).await.unwrap();
+    store.create_room(&timed("t0"), &[]).await.unwrap();
+    store.create_room(&room("u1"), &started).await.unwrap();
+    assert_eq!(store.timed_in_play("", 2).await.unwrap(), ["t1", "t3"]);
+    assert_eq!(store.timed_in_play("t3", 2).await.unwrap(), ["t4"]);
+    assert!(store.timed_in_play("t4", 2).await.unwrap().is_empty());
+}
+
 async fn ping_answers(store: &dyn Store) {
     store.ping().await.unwrap();
 }
@@ -222,6 +245,11 @@ macro_rules! backend_tests {
             $(#[$attr])*
             async fn unstarted_rooms_are_deleted_and_the_rest_kept() {
                 super::$on_store(super::unstarted_rooms_are_deleted_and_the_rest_kept).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn timed_rooms_in_play_are_listed_by_pages() {
+                super::$on_store(super::timed_rooms_in_play_are_listed_by_pages).await
             }
             #[tokio::test]
             $(#[$attr])*

@@ -1,11 +1,18 @@
 // Draw offers (withdrawn, declined, accepted) and resigning with a confirmation.
 import { test, expect } from '../support/fixtures.js';
-import { startOnlineGame, takeTurn, settle } from '../support/game.js';
+import { roomInfo, startOnlineGame, takeTurn, settle } from '../support/game.js';
 
-test('a draw offer is withdrawn, one declined, then one accepted', async ({ open }) => {
+/** Actions by the side to move until its turn has passed to the other side. */
+async function playWholeTurn(players, pages) {
+  const { turn } = await roomInfo(pages[0]);
+  while ((await roomInfo(pages[0])).turn === turn) await takeTurn(players, pages);
+}
+
+test('a draw offer is withdrawn, one declined, one per turn, then one accepted', async ({ open }) => {
   const game = await startOnlineGame(open);
   const players = { black: game.black, white: game.white };
   const pages = [game.black, game.white];
+  const spent = 'You may offer a draw again once your opponent has moved.';
 
   await game.black.getByTestId('offer-draw').click();
   await expect(game.black.getByTestId('draw-status')).toHaveText('You offered a draw.');
@@ -13,17 +20,24 @@ test('a draw offer is withdrawn, one declined, then one accepted', async ({ open
   await game.black.getByTestId('withdraw-draw').click();
   await expect(game.white.getByTestId('message')).toHaveText('The draw offer was withdrawn.');
   await expect(game.white.getByTestId('accept-draw')).toBeHidden();
+  // One offer per turn of one's own: black waits for white to move.
+  await expect(game.black.getByTestId('offer-draw')).toBeDisabled();
+  await expect(game.black.getByTestId('draw-status')).toHaveText(spent);
 
-  await game.black.getByTestId('offer-draw').click();
-  await expect(game.white.getByTestId('accept-draw')).toBeVisible();
-  await game.white.getByTestId('decline-draw').click();
-  await expect(game.black.getByTestId('message')).toHaveText('The draw offer was declined.');
-  await expect(game.black.getByTestId('offer-draw')).toBeVisible();
+  await game.white.getByTestId('offer-draw').click();
+  await expect(game.black.getByTestId('accept-draw')).toBeVisible();
+  await game.black.getByTestId('decline-draw').click();
+  await expect(game.white.getByTestId('message')).toHaveText('The draw offer was declined.');
+  await expect(game.white.getByTestId('offer-draw')).toBeDisabled();
   await settle(pages);
 
-  // The game goes on after a declined offer.
-  await takeTurn(players, pages);
-  await takeTurn(players, pages);
+  // The game goes on after a declined offer; each side's offer comes back when the other moved.
+  await playWholeTurn(players, pages);
+  await expect(game.white.getByTestId('offer-draw')).toBeEnabled();
+  await expect(game.black.getByTestId('offer-draw')).toBeDisabled();
+  await playWholeTurn(players, pages);
+  await expect(game.black.getByTestId('offer-draw')).toBeEnabled();
+  await expect(game.black.getByTestId('draw-status')).toHaveText('');
 
   await game.white.getByTestId('offer-draw').click();
   await expect(game.black.getByTestId('draw-status')).toHaveText('White offers a draw.');

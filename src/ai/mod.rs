@@ -220,6 +220,19 @@ pub struct Odds {
     pub moves: Vec<(Move, f64)>,
 }
 
+impl Odds {
+    /// The move with the best chance and that chance; ties go to the lowest square, so a move
+    /// as good as the best counts as best. `None` when the throw has no legal move.
+    pub fn best(&self) -> Option<(Move, f64)> {
+        self.moves
+            .iter()
+            .fold(None, |best: Option<(Move, f64)>, &(mv, p)| match best {
+                Some((_, q)) if q >= p => best,
+                _ => Some((mv, p)),
+            })
+    }
+}
+
 /// The network's view of a throw: [`Odds`] searched [`ANALYSIS_DEPTH`] deep.
 pub fn odds(position: &Position, roll: Roll) -> Odds {
     let (before, moves) = search::judge(position, roll, ANALYSIS_DEPTH, &Evaluation::Net);

@@ -1,7 +1,7 @@
 //! `senet loadgen --url URL[,URL...] --rooms N [--rate R] [--duration S] [--pid P] [--idle]
-//! [--split-players] [--source-addresses K] [--echo-baseline]`: load a running server (or a
-//! cluster's instances, or the proxy in front of them) and print a JSON report (see
-//! `crate::loadgen`).
+//! [--split-players] [--source-addresses K] [--clock INITIAL+INCREMENT] [--echo-baseline]`:
+//! load a running server (or a cluster's instances, or the proxy in front of them) and print a
+//! JSON report (see `crate::loadgen`); `--lobby-sockets N` measures the lobby instead.
 
 use std::time::Duration;
 
@@ -11,6 +11,21 @@ use super::UsageError;
 use crate::loadgen::http::BaseUrl;
 use crate::loadgen::{self, Config};
 use crate::os;
+use crate::protocol::TimeControl;
+
+/// `--clock 600+5`: a time control in seconds.
+fn parse_clock(text: &str) -> Result<TimeControl, String> {
+    let number = |part: &str| part.trim().parse::<u32>().ok();
+    match text
+        .split_once('+')
+        .map(|(i, inc)| (number(i), number(inc)))
+    {
+        Some((Some(initial), Some(increment))) => Ok(TimeControl { initial, increment }),
+        _ => Err(format!(
+            "{text:?} is not <initial>+<increment> in seconds, e.g. 600+5"
+        )),
+    }
+}
 
 /// Play many rooms on a running server and report throughput, latency and memory.
 #[derive(Debug, clap::Args)]
@@ -45,6 +60,9 @@ pub struct Args {
     /// Open the rooms and hold the connections without acting (same as --rate 0).
     #[arg(long)]
     idle: bool,
+    /// Play timed games: `<initial>+<increment>` in seconds (e.g. `600+5`); untimed if absent.
+    #[arg(long, value_parser = parse_clock)]
+    clock: Option<TimeControl>,
     /// Rooms being opened at once during setup.
     #[arg(long, default_value_t = 64)]
     connect_concurrency: usize,
@@ -55,6 +73,10 @@ pub struct Args {
     /// Run only the echo baseline (no server needed).
     #[arg(long, conflicts_with = "echo_baseline")]
     echo_only: bool,
+    /// Instead of rooms: hold this many lobby sockets open while seeks are posted and taken at
+    /// --rate per second (default 50), and time each seek's way to every socket.
+    #[arg(long, conflicts_with_all = ["echo_baseline", "echo_only", "idle"])]
+    lobby_sockets: Option<usize>,
 }
 
 /// Files kept for everything that is not a connection (stdio, the runtime, HTTP requests).
@@ -65,7 +87,11 @@ const SPARE_FILES: u64 = 256;
 fn check_open_file_limit(args: &Args) -> Result<(), UsageError> {
     let limit = os::raise_fd_limit()
         .map_err(|e| UsageError(format!("raising the open-file limit: {e}")))?;
-    let rooms = args.rooms as u64;
+    let rooms = match args.lobby_sockets {
+        // One file per lobby socket, counted as half a room.
+        Some(sockets) => (sockets as u64).div_ceil(2),
+        None => args.rooms as u64,
+    };
     // The echo endpoint runs in this process, so it holds the other end of each connection too.
     let per_room = if args.echo_baseline || args.echo_only {
         4
@@ -111,11 +137,24 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         idle: args.idle || args.rate == Some(0.0),
         connect_concurrency: args.connect_concurrency,
         server_pid: args.pid,
+        clock: args.clock,
         source_addresses: args.source_addresses,
         split_players: args.split_players,
     };
     check_open_file_limit(&args)?;
     let runtime = tokio::runtime::Runtime::new()?;
+    if let Some(sockets) = args.lobby_sockets {
+        let load = loadgen::LobbyLoad {
+            sockets,
+            rate: args.rate.filter(|rate| *rate > 0.0).unwrap_or(50.0),
+            duration: config.duration,
+            connect_concurrency: args.connect_concurrency,
+            server_pid: args.pid,
+        };
+        let report = runtime.block_on(loadgen::run_lobby(&targets, &load));
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
     let report = runtime.block_on(async {
         if args.echo_only {
             return loadgen::run_echo(&config).await.map(|echo| json!(echo));

@@ -9,6 +9,8 @@
 //! again from the events' times (`at`): every clock an event carries must be
 //! what the rules make of them, a `timeout` must come after the side's time
 //! really ran out, and no throw, move or other end may come after it did.
+//! A hint (practice rooms) must be the engine's move for its throw; the
+//! verdict counts them.
 //! Prints a JSON verdict; exit status 0 when consistent, 1 with the first
 //! inconsistency, 2 for unreadable input.
 
@@ -101,6 +103,7 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
         "room": record.room,
         "throws": replay.throws,
         "moves": replay.moves,
+        "hints": replay.hints,
         "winner": result.winner,
         "reason": result.reason,
     }))
@@ -113,6 +116,8 @@ struct Replay {
     expected: VecDeque<Event>,
     throws: u32,
     moves: u32,
+    /// Hints shown (practice rooms): a game played with help says so.
+    hints: u32,
 }
 
 impl Replay {
@@ -139,6 +144,11 @@ impl Replay {
                 self.judge(game, Action::Move { from: *from }, event, at)?;
             }
             Event::Passed { .. } => self.expect(event)?,
+            // The hint shown must be the engine's move for that throw.
+            Event::Hinted { .. } => {
+                self.hints += 1;
+                self.judge(game, Action::Hint, event, at)?;
+            }
             Event::Resumed { .. } => {
                 let expected = game.decide_resume(at).events.into_iter().next();
                 if expected.as_ref() != Some(event) {
@@ -207,6 +217,7 @@ impl Replay {
             matches!(
                 e,
                 Event::Rolled { .. }
+                    | Event::Hinted { .. }
                     | Event::Moved { .. }
                     | Event::Passed { .. }
                     | Event::GameOver { .. }

@@ -7,11 +7,13 @@
 //! - `player`: rooms opened over HTTP and played by two clients each.
 //! - `http`: the server's base URL and the JSON requests that open rooms.
 //! - `echo`: the echo baseline.
+//! - `lobby`: lobby sockets timed while seeks are posted and taken (`--lobby-sockets`).
 //! - `stats`: tallies and the JSON report.
 
 mod conn;
 mod echo;
 pub mod http;
+mod lobby;
 mod player;
 mod stats;
 mod wire;
@@ -29,9 +31,11 @@ use tokio_util::sync::CancellationToken;
 
 use conn::Pacing;
 use http::{BaseUrl, JsonClient};
+pub use lobby::{LobbyLoad, LobbyReport, run_lobby};
 pub use stats::Report;
 
 use crate::os;
+use crate::protocol::TimeControl;
 use player::Table;
 use stats::Stats;
 
@@ -52,8 +56,10 @@ pub struct Config {
     pub idle: bool,
     /// Rooms being opened at once while setting up.
     pub connect_concurrency: usize,
-    /// The server process, for its resident memory.
+    /// The server process, for its resident memory, CPU time and wake-ups.
     pub server_pid: Option<u32>,
+    /// The rooms' time control; `None` plays untimed games.
+    pub clock: Option<TimeControl>,
     /// Spread the rooms over this many loopback source addresses, 127.0.0.1 and up (all of
     /// 127.0.0.0/8 is the loopback interface on Linux): one address holds at most ~28,000
     /// connections to one server address (the ephemeral ports), and a proxy's per-client limits
@@ -86,6 +92,7 @@ pub async fn run_server(targets: Vec<BaseUrl>, config: &Config) -> Report {
         split_players: config.split_players,
         pacing: config.pacing(),
         idle: config.idle,
+        clock: config.clock,
     };
     let opener = table.clone();
     run(
@@ -187,8 +194,10 @@ where
     let memory = config
         .server_pid
         .map(|pid| tokio::spawn(sample_memory(pid, stop.clone())));
+    let work_before = config.server_pid.map(ServerWork::of);
     tokio::time::sleep(config.duration).await;
     let elapsed = started.elapsed();
+    let work = work_before.zip(config.server_pid.map(ServerWork::of));
     stop.cancel();
 
     let mut total = setup;
@@ -205,7 +214,34 @@ where
         report.server_rss_mib = last;
         report.server_rss_max_mib = max;
     }
+    if let Some((before, after)) = work {
+        report.server_cpu_seconds = after
+            .cpu
+            .zip(before.cpu)
+            .map(|(a, b)| a.saturating_sub(b).as_secs_f64());
+        // Counted over the threads alive at each reading: one that ended takes its count away.
+        report.server_context_switches = after
+            .switches
+            .zip(before.switches)
+            .map(|(a, b)| a.saturating_sub(b));
+    }
     report
+}
+
+/// What the server process has done so far: its CPU time and its threads' context switches
+/// (read before and after the measured run: the difference is what the run cost it).
+struct ServerWork {
+    cpu: Option<Duration>,
+    switches: Option<u64>,
+}
+
+impl ServerWork {
+    fn of(pid: u32) -> ServerWork {
+        ServerWork {
+            cpu: os::cpu_time(pid).ok(),
+            switches: os::context_switches(pid).ok(),
+        }
+    }
 }
 
 /// Samples a process's resident memory until `stop`: (the last sample, the highest), in MiB.

@@ -15,7 +15,7 @@ use super::http::JsonClient;
 use super::stats::Stats;
 use super::wire::{self, Incoming, Reaction};
 use crate::engine::Side;
-use crate::protocol::{Joined, RoomCreated};
+use crate::protocol::{Joined, RoomCreated, TimeControl};
 
 /// How long a client waits for the `welcome` after `hello`, and for an HTTP answer.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,13 +45,15 @@ pub struct Table {
     pub pacing: Arc<Pacing>,
     /// Hold the connections without playing (the memory test).
     pub idle: bool,
+    /// The rooms' time control; `None` for untimed games.
+    pub clock: Option<TimeControl>,
 }
 
 impl Table {
     /// Creates an online room, joins its second seat, and connects both players.
     pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
         let (home, away) = self.next_targets();
-        let body = wire::create_room_body(Side::Black);
+        let body = wire::create_room_body(Side::Black, self.clock);
         let created: RoomCreated = post(home, "/api/rooms", body).await?;
         let room = created.room;
         let joined: Joined = post(away, &format!("/api/rooms/{room}/join"), "{}".into()).await?;

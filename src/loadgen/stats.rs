@@ -56,7 +56,7 @@ pub struct Latency {
 }
 
 impl Latency {
-    fn of(latencies_us: &mut [u32]) -> Option<Self> {
+    pub(super) fn of(latencies_us: &mut [u32]) -> Option<Self> {
         if latencies_us.is_empty() {
             return None;
         }
@@ -98,6 +98,13 @@ pub struct Report {
     pub server_rss_mib: Option<f64>,
     /// The highest resident memory sampled during the run.
     pub server_rss_max_mib: Option<f64>,
+    /// CPU seconds (user + system) the server used during the run: with `--idle`, what merely
+    /// holding the rooms (and their clocks' timers) costs.
+    pub server_cpu_seconds: Option<f64>,
+    /// Context switches of the server's threads during the run: every wake-up counts, so a
+    /// timer per room per second would show here as thousands a second. A lower bound: a
+    /// thread that ended during the run (the blocking pool's) takes its count with it.
+    pub server_context_switches: Option<u64>,
 }
 
 impl Report {
@@ -129,6 +136,8 @@ impl Report {
             error_kinds: stats.errors,
             server_rss_mib: None,
             server_rss_max_mib: None,
+            server_cpu_seconds: None,
+            server_context_switches: None,
         }
     }
 }

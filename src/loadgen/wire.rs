@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::engine::Side;
-use crate::protocol::{Event, LegalMove, Phase, Reply, Seat, State, Version};
+use crate::protocol::{Event, LegalMove, Phase, Reply, Seat, State, TimeControl, Version};
 
 /// A frame from the server: an event (with its version) or a reply to this connection.
 #[derive(Debug)]
@@ -221,11 +221,11 @@ pub fn echo_frame(id: u64) -> String {
     .expect("a pong serializes")
 }
 
-/// The body of `POST /api/rooms` for an online room with the creator on `side`. The players
-/// send no client seed (`seed`): their throws use the empty default, which costs the server
-/// the same.
-pub fn create_room_body(side: Side) -> String {
-    json!({"mode": "online", "side": side}).to_string()
+/// The body of `POST /api/rooms` for an online room with the creator on `side`, timed by `clock`
+/// or untimed. The players send no client seed (`seed`): their throws use the empty default,
+/// which costs the server the same.
+pub fn create_room_body(side: Side, clock: Option<TimeControl>) -> String {
+    json!({"mode": "online", "side": side, "clock": clock}).to_string()
 }
 
 #[cfg(test)]
@@ -242,7 +242,7 @@ mod tests {
                    "white":{"seated":true,"connected":true,"claim_at":null}},
         "spectators":0,"draw_offer":null,"result":null,"seed_hash":"00",
         "client_seeds":{"black":"","white":""},"client_seeds_open":true,
-        "rematch_offers":[],"rematch":null,"v":2}"#;
+        "draw_offers_spent":[],"rematch_offers":[],"rematch":null,"v":2}"#;
 
     #[test]
     fn rolls_on_its_turn_and_moves_with_a_throw() {

@@ -77,6 +77,8 @@ pub enum Action {
     DrawDecline,
     ClaimVictory,
     Rematch,
+    /// Practice only (`ai` and `local` rooms): the engine's move for the current throw.
+    Hint,
 }
 
 impl Action {
@@ -92,6 +94,7 @@ impl Action {
             Action::DrawDecline => "draw-decline",
             Action::ClaimVictory => "claim-victory",
             Action::Rematch => "rematch",
+            Action::Hint => "hint",
         }
     }
 }
@@ -147,6 +150,59 @@ impl Request {
     /// Parses one text frame: bad JSON, an unknown type and bad data each get
     /// their own error code.
     pub fn parse(text: &str) -> Result<Request, BadRequest> {
+        let Opened { t, d, id } = Opened::parse(text)?;
+        let data_error = |e: serde_json::Error| {
+            let message = format!("bad data for {t:?}: {e}");
+            BadRequest {
+                code: ErrorCode::BadRequest,
+                message,
+                id: id.clone(),
+            }
+        };
+        let message = match t.as_str() {
+            "hello" => {
+                let hello: HelloData = serde_json::from_value(d.clone()).map_err(data_error)?;
+                ClientMessage::Hello { token: hello.token }
+            }
+            "move" => {
+                let data: MoveData = serde_json::from_value(d.clone()).map_err(data_error)?;
+                ClientMessage::Act(Action::Move { from: data.from })
+            }
+            "seed" => {
+                let data: SeedData = serde_json::from_value(d.clone()).map_err(data_error)?;
+                let seed = ClientSeed::parse(&data.client_seed).map_err(|message| BadRequest {
+                    code: ErrorCode::BadRequest,
+                    message,
+                    id: id.clone(),
+                })?;
+                ClientMessage::Act(Action::Seed(seed))
+            }
+            "roll" => ClientMessage::Act(Action::Roll),
+            "resign" => ClientMessage::Act(Action::Resign),
+            "draw-offer" => ClientMessage::Act(Action::DrawOffer),
+            "draw-accept" => ClientMessage::Act(Action::DrawAccept),
+            "draw-decline" => ClientMessage::Act(Action::DrawDecline),
+            "claim-victory" => ClientMessage::Act(Action::ClaimVictory),
+            "rematch" => ClientMessage::Act(Action::Rematch),
+            "hint" => ClientMessage::Act(Action::Hint),
+            "sync" => ClientMessage::Sync,
+            "ping" => ClientMessage::Ping,
+            other => return Err(Opened::unknown(other, id)),
+        };
+        Ok(Request { message, id })
+    }
+}
+
+/// A client frame's envelope, opened: its type, its data (an object) and the `id` in it. Every
+/// WebSocket endpoint (rooms, the lobby) reads its frames this way.
+pub struct Opened {
+    pub t: String,
+    pub d: Value,
+    pub id: Option<Value>,
+}
+
+impl Opened {
+    pub fn parse(text: &str) -> Result<Opened, BadRequest> {
         let bad = |code, message: String, id| BadRequest { code, message, id };
         let envelope: Envelope = serde_json::from_str(text).map_err(|e| {
             bad(
@@ -170,40 +226,20 @@ impl Request {
             let message = "\"id\" must be a number or a string".to_string();
             return Err(bad(ErrorCode::BadRequest, message, None));
         }
-        let data_error = |e: serde_json::Error| {
-            let message = format!("bad data for {:?}: {e}", envelope.t);
-            bad(ErrorCode::BadRequest, message, id.clone())
-        };
-        let message = match envelope.t.as_str() {
-            "hello" => {
-                let hello: HelloData = serde_json::from_value(d.clone()).map_err(data_error)?;
-                ClientMessage::Hello { token: hello.token }
-            }
-            "move" => {
-                let data: MoveData = serde_json::from_value(d.clone()).map_err(data_error)?;
-                ClientMessage::Act(Action::Move { from: data.from })
-            }
-            "seed" => {
-                let data: SeedData = serde_json::from_value(d.clone()).map_err(data_error)?;
-                let seed = ClientSeed::parse(&data.client_seed)
-                    .map_err(|message| bad(ErrorCode::BadRequest, message, id.clone()))?;
-                ClientMessage::Act(Action::Seed(seed))
-            }
-            "roll" => ClientMessage::Act(Action::Roll),
-            "resign" => ClientMessage::Act(Action::Resign),
-            "draw-offer" => ClientMessage::Act(Action::DrawOffer),
-            "draw-accept" => ClientMessage::Act(Action::DrawAccept),
-            "draw-decline" => ClientMessage::Act(Action::DrawDecline),
-            "claim-victory" => ClientMessage::Act(Action::ClaimVictory),
-            "rematch" => ClientMessage::Act(Action::Rematch),
-            "sync" => ClientMessage::Sync,
-            "ping" => ClientMessage::Ping,
-            other => {
-                let message = format!("unknown message type {other:?}");
-                return Err(bad(ErrorCode::UnknownType, message, id));
-            }
-        };
-        Ok(Request { message, id })
+        Ok(Opened {
+            t: envelope.t,
+            d,
+            id,
+        })
+    }
+
+    /// The error for a type the endpoint does not know.
+    pub fn unknown(t: &str, id: Option<Value>) -> BadRequest {
+        BadRequest {
+            code: ErrorCode::UnknownType,
+            message: format!("unknown message type {t:?}"),
+            id,
+        }
     }
 }
 

@@ -19,6 +19,9 @@ pub enum ErrorCode {
     GameNotStarted,
     NoDrawOffer,
     DrawNotAllowed,
+    /// A hint asked for in an online game: hints are for practice against the computer or on
+    /// one screen.
+    HintNotAllowed,
     CannotClaim,
     RematchNotAvailable,
     /// `seed` after the game's first throw: the throws' client seeds are fixed by then.
@@ -35,5 +38,9 @@ pub enum ErrorCode {
     TooManyConnections,
     /// This address's quota on creating or joining rooms is spent (HTTP 429, `Retry-After`).
     RateLimited,
+    /// The seek was taken, cancelled or withdrawn before this request (HTTP 409).
+    SeekTaken,
+    /// This address holds as many open seeks as it may, or the lobby is full (HTTP 429).
+    TooManySeeks,
     Internal,
 }

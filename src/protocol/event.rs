@@ -193,6 +193,13 @@ pub enum Event {
     Rematch {
         room: String,
     },
+    /// The engine's move for the current throw (`n`, as in `rolled`) was shown to `side`, which
+    /// asked for it (practice rooms only): logged so the record says the move was helped.
+    Hinted {
+        side: Side,
+        n: u32,
+        from: u8,
+    },
     /// A running timed game was loaded again after the server stopped: both clocks as they
     /// were at the last event before, and the side to move's clock runs again from here.
     Resumed {
@@ -340,6 +347,11 @@ mod tests {
             },
             EventKind::Resumed => Event::Resumed {
                 clocks: Clocks { black: 1, white: 2 },
+            },
+            EventKind::Hinted => Event::Hinted {
+                side,
+                n: 3,
+                from: 9,
             },
         }
     }

@@ -66,6 +66,9 @@ pub struct RoomSummary {
     pub players: Players,
     pub spectators: usize,
     pub result: Option<GameResult>,
+    /// Moves played so far.
+    #[serde(default)]
+    pub moves: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

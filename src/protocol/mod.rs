@@ -6,6 +6,7 @@
 //! - [`client`]: WebSocket frames from a client, and how they are parsed;
 //! - [`reply`]: WebSocket frames to one connection, and the room [`State`] they carry;
 //! - [`event`]: what happened in a room, as logged and broadcast;
+//! - [`lobby`]: the lobby's seeks, quick pairing and `/ws/lobby` frames;
 //! - [`error`]: the stable error codes of both transports;
 //! - [`vocabulary`]: the names the browser client shares, written out as `web/js/protocol.js`.
 //!
@@ -15,6 +16,7 @@ pub mod client;
 pub mod error;
 pub mod event;
 pub mod http;
+pub mod lobby;
 pub mod reply;
 pub mod vocabulary;
 
@@ -22,6 +24,7 @@ pub use client::*;
 pub use error::*;
 pub use event::*;
 pub use http::*;
+pub use lobby::*;
 pub use reply::*;
 
 use serde::{Deserialize, Serialize};
@@ -117,9 +120,12 @@ impl Seat {
     }
 }
 
-/// The side a room's creator or a joiner asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+/// The side a room's creator or a joiner asks for (also what a listed seek shows).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, EnumString,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum SideChoice {
     Black,
     White,

@@ -77,9 +77,16 @@ pub struct State {
     pub phase: Phase,
     pub throw: Option<Throw>,
     pub legal: Vec<LegalMove>,
+    /// The square of the engine's move for the current throw once a hint was shown (practice
+    /// rooms), so a page opened again shows it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<u8>,
     pub players: Players,
     pub spectators: usize,
     pub draw_offer: Option<Side>,
+    /// Sides that offered a draw in this turn of theirs: they may offer again once their
+    /// opponent has moved (a page disables its offer button meanwhile).
+    pub draw_offers_spent: Vec<Side>,
     pub result: Option<GameResult>,
     pub seed_hash: String,
     /// Both sides' client seeds as logged so far (`""` for a side that set none).
@@ -189,12 +196,14 @@ mod tests {
             phase: Phase::Waiting,
             throw: None,
             legal: Vec::new(),
+            hint: None,
             players: Players {
                 black: player,
                 white: player,
             },
             spectators: 0,
             draw_offer: None,
+            draw_offers_spent: Vec::new(),
             result: None,
             seed_hash: String::new(),
             client_seeds: ClientSeeds::default(),

@@ -13,8 +13,8 @@ use serde::Serialize;
 use strum::IntoEnumIterator;
 
 use super::{
-    Action, CancelReason, DEFAULT_LEVEL, EffectName, EndReason, ErrorCode, EventKind, Mode, Phase,
-    ReplyKind, Seat, Winner,
+    Action, CancelReason, DEFAULT_LEVEL, EffectName, EndReason, ErrorCode, EventKind,
+    LobbyFrameKind, LobbyRequestKind, Mode, Phase, ReplyKind, Seat, SeekGone, Winner,
 };
 use crate::ai::Level;
 use crate::engine::IllegalMove;
@@ -28,7 +28,7 @@ pub fn javascript() -> String {
     let client_messages = std::iter::once(HELLO.to_string())
         .chain(Action::iter().map(|action| action.name().to_string()))
         .chain(AFTER_ACTIONS.map(String::from));
-    let tables: [(&str, Vec<String>); 13] = [
+    let tables: [(&str, Vec<String>); 16] = [
         ("ErrorCode", wire_names(ErrorCode::iter())),
         (
             "IllegalReason",
@@ -45,6 +45,15 @@ pub fn javascript() -> String {
         ("CancelReason", wire_names(CancelReason::iter())),
         ("Effect", wire_names(EffectName::iter())),
         ("Level", names(Level::ALL.map(Level::name))),
+        (
+            "LobbyMessage",
+            names(LobbyRequestKind::iter().map(<&str>::from)),
+        ),
+        (
+            "LobbyFrame",
+            names(LobbyFrameKind::iter().map(<&str>::from)),
+        ),
+        ("SeekGone", wire_names(SeekGone::iter())),
     ];
     let mut out = String::from(
         "// Generated from the server's Rust types by `SENET_BLESS=1 cargo test --test vocabulary`.\n\

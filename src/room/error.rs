@@ -34,10 +34,16 @@ pub enum Refusal {
     DrawAlreadyOffered,
     #[error("your opponent has offered a draw: accept or decline it")]
     DrawOfferPending,
+    #[error(
+        "you have offered a draw in this turn: you may offer again once your opponent has moved"
+    )]
+    DrawOfferSpent,
     #[error("your opponent has not offered a draw")]
     NoDrawToAccept,
     #[error("there is no draw offer")]
     NoDrawToDecline,
+    #[error("hints are for practice: only against the computer or on one screen, never online")]
+    HintNotAllowed,
     #[error("only online games can be abandoned")]
     ClaimNotOnline,
     #[error("your opponent may still come back: wait {0} ms")]
@@ -69,6 +75,7 @@ impl Refusal {
             self,
             Refusal::NotSeated
                 | Refusal::DrawNotAllowed
+                | Refusal::HintNotAllowed
                 | Refusal::ClaimNotOnline
                 | Refusal::BadClock(_)
         )

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::bot::{Bot, Step};
 use super::error::{Refusal, ReplayError};
 use super::seats::Seats;
-use crate::ai::Level;
+use crate::ai::{self, Level};
 use crate::engine::{Effect, Move, Position, Side, Sticks, Target};
 use crate::fairness::{Seed, seed_hash, sticks_for};
 use crate::protocol::{
@@ -109,12 +109,20 @@ pub struct Game {
     client_seeds: Arc<ClientSeeds>,
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
+    /// Moves played so far: how far along a game is, for the lobby's list of games.
+    moves: u32,
     draw_offer: Option<Side>,
+    /// Which sides (black, white) offered a draw since their opponent last ended a turn: one
+    /// offer per turn of one's own, so a seat cannot fill the log with offers.
+    draw_offer_spent: [bool; 2],
     presence: [Presence; 2],
     /// When the side to move's turn began.
     turn_began: UnixMs,
     rematch_offers: [bool; 2],
     rematch: Option<String>,
+    /// The square of the engine's move shown for the current throw (a `hinted` event): a second
+    /// request answers it without logging again, and the state shows it to a page opened later.
+    hint: Option<u8>,
     clock: Option<Clock>,
     /// When the last event was logged: a resumed clock starts from what it had then.
     at: UnixMs,
@@ -201,11 +209,14 @@ impl Game {
             stage: Stage::Waiting,
             client_seeds: Arc::default(),
             throws: 0,
+            moves: 0,
             draw_offer: None,
+            draw_offer_spent: [false; 2],
             presence: [absent; 2],
             turn_began: 0,
             rematch_offers: [false; 2],
             rematch: None,
+            hint: None,
             clock: None,
             at: 0,
             v: 0,
@@ -457,6 +468,13 @@ impl Game {
     /// caller, who played the move) and the version.
     fn fold(&mut self, event: &Event, at: UnixMs) {
         self.at = at;
+        // A hint is for one throw: the throw's move or pass ends it (and so does the game's end).
+        if matches!(
+            event,
+            Event::Moved { .. } | Event::Passed { .. } | Event::GameOver { .. }
+        ) {
+            self.hint = None;
+        }
         match event {
             Event::Started { clock, .. } => {
                 self.stage = Stage::Roll;
@@ -484,20 +502,25 @@ impl Game {
             Event::Moved {
                 side, next, clocks, ..
             } => {
+                self.moves += 1;
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
                 if next != side {
-                    self.turn_began = at;
+                    self.begin_turn(*next, at);
                 }
             }
-            Event::Passed { clocks, .. } => {
+            Event::Passed { clocks, next, .. } => {
                 self.position = self.position.pass();
                 self.stage = Stage::Roll;
                 self.set_clocks(*clocks, at);
-                self.turn_began = at;
+                self.begin_turn(*next, at);
             }
             Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
-            Event::DrawOffered { side } => self.draw_offer = Some(*side),
+            Event::Hinted { from, .. } => self.hint = Some(*from),
+            Event::DrawOffered { side } => {
+                self.draw_offer = Some(*side);
+                self.draw_offer_spent[index(*side)] = true;
+            }
             Event::DrawCancelled { .. } => self.draw_offer = None,
             Event::Presence { black, white } => self.presence = [*black, *white],
             Event::GameOver {
@@ -518,6 +541,12 @@ impl Game {
         }
     }
 
+    /// `side`'s turn begins at `at`: its opponent has moved, so `side` may offer a draw again.
+    fn begin_turn(&mut self, side: Side, at: UnixMs) {
+        self.turn_began = at;
+        self.draw_offer_spent[index(side)] = false;
+    }
+
     // ------------------------------------------------------------ decide
 
     /// Judges `action` by the holder of `seat`: the events it causes and the game after them,
@@ -535,6 +564,11 @@ impl Game {
             Action::DrawDecline => next.push(self.decide_draw_decline(side)?),
             Action::ClaimVictory => next.push(self.decide_claim(side, ctx)?),
             Action::Rematch => next.push(self.decide_rematch(side)?),
+            Action::Hint => {
+                if let Some(hinted) = self.decide_hint(side)? {
+                    next.push(hinted);
+                }
+            }
         }
         // The end of the game is the log's last word on it.
         if !next.game.is_over()
@@ -674,6 +708,7 @@ impl Game {
         match self.draw_offer {
             Some(offerer) if offerer == side => Err(Refusal::DrawAlreadyOffered),
             Some(_) => Err(Refusal::DrawOfferPending),
+            None if self.draw_offer_spent[index(side)] => Err(Refusal::DrawOfferSpent),
             None => Ok(Event::DrawOffered { side }),
         }
     }
@@ -709,6 +744,31 @@ impl Game {
             Some(at) => Err(Refusal::ClaimTooEarly(at - ctx.now)),
             None => Err(Refusal::ClaimNoCountdown),
         }
+    }
+
+    /// The `hinted` event with the engine's move for the current throw: in practice rooms only,
+    /// for the side to move after its throw. The move is the one the analysis of a finished game
+    /// calls best ([`ai::odds`], two throws deep: about 0.1 ms, so it is searched right here);
+    /// it sees the position and the throw, nothing of the seed. `None` when this throw's hint
+    /// was already shown (asking again logs nothing), or when there is no move to show (never
+    /// seen: a throw without a legal move passes in the same decision).
+    fn decide_hint(&self, side: Side) -> Result<Option<Event>, Refusal> {
+        if self.room.mode == Mode::Online {
+            return Err(Refusal::HintNotAllowed);
+        }
+        self.check_turn(side)?;
+        let Stage::Move { sticks } = self.stage else {
+            return Err(Refusal::MustRoll);
+        };
+        if self.hint.is_some() {
+            return Ok(None);
+        }
+        let best = ai::odds(&self.position, sticks.roll()).best();
+        Ok(best.map(|(mv, _)| Event::Hinted {
+            side,
+            n: self.throws - 1,
+            from: mv.from,
+        }))
     }
 
     /// Online, both players must ask; elsewhere one asks for both. The rematch's room is
@@ -822,6 +882,7 @@ impl Game {
             players: self.players(),
             spectators,
             result: self.result(),
+            moves: self.moves,
         }
     }
 
@@ -865,6 +926,7 @@ impl Game {
             phase: self.phase(),
             throw,
             legal,
+            hint: self.hint,
             players: self.players(),
             spectators,
             draw_offer: self.draw_offer,
@@ -875,6 +937,10 @@ impl Game {
             rematch_offers: Side::BOTH
                 .into_iter()
                 .filter(|&side| self.rematch_offers[index(side)])
+                .collect(),
+            draw_offers_spent: Side::BOTH
+                .into_iter()
+                .filter(|&side| self.draw_offer_spent[index(side)])
                 .collect(),
             rematch: self.rematch.clone(),
             clock: self.clock_state(now),
@@ -1142,6 +1208,37 @@ mod tests {
     }
 
     #[test]
+    fn a_hint_comes_after_the_throw_once_and_goes_with_the_move() {
+        let mut game = started_game(Mode::Local);
+        assert_eq!(
+            act(&mut game, Seat::Both, Action::Hint),
+            Err(Refusal::MustRoll)
+        );
+        while game.phase() != Phase::Move {
+            act(&mut game, Seat::Both, Action::Roll).unwrap();
+        }
+        let events = act(&mut game, Seat::Both, Action::Hint).unwrap();
+        let [Event::Hinted { from, .. }] = events[..] else {
+            panic!("{events:?}")
+        };
+        assert!(
+            game.state(0, 0)
+                .legal
+                .iter()
+                .any(|legal| legal.from == from)
+        );
+        assert_eq!(game.state(0, 0).hint, Some(from));
+        let again = act(&mut game, Seat::Both, Action::Hint);
+        assert_eq!(again, Ok(Vec::new()), "asked again: nothing new is logged");
+        act(&mut game, Seat::Both, Action::Move { from }).unwrap();
+        assert_eq!(game.state(0, 0).hint, None);
+
+        let online = started_game(Mode::Online);
+        let refused = online.decide(Seat::Black, Action::Hint, &ctx());
+        assert_eq!(refused.unwrap_err(), Refusal::HintNotAllowed);
+    }
+
+    #[test]
     fn an_offer_lapses_when_the_other_side_throws() {
         let mut game = started_game(Mode::Online);
         act(&mut game, Seat::White, Action::DrawOffer).unwrap();
@@ -1154,6 +1251,25 @@ mod tests {
             }
         );
         assert_eq!(game.state(0, 0).draw_offer, None);
+    }
+
+    #[test]
+    fn a_side_offers_a_draw_once_until_its_opponent_has_moved() {
+        let mut game = started_game(Mode::Online);
+        act(&mut game, Seat::White, Action::DrawOffer).unwrap();
+        act(&mut game, Seat::White, Action::DrawDecline).unwrap();
+        let again = game.decide(Seat::White, Action::DrawOffer, &ctx());
+        assert_eq!(again.unwrap_err(), Refusal::DrawOfferSpent);
+        assert_eq!(game.state(0, 0).draw_offers_spent, [Side::White]);
+        // Black's turn ends: white's begins, and its offer is back.
+        while game.position.turn() == Side::Black {
+            act(&mut game, Seat::Black, Action::Roll).unwrap();
+            if let Some(legal) = game.state(0, 0).legal.first() {
+                act(&mut game, Seat::Black, Action::Move { from: legal.from }).unwrap();
+            }
+        }
+        assert_eq!(game.state(0, 0).draw_offers_spent, []);
+        act(&mut game, Seat::White, Action::DrawOffer).unwrap();
     }
 
     #[test]

@@ -353,6 +353,46 @@ impl Rooms {
         Ok(game.summary(0))
     }
 
+    /// Loads the timed rooms being played ([`Rooms::load_timed_in_play`]) in the background, so
+    /// that after a restart their clocks run and a timeout ends a game with nobody connecting.
+    pub fn resume_clocks(&self) {
+        let rooms = self.clone();
+        tokio::spawn(async move {
+            match rooms.load_timed_in_play().await {
+                Ok(0) => {}
+                Ok(loaded) => tracing::info!(loaded, "timed rooms being played loaded"),
+                Err(error) => {
+                    tracing::error!(%error, "could not list the timed rooms being played")
+                }
+            }
+        });
+    }
+
+    /// Loads every timed room whose game is being played, a page of ids at a time (one bounded
+    /// query each). Each task logs `resumed` and stays in memory while its clock runs. Returns
+    /// how many were loaded; a room that fails to load is logged and skipped.
+    pub async fn load_timed_in_play(&self) -> Result<usize, RoomError> {
+        const PAGE: u32 = 500;
+        let mut after = String::new();
+        let mut loaded = 0;
+        loop {
+            let ids = self.inner.store.timed_in_play(&after, PAGE).await?;
+            for id in &ids {
+                if self.inner.shutdown.is_cancelled() {
+                    return Ok(loaded);
+                }
+                match self.handle(id).await {
+                    Ok(_) => loaded += 1,
+                    Err(error) => tracing::warn!(room = %id, %error, "could not load a timed room"),
+                }
+            }
+            match ids.last() {
+                Some(last) if ids.len() == PAGE as usize => after.clone_from(last),
+                _ => return Ok(loaded),
+            }
+        }
+    }
+
     /// Sweeps unstarted rooms ([`Rooms::sweep_unstarted`]) in the background until shutdown,
     /// ten times per `unstarted_ttl` (at most every ten minutes).
     pub fn sweep_now_and_then(&self) {
@@ -470,6 +510,8 @@ impl Rooms {
                             handle.catch_up(Some(v));
                         }
                     }
+                    // The lobby's business (crate::lobby).
+                    News::Seek { .. } => {}
                     News::Resync => {
                         let live: Vec<RoomHandle> = rooms.live().values().cloned().collect();
                         for handle in live {

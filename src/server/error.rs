@@ -11,6 +11,7 @@ use axum::http::StatusCode;
 use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 
+use crate::lobby::LobbyError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
 use crate::room::{Refusal, RoomError};
@@ -63,7 +64,10 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         Refusal::GameOver | Refusal::OutOfTime(_) => ErrorCode::GameOver,
         Refusal::NotStarted => ErrorCode::GameNotStarted,
         Refusal::DrawNotAllowed => ErrorCode::DrawNotAllowed,
-        Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending => ErrorCode::BadRequest,
+        Refusal::HintNotAllowed => ErrorCode::HintNotAllowed,
+        Refusal::DrawAlreadyOffered | Refusal::DrawOfferPending | Refusal::DrawOfferSpent => {
+            ErrorCode::BadRequest
+        }
         Refusal::NoDrawToAccept | Refusal::NoDrawToDecline => ErrorCode::NoDrawOffer,
         Refusal::ClaimNotOnline | Refusal::ClaimTooEarly(_) | Refusal::ClaimNoCountdown => {
             ErrorCode::CannotClaim
@@ -98,6 +102,26 @@ impl From<RoomError> for WireError {
     }
 }
 
+impl From<LobbyError> for WireError {
+    fn from(error: LobbyError) -> WireError {
+        match error {
+            LobbyError::SeekTaken => WireError::new(
+                ErrorCode::SeekTaken,
+                "this seek is no longer open: someone took it, or it was cancelled or withdrawn",
+            ),
+            LobbyError::TooManySeeks => WireError::new(
+                ErrorCode::TooManySeeks,
+                "this address has as many open seeks as it may (or the lobby is full): \
+                 cancel one or wait for a taker",
+            ),
+            LobbyError::NotYours => WireError::new(ErrorCode::BadToken, error.to_string()),
+            LobbyError::BadVisitor => WireError::new(ErrorCode::BadRequest, error.to_string()),
+            LobbyError::Room(error) => error.into(),
+            LobbyError::Store(_) => WireError::internal(&error),
+        }
+    }
+}
+
 /// What an HTTP handler fails with.
 #[derive(Debug)]
 pub enum AppError {
@@ -105,6 +129,8 @@ pub enum AppError {
     BadRequest(String),
     /// The room layer failed or refused; its status follows from which.
     Room(RoomError),
+    /// The lobby refused or failed; its status follows from which.
+    Lobby(LobbyError),
     /// A WebSocket handshake from another site's page (403).
     OriginNotAllowed,
     /// A connection cap is reached (429); says which.
@@ -116,6 +142,23 @@ pub enum AppError {
 impl From<RoomError> for AppError {
     fn from(error: RoomError) -> Self {
         AppError::Room(error)
+    }
+}
+
+impl From<LobbyError> for AppError {
+    fn from(error: LobbyError) -> Self {
+        AppError::Lobby(error)
+    }
+}
+
+fn lobby_status(error: &LobbyError) -> StatusCode {
+    match error {
+        LobbyError::SeekTaken => StatusCode::CONFLICT,
+        LobbyError::TooManySeeks => StatusCode::TOO_MANY_REQUESTS,
+        LobbyError::NotYours => StatusCode::FORBIDDEN,
+        LobbyError::BadVisitor => StatusCode::BAD_REQUEST,
+        LobbyError::Room(error) => room_status(error),
+        LobbyError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -146,6 +189,7 @@ impl IntoResponse for AppError {
                 WireError::new(ErrorCode::BadRequest, message),
             ),
             AppError::Room(error) => (room_status(&error), error.into()),
+            AppError::Lobby(error) => (lobby_status(&error), error.into()),
             AppError::OriginNotAllowed => (
                 StatusCode::FORBIDDEN,
                 WireError::new(

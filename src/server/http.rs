@@ -17,7 +17,9 @@ use crate::protocol::{
 use crate::room::{NewRoom, RoomError};
 
 /// A JSON body, or a 400 with the parser's complaint in our error format.
-fn body<T: DeserializeOwned>(body: Result<Json<T>, JsonRejection>) -> Result<T, AppError> {
+pub(super) fn body<T: DeserializeOwned>(
+    body: Result<Json<T>, JsonRejection>,
+) -> Result<T, AppError> {
     body.map(|Json(value)| value)
         .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
 }

@@ -12,6 +12,7 @@ pub mod edge;
 pub mod error;
 pub mod http;
 pub mod limits;
+pub mod lobby;
 pub mod ops;
 pub mod origin;
 pub mod ws;
@@ -24,7 +25,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
 use axum::http::{HeaderValue, StatusCode};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -33,6 +34,7 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
+use crate::lobby::Lobby;
 use crate::room::Rooms;
 use crate::store::Listener;
 
@@ -43,6 +45,8 @@ const MAX_BODY_BYTES: usize = 4 * 1024;
 #[derive(Clone)]
 pub struct AppState {
     pub rooms: Rooms,
+    /// Seeks, quick pairing and the live list (`/api/seeks`, `/api/pairing`, `/ws/lobby`).
+    pub lobby: Lobby,
     /// Cancelled when the server shuts down.
     pub shutdown: CancellationToken,
     /// Tracks connection and room tasks so shutdown can wait for them.
@@ -70,6 +74,11 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
         .route("/ws/rooms/{id}", get(ws::upgrade))
+        .route("/api/seeks", post(lobby::post_seek))
+        .route("/api/seeks/{id}", delete(lobby::cancel_seek))
+        .route("/api/seeks/{id}/take", post(lobby::take_seek))
+        .route("/api/pairing", post(lobby::pair))
+        .route("/ws/lobby", get(lobby::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     if with_metrics {
@@ -123,9 +132,18 @@ impl Server {
             tracker.clone(),
             shutdown.clone(),
         );
-        // Other instances on the same PostgreSQL append to rooms held here.
-        rooms.follow(Listener::start(&config.database_url, shutdown.clone()).subscribe());
+        // Other instances on the same PostgreSQL append to rooms held here, and change seeks.
+        let listener = Listener::start(&config.database_url, shutdown.clone());
+        rooms.follow(listener.subscribe());
         rooms.sweep_now_and_then();
+        rooms.resume_clocks();
+        let lobby = Lobby::start(
+            rooms.clone(),
+            config.lobby_config(),
+            listener.subscribe(),
+            shutdown.clone(),
+        )
+        .await?;
         let listener = TcpListener::bind(&config.listen).await?;
         let metrics_listener = match &config.metrics_listen {
             Some(address) => Some(TcpListener::bind(address).await?),
@@ -136,6 +154,7 @@ impl Server {
             metrics_listener,
             state: AppState {
                 rooms,
+                lobby,
                 shutdown,
                 tracker,
                 max_messages_per_second: config.max_messages_per_second,

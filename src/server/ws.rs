@@ -36,13 +36,13 @@ pub const MAX_FRAME_BYTES: usize = 4 * 1024;
 /// Frames are queued and written together at the end of each step of the
 /// connection's loop (an event and its ack, a run of events: one write,
 /// one system call); this much queued is written at once.
-const WRITE_BATCH_BYTES: usize = 8 * 1024;
+pub(super) const WRITE_BATCH_BYTES: usize = 8 * 1024;
 /// Heartbeats without hearing anything before a peer counts as gone.
-const SILENT_HEARTBEATS: u32 = 3;
+pub(super) const SILENT_HEARTBEATS: u32 = 3;
 
-const CLOSE_POLICY: u16 = 1008;
-const CLOSE_TOO_BIG: u16 = 1009;
-const CLOSE_RESTART: u16 = 1012;
+pub(super) const CLOSE_POLICY: u16 = 1008;
+pub(super) const CLOSE_TOO_BIG: u16 = 1009;
+pub(super) const CLOSE_RESTART: u16 = 1012;
 /// The first of the codes applications may use (RFC 6455, 7.4.2).
 const CLOSE_SEAT_ELSEWHERE: u16 = 4000;
 
@@ -134,7 +134,7 @@ struct Connection {
 }
 
 /// Why the loop ends.
-enum Close {
+pub(super) enum Close {
     /// The peer left or the socket failed: nothing more to send.
     Gone,
     With(u16, &'static str),
@@ -185,13 +185,7 @@ impl Connection {
                 break close;
             }
         };
-        if let Close::With(code, reason) = close {
-            let frame = CloseFrame {
-                code,
-                reason: Utf8Bytes::from_static(reason),
-            };
-            let _ = peer.socket.send(Message::Close(Some(frame))).await;
-        }
+        peer.close(close).await;
     }
 
     async fn on_message(
@@ -432,11 +426,11 @@ fn error_reply(error: WireError, id: Option<Value>) -> Reply {
 }
 
 /// The client's socket, with how long it may take to accept what is sent.
-struct Peer {
-    socket: WebSocket,
+pub(super) struct Peer {
+    pub(super) socket: WebSocket,
     /// A peer that takes longer than this to accept a frame is dropped, so a
     /// client that stops reading cannot hold the connection task (or memory).
-    send_timeout: Duration,
+    pub(super) send_timeout: Duration,
 }
 
 impl Peer {
@@ -444,18 +438,29 @@ impl Peer {
         self.text(reply.to_json().into()).await
     }
 
-    async fn text(&mut self, text: Utf8Bytes) -> Result<(), Close> {
+    pub(super) async fn text(&mut self, text: Utf8Bytes) -> Result<(), Close> {
         self.queue(Message::Text(text)).await
     }
 
     /// Queues a frame; the loop writes it out ([`Peer::flush`]) after the
     /// step that queued it.
-    async fn queue(&mut self, message: Message) -> Result<(), Close> {
+    pub(super) async fn queue(&mut self, message: Message) -> Result<(), Close> {
         within(self.send_timeout, self.socket.feed(message)).await
     }
 
-    async fn flush(&mut self) -> Result<(), Close> {
+    pub(super) async fn flush(&mut self) -> Result<(), Close> {
         within(self.send_timeout, self.socket.flush()).await
+    }
+
+    /// Ends the connection: with a close frame, unless the peer is gone already.
+    pub(super) async fn close(mut self, close: Close) {
+        if let Close::With(code, reason) = close {
+            let frame = CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            };
+            let _ = self.socket.send(Message::Close(Some(frame))).await;
+        }
     }
 }
 

@@ -11,9 +11,11 @@ mod group_commit;
 pub mod postgres;
 mod presence;
 mod rows;
+mod seeks;
 pub mod sqlite;
 
 pub use postgres::listener::{Listener, News, Subscription};
+pub use seeks::Pairing;
 
 use std::sync::Arc;
 
@@ -21,7 +23,7 @@ use async_trait::async_trait;
 
 use crate::engine::Side;
 use crate::fairness::Seed;
-use crate::protocol::{Mode, TimeControl, UnixMs, Version};
+use crate::protocol::{Mode, SeekGone, SideChoice, TimeControl, UnixMs, Version};
 use crate::secrets::TokenHash;
 
 /// A room as created, plus its seats as taken so far.
@@ -55,6 +57,42 @@ pub struct StoredEvent {
     pub at: UnixMs,
     pub kind: String,
     pub data: String,
+}
+
+/// A room listed in the lobby: an open seek until it is taken, then a game in progress until it
+/// ends (see `migrations/*/0015_seeks.sql`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeekRow {
+    pub room: String,
+    /// What the creator asked for, shown to takers.
+    pub side: SideChoice,
+    /// The room's time control, kept here so the list needs no look at the rooms.
+    pub clock: Option<TimeControl>,
+    pub created_at: UnixMs,
+    /// An open seek not renewed by then is withdrawn (its creator's page is gone).
+    pub expires_at: UnixMs,
+    /// The client address that posted it, counted by the per-address cap; never sent.
+    pub owner: String,
+    /// Who posted it, so quick pairing skips one's own; never sent.
+    pub visitor: String,
+    /// When it was taken; `None` while open.
+    pub taken_at: Option<UnixMs>,
+}
+
+/// How many open seeks may exist (0: no cap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeekCaps {
+    /// Per client address.
+    pub per_owner: u32,
+    /// In all: each instance keeps every open seek in memory.
+    pub total: u32,
+}
+
+/// What happened to a seek, as other instances hear it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeekChange {
+    Open,
+    Gone(SeekGone),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -116,6 +154,43 @@ pub trait Store: Send + Sync + 'static {
     /// their events; returns their ids. A room that starts meanwhile is kept.
     async fn delete_unstarted(&self, before: UnixMs, limit: u32)
     -> Result<Vec<String>, StoreError>;
+
+    /// Ids of timed rooms whose game has started and not ended, above `after` in id order, at
+    /// most `limit`: a starting server loads them so that their clocks run with nobody there.
+    async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError>;
+
+    /// Lists a seek, unless a cap is reached (`false`).
+    async fn post_seek(&self, seek: &SeekRow, caps: SeekCaps) -> Result<bool, StoreError>;
+
+    /// A listed room's seek, open or taken.
+    async fn seek(&self, room: &str) -> Result<Option<SeekRow>, StoreError>;
+
+    /// Every open seek, newest first.
+    async fn open_seeks(&self) -> Result<Vec<SeekRow>, StoreError>;
+
+    /// Up to `limit` taken seeks (games started from the lobby), most recently taken first.
+    async fn taken_seeks(&self, limit: u32) -> Result<Vec<SeekRow>, StoreError>;
+
+    /// Marks an open seek taken; `false` if it is not open (taken or gone already): of several
+    /// takers at once exactly one gets `true`.
+    async fn take_seek(&self, room: &str, at: UnixMs) -> Result<bool, StoreError>;
+
+    /// Deletes an open seek; `false` if it is not open.
+    async fn withdraw_seek(&self, room: &str, why: SeekGone) -> Result<bool, StoreError>;
+
+    /// Deletes a listed room's row, open or taken (its game ended).
+    async fn unlist_seek(&self, room: &str) -> Result<(), StoreError>;
+
+    /// Keeps these open seeks listed until `until`.
+    async fn renew_seeks(&self, rooms: &[String], until: UnixMs) -> Result<(), StoreError>;
+
+    /// Withdraws the open seeks not renewed before `now`; returns their rooms.
+    async fn expire_seeks(&self, now: UnixMs) -> Result<Vec<String>, StoreError>;
+
+    /// Quick pairing: takes the oldest compatible open seek (see [`Pairing`]) and returns its
+    /// room, or `None`. Pairings are serialized, so of two askers who both posted a seek, the
+    /// later one to ask again finds the other's.
+    async fn pair_seek(&self, pairing: &Pairing<'_>) -> Result<Option<String>, StoreError>;
 
     /// Succeeds when the database answers and every migration is applied (`GET /readyz`).
     async fn ping(&self) -> Result<(), StoreError>;

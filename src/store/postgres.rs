@@ -23,9 +23,10 @@ pub mod listener;
 use super::group_commit::{Append, Committer, GroupCommit};
 use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
-use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use super::seeks::{self, Pairing, SeekStatements};
+use super::{RoomRow, SeatRow, SeekCaps, SeekRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::{UnixMs, Version};
+use crate::protocol::{SeekGone, UnixMs, Version};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -82,10 +83,39 @@ const SQL: Statements = Statements {
                        (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT $2",
     // An append checks its room's row (the foreign key) with a lock that this one excludes: no
     // event can be appended between this check and the deletion.
+    select_timed_in_play: "SELECT id FROM rooms WHERE clock_initial IS NOT NULL AND id > $1 \
+                           AND EXISTS (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') \
+                           AND NOT EXISTS \
+                           (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
+                           ORDER BY id LIMIT $2",
     lock_unstarted: "SELECT id FROM rooms WHERE id = $1 AND NOT EXISTS \
                      (SELECT 1 FROM events WHERE room = $1 AND kind = 'started') FOR UPDATE",
     delete_events: "DELETE FROM events WHERE room = $1",
     delete_room: "DELETE FROM rooms WHERE id = $1",
+};
+
+/// This backend's SQL for the lobby's rows.
+const SEEKS: SeekStatements = SeekStatements {
+    insert: "INSERT INTO seeks (room, side, clock_initial, clock_increment, created_at, \
+             expires_at, owner, visitor) SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
+             WHERE ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL AND owner = $9) < $10 OR $11 = 0) \
+             AND ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL) < $12 OR $13 = 0)",
+    select: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE room = $1",
+    select_open: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NULL \
+                  ORDER BY created_at DESC, room DESC",
+    select_taken: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NOT NULL \
+                   ORDER BY taken_at DESC, room DESC LIMIT $1",
+    take: "UPDATE seeks SET taken_at = $1 WHERE room = $2 AND taken_at IS NULL",
+    delete_open: "DELETE FROM seeks WHERE room = $1 AND taken_at IS NULL",
+    delete: "DELETE FROM seeks WHERE room = $1",
+    select_expired: "SELECT room FROM seeks WHERE taken_at IS NULL AND expires_at < $1",
+    select_match: "SELECT room FROM seeks WHERE taken_at IS NULL \
+                   AND clock_initial IS NOT DISTINCT FROM $1 AND clock_increment IS NOT DISTINCT FROM $2 \
+                   AND visitor <> $3 AND room <> $4 ORDER BY created_at, room LIMIT 1 FOR UPDATE",
+    // Transaction-scoped, in the two-key space (presence locks use the one-key space, which
+    // does not overlap it): 0x5345_4e45 is "SENE", 1 the pairing.
+    lock_pairing: Some("SELECT pg_advisory_xact_lock(1397050949, 1)"),
+    notify: Some("SELECT pg_notify($1, $2)"),
 };
 
 #[async_trait]
@@ -131,6 +161,50 @@ impl Store for PgStore {
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
         rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
+    }
+
+    async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
+    }
+
+    async fn post_seek(&self, seek: &SeekRow, caps: SeekCaps) -> Result<bool, StoreError> {
+        seeks::postgres::post(&self.pool, &SEEKS, seek, caps.per_owner, caps.total).await
+    }
+
+    async fn seek(&self, room: &str) -> Result<Option<SeekRow>, StoreError> {
+        seeks::postgres::seek(&self.pool, &SEEKS, room).await
+    }
+
+    async fn open_seeks(&self) -> Result<Vec<SeekRow>, StoreError> {
+        seeks::postgres::open(&self.pool, &SEEKS).await
+    }
+
+    async fn taken_seeks(&self, limit: u32) -> Result<Vec<SeekRow>, StoreError> {
+        seeks::postgres::taken(&self.pool, &SEEKS, limit).await
+    }
+
+    async fn take_seek(&self, room: &str, at: UnixMs) -> Result<bool, StoreError> {
+        seeks::postgres::take(&self.pool, &SEEKS, room, at).await
+    }
+
+    async fn withdraw_seek(&self, room: &str, why: SeekGone) -> Result<bool, StoreError> {
+        seeks::postgres::withdraw(&self.pool, &SEEKS, room, why).await
+    }
+
+    async fn unlist_seek(&self, room: &str) -> Result<(), StoreError> {
+        seeks::postgres::unlist(&self.pool, &SEEKS, room).await
+    }
+
+    async fn renew_seeks(&self, rooms: &[String], until: UnixMs) -> Result<(), StoreError> {
+        seeks::postgres::renew(&self.pool, rooms, until).await
+    }
+
+    async fn expire_seeks(&self, now: UnixMs) -> Result<Vec<String>, StoreError> {
+        seeks::postgres::expire(&self.pool, &SEEKS, now).await
+    }
+
+    async fn pair_seek(&self, pairing: &Pairing<'_>) -> Result<Option<String>, StoreError> {
+        seeks::postgres::pair(&self.pool, &SEEKS, pairing).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -33,6 +33,9 @@ pub(super) struct Statements {
     pub insert_analysis: &'static str,
     /// Ids of rooms created before a time whose log has no `started` event, at most a number.
     pub select_unstarted: &'static str,
+    /// Ids of timed rooms whose log has `started` and no `game-over`, above an id, in id order,
+    /// at most a number.
+    pub select_timed_in_play: &'static str,
     /// The room by id if it still has not started, locked until the transaction ends where the
     /// database can (so that no event is appended to it meanwhile).
     pub lock_unstarted: &'static str,
@@ -254,6 +257,30 @@ where
     Ok(row.map(|row| row.try_get(0)).transpose()?)
 }
 
+/// One page of timed rooms being played (see [`Statements::select_timed_in_play`]).
+pub(super) async fn timed_in_play<DB>(
+    pool: &Pool<DB>,
+    sql: &Statements,
+    after: &str,
+    limit: i64,
+) -> Result<Vec<String>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB>,
+    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    let mut conn = pool.acquire().await?;
+    let ids: Vec<(String,)> = sqlx::query_as(sql.select_timed_in_play)
+        .bind(after.to_string())
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(ids.into_iter().map(|(id,)| id).collect())
+}
+
 /// Keeps a room's analysis; the first one stored stays (any later one is
 /// the same, computed from the same finished log).
 pub(super) async fn save_analysis<DB>(
@@ -345,7 +372,7 @@ where
     })
 }
 
-fn clock_from(
+pub(super) fn clock_from(
     initial: Option<i64>,
     increment: Option<i64>,
 ) -> Result<Option<TimeControl>, StoreError> {

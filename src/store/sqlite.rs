@@ -11,9 +11,10 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use super::rows::{self, Statements};
-use super::{RoomRow, SeatRow, Store, StoreError, StoredEvent};
+use super::seeks::{self, Pairing, SeekStatements};
+use super::{RoomRow, SeatRow, SeekCaps, SeekRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::{UnixMs, Version};
+use crate::protocol::{SeekGone, UnixMs, Version};
 use writer::Writer;
 
 mod writer;
@@ -72,10 +73,39 @@ const SQL: Statements = Statements {
                        (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') LIMIT ?",
     // SQLite has one writer: a transaction that has read and then writes fails (and is tried at
     // the next sweep) if another wrote in between, so no lock is needed.
+    select_timed_in_play: "SELECT id FROM rooms WHERE clock_initial IS NOT NULL AND id > ? \
+                           AND EXISTS (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') \
+                           AND NOT EXISTS \
+                           (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
+                           ORDER BY id LIMIT ?",
     lock_unstarted: "SELECT id FROM rooms WHERE id = ?1 AND NOT EXISTS \
                      (SELECT 1 FROM events WHERE room = ?1 AND kind = 'started')",
     delete_events: "DELETE FROM events WHERE room = ?",
     delete_room: "DELETE FROM rooms WHERE id = ?",
+};
+
+/// This backend's SQL for the lobby's rows.
+const SEEKS: SeekStatements = SeekStatements {
+    insert: "INSERT INTO seeks (room, side, clock_initial, clock_increment, created_at, \
+             expires_at, owner, visitor) SELECT ?, ?, ?, ?, ?, ?, ?, ? \
+             WHERE ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL AND owner = ?) < ? OR ? = 0) \
+             AND ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL) < ? OR ? = 0)",
+    select: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE room = ?",
+    select_open: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NULL \
+                  ORDER BY created_at DESC, room DESC",
+    select_taken: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NOT NULL \
+                   ORDER BY taken_at DESC, room DESC LIMIT ?",
+    take: "UPDATE seeks SET taken_at = ? WHERE room = ? AND taken_at IS NULL",
+    delete_open: "DELETE FROM seeks WHERE room = ? AND taken_at IS NULL",
+    delete: "DELETE FROM seeks WHERE room = ?",
+    select_expired: "SELECT room FROM seeks WHERE taken_at IS NULL AND expires_at < ?",
+    select_match: "SELECT room FROM seeks WHERE taken_at IS NULL AND clock_initial IS ? \
+                   AND clock_increment IS ? AND visitor <> ? AND room <> ? \
+                   ORDER BY created_at, room LIMIT 1",
+    // The one writer serializes pairings: every write goes through it.
+    lock_pairing: None,
+    // One instance: the lobby hears its own changes directly.
+    notify: None,
 };
 
 #[async_trait]
@@ -124,6 +154,70 @@ impl Store for SqliteStore {
     ) -> Result<Vec<String>, StoreError> {
         let delete = rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit));
         self.writer.write(delete).await
+    }
+
+    async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
+    }
+
+    async fn post_seek(&self, seek: &SeekRow, caps: SeekCaps) -> Result<bool, StoreError> {
+        self.writer
+            .write(seeks::sqlite::post(
+                &self.pool,
+                &SEEKS,
+                seek,
+                caps.per_owner,
+                caps.total,
+            ))
+            .await
+    }
+
+    async fn seek(&self, room: &str) -> Result<Option<SeekRow>, StoreError> {
+        seeks::sqlite::seek(&self.pool, &SEEKS, room).await
+    }
+
+    async fn open_seeks(&self) -> Result<Vec<SeekRow>, StoreError> {
+        seeks::sqlite::open(&self.pool, &SEEKS).await
+    }
+
+    async fn taken_seeks(&self, limit: u32) -> Result<Vec<SeekRow>, StoreError> {
+        seeks::sqlite::taken(&self.pool, &SEEKS, limit).await
+    }
+
+    async fn take_seek(&self, room: &str, at: UnixMs) -> Result<bool, StoreError> {
+        self.writer
+            .write(seeks::sqlite::take(&self.pool, &SEEKS, room, at))
+            .await
+    }
+
+    async fn withdraw_seek(&self, room: &str, why: SeekGone) -> Result<bool, StoreError> {
+        self.writer
+            .write(seeks::sqlite::withdraw(&self.pool, &SEEKS, room, why))
+            .await
+    }
+
+    async fn unlist_seek(&self, room: &str) -> Result<(), StoreError> {
+        self.writer
+            .write(seeks::sqlite::unlist(&self.pool, &SEEKS, room))
+            .await
+    }
+
+    async fn renew_seeks(&self, rooms: &[String], until: UnixMs) -> Result<(), StoreError> {
+        self.writer
+            .write(seeks::sqlite::renew(&self.pool, rooms, until))
+            .await
+    }
+
+    async fn expire_seeks(&self, now: UnixMs) -> Result<Vec<String>, StoreError> {
+        self.writer
+            .write(seeks::sqlite::expire(&self.pool, &SEEKS, now))
+            .await
+    }
+
+    async fn pair_seek(&self, pairing: &Pairing<'_>) -> Result<Option<String>, StoreError> {
+        self.writer
+            .write(seeks::sqlite::pair(&self.pool, &SEEKS, pairing))
+            .await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

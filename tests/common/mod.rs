@@ -430,6 +430,19 @@ impl Client {
     }
 }
 
+/// Throws and moves (the first legal move) for `side` until its turn ends; returns the events.
+pub async fn play_turn(client: &mut Client, side: &str) -> Vec<Value> {
+    let mut events = Vec::new();
+    while client.sync().await["turn"] == side {
+        events.extend(client.ok("roll", Value::Null).await);
+        let state = client.sync().await;
+        if let Some(legal) = state["legal"].as_array().and_then(|l| l.first()) {
+            events.extend(client.ok("move", json!({"from": legal["from"]})).await);
+        }
+    }
+    events
+}
+
 pub fn is_event(frame: &Value) -> bool {
     frame["d"].get("v").is_some() && frame["t"] != "ack" && frame["t"] != "state"
 }

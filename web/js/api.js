@@ -53,6 +53,11 @@ export function roomRecord(id) {
   return request('GET', `${roomPath(id)}/record`);
 }
 
+/** The engine's analysis of a finished game (404 not_finished before its end). */
+export function roomAnalysis(id) {
+  return request('GET', `${roomPath(id)}/analysis`);
+}
+
 // Seat tokens live in localStorage, one entry per room, so a reload keeps the seat.
 // They are never put in a URL.
 const seatKey = (room) => `senet.seat.${room}`;
@@ -75,4 +80,26 @@ export function loadSeat(room) {
   } catch {
     return null;
   }
+}
+
+// The lobby (docs/PROTOCOL.md, "The lobby").
+
+/** Post a seek: `{side, clock, visitor}`; answers `{room, url, seat, token}`. */
+export function postSeek(options) {
+  return request('POST', '/api/seeks', options);
+}
+
+/** Take a listed seek; answers `{room, url, seat, token}` (409 seek_taken when too late). */
+export function takeSeek(room) {
+  return request('POST', `/api/seeks/${encodeURIComponent(room)}/take`);
+}
+
+/** Cancel one's own seek with its seat token (in the body, never the URL). */
+export function cancelSeek(room, token) {
+  return request('DELETE', `/api/seeks/${encodeURIComponent(room)}`, { token });
+}
+
+/** Quick pairing: `{clock, visitor}`; answers a seat and `paired` (false: one's own seek waits). */
+export function pairUp(options) {
+  return request('POST', '/api/pairing', options);
 }

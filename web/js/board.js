@@ -95,7 +95,9 @@ export function createBoard(root, { onMove = null } = {}) {
   const cells = svg('g', { class: 'cells' });
   const marks = svg('g', { class: 'marks', 'aria-hidden': 'true' });
   const pieces = svg('g', { class: 'pieces' });
-  root.replaceChildren(cells, marks, pieces);
+  // Moves drawn over the pieces by `showMoves` (the replay's played and best moves).
+  const notes = svg('g', { class: 'notes', 'aria-hidden': 'true' });
+  root.replaceChildren(cells, marks, pieces, notes);
   let view = { position: null, legal: [] };
 
   function drawCells() {
@@ -180,6 +182,7 @@ export function createBoard(root, { onMove = null } = {}) {
     root.dataset.position = position ?? '';
     showDestination(null);
     pieces.replaceChildren();
+    notes.replaceChildren();
     if (!position) return;
     const moves = new Map(legal.map((move) => [move.from, move]));
     const { squares } = readPosition(position);
@@ -235,6 +238,26 @@ export function createBoard(root, { onMove = null } = {}) {
     await Promise.all(steps);
   }
 
+  /**
+   * Draw moves over the board as arrows, `[{from, to, kind}]` with `to` a square or "off"; `kind`
+   * is the CSS class (`played`, `best`). Cleared by the next `render`.
+   */
+  function showMoves(moves) {
+    notes.replaceChildren(
+      ...moves.map(({ from, to, kind }) => {
+        const a = centre(from);
+        const b = centre(to);
+        return svg(
+          'g',
+          { class: `note note-${kind}`, 'data-testid': `note-${kind}`, 'data-from': from, 'data-to': to },
+          svg('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y }),
+          svg('circle', { class: 'note-from', cx: a.x, cy: a.y, r: 6 }),
+          svg('circle', { class: 'note-to', cx: b.x, cy: b.y, r: 12 }),
+        );
+      }),
+    );
+  }
+
   /** Redraw the texts after a language switch. */
   function relabel() {
     drawCells();
@@ -242,5 +265,5 @@ export function createBoard(root, { onMove = null } = {}) {
   }
 
   drawCells();
-  return { render, animate, relabel };
+  return { render, animate, relabel, showMoves };
 }

@@ -5,6 +5,7 @@ import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
 import { newRoom, saveSeat } from './api.js';
 import { createBoard } from './board.js';
+import { PRESETS, parsePreset, presetLabel, presetValue } from './clock.js';
 import { DEFAULT_LEVEL, Level, Mode } from './protocol.js';
 
 const START = 'WBWBWBWBWB.................... b';
@@ -14,6 +15,7 @@ async function create(form) {
   const fields = new FormData(form);
   const options = { mode: form.dataset.mode, side: fields.get('side') ?? 'random' };
   if (options.mode === Mode.Ai) options.level = fields.get('level');
+  else options.clock = parsePreset(fields.get('clock'));
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
   show(problem, false);
@@ -35,12 +37,25 @@ function fillLevels(select) {
   );
 }
 
+/** The time controls, worded in the current language, keeping the choice made. */
+function fillClocks() {
+  for (const select of document.querySelectorAll('select[name="clock"]')) {
+    const chosen = select.value;
+    select.replaceChildren(...PRESETS.map((preset) => el('option', { value: presetValue(preset), text: presetLabel(preset) })));
+    select.value = chosen;
+  }
+}
+
 function start() {
   fillLevels(part('ai-level'));
   mountLanguageSwitch(part('language'));
   const board = createBoard(part('rules-board'));
   board.render(START);
-  onLanguageChange(() => board.relabel());
+  fillClocks();
+  onLanguageChange(() => {
+    board.relabel();
+    fillClocks();
+  });
   for (const form of document.querySelectorAll('form[data-mode]')) {
     form.addEventListener('submit', (event) => {
       event.preventDefault();

@@ -14,6 +14,7 @@ export const ErrorCode = Object.freeze({
   GameNotStarted: 'game_not_started',
   NoDrawOffer: 'no_draw_offer',
   DrawNotAllowed: 'draw_not_allowed',
+  HintNotAllowed: 'hint_not_allowed',
   CannotClaim: 'cannot_claim',
   RematchNotAvailable: 'rematch_not_available',
   ClientSeedLocked: 'client_seed_locked',
@@ -25,6 +26,8 @@ export const ErrorCode = Object.freeze({
   OriginNotAllowed: 'origin_not_allowed',
   TooManyConnections: 'too_many_connections',
   RateLimited: 'rate_limited',
+  SeekTaken: 'seek_taken',
+  TooManySeeks: 'too_many_seeks',
   Internal: 'internal',
 });
 
@@ -49,6 +52,7 @@ export const ClientMessage = Object.freeze({
   DrawDecline: 'draw-decline',
   ClaimVictory: 'claim-victory',
   Rematch: 'rematch',
+  Hint: 'hint',
   Sync: 'sync',
   Ping: 'ping',
 });
@@ -75,6 +79,7 @@ export const Event = Object.freeze({
   GameOver: 'game-over',
   RematchOffered: 'rematch-offered',
   Rematch: 'rematch',
+  Hinted: 'hinted',
   Resumed: 'resumed',
 });
 
@@ -129,6 +134,29 @@ export const Level = Object.freeze({
   Easy: 'easy',
   Medium: 'medium',
   Hard: 'hard',
+});
+
+export const LobbyMessage = Object.freeze({
+  Hold: 'hold',
+  More: 'more',
+  Ping: 'ping',
+});
+
+export const LobbyFrame = Object.freeze({
+  Lobby: 'lobby',
+  Seeks: 'seeks',
+  Seek: 'seek',
+  SeekGone: 'seek-gone',
+  Games: 'games',
+  Held: 'held',
+  Error: 'error',
+  Pong: 'pong',
+});
+
+export const SeekGone = Object.freeze({
+  Taken: 'taken',
+  Cancelled: 'cancelled',
+  Withdrawn: 'withdrawn',
 });
 
 export const DEFAULT_LEVEL = 'medium';

@@ -6,13 +6,17 @@ import { createBoard } from './board.js';
 import { entriesFrom, describe } from './movelog.js';
 import { Event } from './protocol.js';
 
-/** Steps `[{position, entry}]` of a record: the start, then the position after each move or pass. */
+/**
+ * Steps `[{position, entry}]` of a record: the start, then the position after each move or pass
+ * (each entry with its record version `v`).
+ */
 function replaySteps(record) {
   const events = record.events ?? [];
   const started = events.find((event) => event.t === Event.Started);
   if (!started) return [];
   const steps = [{ position: started.d.position, entry: null }];
-  for (const entry of entriesFrom(events.filter((event) => event.v > started.v))) {
+  const after = events.filter((event) => event.v > started.v).map((event) => ({ t: event.t, d: { ...event.d, v: event.v } }));
+  for (const entry of entriesFrom(after)) {
     steps.push({ position: entry.position ?? steps[steps.length - 1].position, entry });
   }
   return steps;
@@ -20,7 +24,9 @@ function replaySteps(record) {
 
 /**
  * The replay inside `root` (the `replay` section of the room page), opened by `openButton` with
- * the record that `loadRecord()` fetches.
+ * the record that `loadRecord()` fetches. `notes(entry)`, when set by `setNotes`, adds to a step
+ * the moves to draw on its board (`[{from, to, kind}]`) and a sentence for the caption; `onStep`
+ * hears the entry shown after each change.
  */
 export function createReplay(root, openButton, loadRecord) {
   const board = createBoard(part('replay-board', root));
@@ -28,17 +34,23 @@ export function createReplay(root, openButton, loadRecord) {
   const counter = part('replay-step', root);
   let steps = [];
   let index = 0;
+  let notes = () => null;
+  let onStep = () => {};
 
   function draw() {
     const step = steps[index];
     board.render(step?.position ?? null);
     counter.textContent = t('replay.step', { i: index, n: Math.max(steps.length - 1, 0) });
+    const note = step?.entry ? notes(step.entry) : null;
+    if (note) board.showMoves(note.moves);
     if (!step) caption.textContent = t('replay.failed');
-    else caption.textContent = step.entry ? describe(step.entry) : t('replay.start');
+    else if (!step.entry) caption.textContent = t('replay.start');
+    else caption.textContent = note?.text ? `${describe(step.entry)} ${note.text}` : describe(step.entry);
     part('replay-first', root).disabled = index === 0;
     part('replay-prev', root).disabled = index === 0;
     part('replay-next', root).disabled = index >= steps.length - 1;
     part('replay-last', root).disabled = index >= steps.length - 1;
+    onStep(step?.entry ?? null);
   }
 
   const go = (to) => {
@@ -54,7 +66,8 @@ export function createReplay(root, openButton, loadRecord) {
     if (event.key === 'ArrowRight') go(index + 1);
   });
 
-  openButton.addEventListener('click', async () => {
+  /** Load the record (again) and show the replay at its start. */
+  async function open() {
     try {
       steps = replaySteps(await loadRecord());
     } catch {
@@ -63,12 +76,24 @@ export function createReplay(root, openButton, loadRecord) {
     index = 0;
     show(root, true);
     draw();
-  });
+  }
+  openButton.addEventListener('click', open);
 
   return {
     relabel() {
       board.relabel();
       if (steps.length) draw();
+    },
+    setNotes(notesOf, stepListener) {
+      notes = notesOf;
+      onStep = stepListener;
+      if (steps.length) draw();
+    },
+    /** Show the step of the first move or pass after record version `v` (opening the replay). */
+    async showAfter(v) {
+      if (steps.length === 0) await open();
+      const found = steps.findIndex((step) => step.entry && step.entry.v > v);
+      if (found >= 0) go(found);
     },
   };
 }

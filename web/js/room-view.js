@@ -6,6 +6,7 @@ import { el, part, show, svg } from './dom.js';
 import { t, sideName } from './i18n.js';
 import { createBoard, pieceShape } from './board.js';
 import { drawSticks } from './sticks.js';
+import { createClocks } from './clock.js';
 import { describe } from './movelog.js';
 import { readPosition, opponent } from './state.js';
 import { roomPage } from './api.js';
@@ -46,6 +47,7 @@ function computerLabel(state) {
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
 export function createRoomView(root, { onMove }) {
   const board = createBoard(part('board', root), { onMove });
+  const clocks = createClocks(root);
 
   function renderPlayer(model, side) {
     const state = model.state;
@@ -97,6 +99,8 @@ export function createRoomView(root, { onMove }) {
     const player = sidesOf(seat).length === 1 && state.mode === Mode.Online && isPlaying(state);
     const offer = state.draw_offer;
     const canAct = model.ready && !model.pending;
+    // One offer per turn of one's own: the button stays, greyed, until the opponent has moved.
+    const spent = state.draw_offers_spent.includes(seat);
     const buttons = {
       'offer-draw': player && !offer,
       'withdraw-draw': player && offer === seat,
@@ -107,8 +111,10 @@ export function createRoomView(root, { onMove }) {
       show(part(id, root), visible);
       part(id, root).disabled = !canAct;
     }
+    part('offer-draw', root).disabled = !canAct || spent;
     let status = '';
     if (offer && isPlaying(state)) status = offer === seat ? t('draw.yours') : t('draw.offered', { side: sideName(offer) });
+    else if (player && spent) status = t('draw.spent');
     part('draw-status', root).textContent = status;
     show(part('resign', root), sidesOf(seat).length > 0 && isPlaying(state));
     part('resign', root).disabled = !canAct;
@@ -203,6 +209,21 @@ export function createRoomView(root, { onMove }) {
     part('seed', root).textContent = model.seed ?? '';
   }
 
+  /**
+   * The hint of practice rooms (against the computer, one screen): the button while this seat
+   * has a throw to play, then the engine's move in words and marked on the board.
+   */
+  function renderHint(model) {
+    const { state } = model;
+    const practice = state.mode === Mode.Ai || state.mode === Mode.Local;
+    const asking = practice && isMyTurn(model) && state.phase === Phase.Move;
+    const button = part('hint', root);
+    show(button, asking && state.hint === null);
+    button.disabled = !model.ready || Boolean(model.pending);
+    part('hint-text', root).textContent = asking && state.hint !== null ? t('hint.move', { from: state.hint }) : '';
+    if (asking && state.hint !== null) part('board', root).querySelector(`.piece[data-square="${state.hint}"]`)?.classList.add('hinted');
+  }
+
   /** Draw everything from the model. */
   function render(model) {
     const state = model.state;
@@ -222,8 +243,10 @@ export function createRoomView(root, { onMove }) {
     });
     renderPlayer(model, 'black');
     renderPlayer(model, 'white');
+    clocks.update(state);
     const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending ? state.legal : [];
     board.render(state.position, movable);
+    renderHint(model);
     part('turn', root).textContent = turnText(model);
     renderThrow(model);
     part('message', root).textContent = model.message ? phrase(model.message) : '';
@@ -243,6 +266,9 @@ export function createRoomView(root, { onMove }) {
       if (model.state) renderClaim(model);
     },
     animateMove: (moved) => board.animate(moved),
-    relabel: () => board.relabel(),
+    relabel: () => {
+      board.relabel();
+      clocks.relabel();
+    },
   };
 }

@@ -10,7 +10,8 @@ import { normalizeState, applyEvent } from './state.js';
 import { entriesFrom } from './movelog.js';
 import { mountVerification } from './verify.js';
 import { createReplay } from './replay.js';
-import { ClientMessage, ErrorCode, Event, Reply } from './protocol.js';
+import { createAnalysis } from './analysis.js';
+import { ClientMessage, ErrorCode, Event, Phase, Reply } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
 
@@ -113,7 +114,8 @@ async function takeFreeSeat(api, roomId) {
 /**
  * The controller of the room page whose `<main>` is `root`. `deps`:
  * - `roomId`: the room this page shows;
- * - `api`: `roomSummary`, `joinRoom`, `roomRecord`, `saveSeat`, `loadSeat`, `forgetSeat` (api.js);
+ * - `api`: `roomSummary`, `joinRoom`, `roomRecord`, `roomAnalysis`, `saveSeat`, `loadSeat`,
+ *   `forgetSeat` (api.js);
  * - `connect(roomId, token, handlers)`: a socket with `start()` and `send(type, data)` that calls
  *   the handlers RoomSocket (connection.js) documents;
  * - `createView(root, {onMove})`: the drawing (createRoomView of room-view.js);
@@ -146,6 +148,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   const loadRecord = () => api.roomRecord(roomId);
   const replay = createReplay(part('replay', root), part('open-replay', root), loadRecord);
   const verification = mountVerification(part('verify', root), part('verify-result', root), loadRecord);
+  const analysis = createAnalysis(part('analysis', root), { loadAnalysis: () => api.roomAnalysis(roomId), replay });
   // Server messages are applied strictly in order; a move's animation finishes before the next.
   const enqueue = createQueue((busy) => {
     root.dataset.busy = String(busy);
@@ -158,6 +161,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   /** Redraw, then move the focus to the next action if the focused control went away. */
   function render() {
     view.render(model);
+    if (model.state?.phase === Phase.Over) analysis.show();
     if (!focusFollowsPlay) return;
     const document = root.ownerDocument;
     const active = document.activeElement;
@@ -290,6 +294,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   function wireControls() {
     const on = (id, listener) => part(id, root).addEventListener('click', listener);
     on('throw', () => act(ClientMessage.Roll));
+    on('hint', () => act(ClientMessage.Hint));
     on('offer-draw', () => act(ClientMessage.DrawOffer));
     on('withdraw-draw', () => act(ClientMessage.DrawDecline));
     on('decline-draw', () => act(ClientMessage.DrawDecline));
@@ -329,6 +334,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     view.relabel();
     replay.relabel();
     verification.relabel();
+    analysis.relabel();
     render();
   }
 

@@ -38,16 +38,43 @@ export function normalizeState(state) {
     result: state.result ?? null,
     rematch: state.rematch ?? null,
     rematch_offers: state.rematch_offers ?? [],
+    draw_offers_spent: state.draw_offers_spent ?? [],
+    clock: state.clock ?? null,
     spectators: state.spectators ?? 0,
+    hint: state.hint ?? null,
     client_seeds: { black: '', white: '', ...(state.client_seeds ?? {}) },
     client_seeds_open: state.client_seeds_open ?? false,
   };
+}
+
+/** A timed game's `clock` after an event: the server's figures wherever an event carries them. */
+function clockAfter(clock, type, d) {
+  switch (type) {
+    case Event.Started:
+      if (!d.clock) return null;
+      return { control: d.clock, remaining: { black: d.clock.initial * 1000, white: d.clock.initial * 1000 }, running: d.turn };
+    case Event.Moved:
+    case Event.Passed:
+      return clock && d.clocks ? { ...clock, remaining: d.clocks, running: d.next } : clock;
+    case Event.Resumed:
+      return clock && { ...clock, remaining: d.clocks };
+    case Event.GameOver:
+      return clock && { ...clock, remaining: d.clocks ?? clock.remaining, running: null };
+    default:
+      return clock;
+  }
+}
+
+/** `side`'s turn begins: its opponent has moved, so it may offer a draw again. */
+function beginTurn(s, side) {
+  s.draw_offers_spent = (s.draw_offers_spent ?? []).filter((spent) => spent !== side);
 }
 
 /** The state after one event (the input is not changed). */
 export function applyEvent(previous, type, d) {
   const s = { ...previous, players: { black: { ...previous.players.black }, white: { ...previous.players.white } } };
   s.v = d.v;
+  s.clock = clockAfter(previous.clock, type, d);
   switch (type) {
     case Event.Started:
       Object.assign(s, { position: d.position, turn: d.turn, phase: Phase.Roll, seed_hash: d.seed_hash });
@@ -62,14 +89,20 @@ export function applyEvent(previous, type, d) {
       Object.assign(s, { turn: d.side, phase: Phase.Move, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
       s.client_seeds_open = false;
       break;
+    case Event.Hinted:
+      s.hint = d.from;
+      break;
     case Event.Moved:
-      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
+      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
+      if (d.next !== d.side) beginTurn(s, d.next);
       break;
     case Event.Passed:
-      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [] });
+      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
+      beginTurn(s, d.next);
       break;
     case Event.DrawOffered:
       s.draw_offer = d.side;
+      s.draw_offers_spent = [...(previous.draw_offers_spent ?? []), d.side];
       break;
     case Event.DrawCancelled:
       s.draw_offer = null;
@@ -78,7 +111,7 @@ export function applyEvent(previous, type, d) {
       for (const side of SIDES) if (d[side]) Object.assign(s.players[side], d[side]);
       break;
     case Event.GameOver:
-      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null });
+      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null, hint: null });
       s.result = { winner: d.winner, reason: d.reason };
       s.seed = d.seed;
       break;

@@ -26,7 +26,8 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::Version;
+use super::super::SeekChange;
+use crate::protocol::{SeekGone, Version};
 use crate::secrets::random_bytes;
 
 /// The notification channel every instance of a database listens on.
@@ -53,13 +54,30 @@ pub fn payload(room: &str, v: Version) -> String {
     format!("{room} {v}")
 }
 
+/// Starts the payload of news about a seek (room ids are hex digits).
+const SEEK: &str = "seek";
+/// A seek's change when it was posted.
+const OPENED: &str = "open";
+
+/// The payload of a seek's notification: `"seek <room> <change>"`, the change being `open` or
+/// why it went (`taken`, `cancelled`, `withdrawn`).
+pub fn seek_payload(room: &str, change: SeekChange) -> String {
+    let change = match change {
+        SeekChange::Open => OPENED,
+        SeekChange::Gone(why) => why.into(),
+    };
+    format!("{SEEK} {room} {change}")
+}
+
 /// What a subscriber hears.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum News {
     /// `room`'s log reaches at least version `v`.
     Appended { room: String, v: Version },
+    /// A seek was posted or went (see `crate::store::seeks`): the lobby reads what it needs.
+    Seek { room: String, change: SeekChange },
     /// Notifications may have been missed: every held room should read its
-    /// log for events after its version.
+    /// log for events after its version (and the lobby its seeks).
     Resync,
 }
 
@@ -67,6 +85,9 @@ impl News {
     /// Reads a notification's payload. Anything unreadable becomes
     /// [`News::Resync`]: re-reading every log is always safe.
     fn from_payload(text: &str) -> News {
+        if let Some(seek) = text.strip_prefix(SEEK) {
+            return Self::seek(seek).unwrap_or_else(|| Self::unreadable(text));
+        }
         let parsed = text
             .split_once(' ')
             .and_then(|(room, v)| Some((room, Version::from_str(v).ok()?)));
@@ -75,11 +96,24 @@ impl News {
                 room: room.to_owned(),
                 v,
             },
-            None => {
-                tracing::warn!(payload = text, "unreadable notification; resyncing rooms");
-                News::Resync
-            }
+            None => Self::unreadable(text),
         }
+    }
+
+    /// A seek's news from what follows [`SEEK`] in its payload.
+    fn seek(text: &str) -> Option<News> {
+        let (room, change) = text.strip_prefix(' ')?.split_once(' ')?;
+        let change = match change {
+            OPENED => SeekChange::Open,
+            gone => SeekChange::Gone(SeekGone::from_str(gone).ok()?),
+        };
+        let room = room.to_owned();
+        Some(News::Seek { room, change })
+    }
+
+    fn unreadable(text: &str) -> News {
+        tracing::warn!(payload = text, "unreadable notification; resyncing rooms");
+        News::Resync
     }
 }
 
@@ -300,6 +334,15 @@ mod tests {
             }
         );
         assert_eq!(News::from_payload("no-version"), News::Resync);
+        let gone = SeekChange::Gone(SeekGone::Withdrawn);
+        assert_eq!(
+            News::from_payload(&seek_payload("0a1b", gone)),
+            News::Seek {
+                room: "0a1b".into(),
+                change: gone
+            }
+        );
+        assert_eq!(News::from_payload("seek 0a1b eaten"), News::Resync);
         assert_eq!(News::from_payload("room -1"), News::Resync);
     }
 }

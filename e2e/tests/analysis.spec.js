@@ -1,0 +1,83 @@
+// After the game: the engine's chart of black's chances, one point per throw with the labelled
+// moves marked, and each point a way into the replay (by click, and by the keyboard), which then
+// draws the move played and the best one.
+import { test, expect } from '../support/fixtures.js';
+import { roomInfo, takeTurn } from '../support/game.js';
+
+/** A same-screen game of a few throws, ended by resigning; answers the page and its analysis. */
+async function finishedGame(open) {
+  const page = await open('/', { reducedMotion: 'reduce' });
+  await page.getByTestId('create-local').click();
+  await page.waitForURL(/\/r\/[^/]+$/);
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+  let moves = 0;
+  while (moves < 6) {
+    if ((await takeTurn({ black: page, white: page }, [page])) === 'move') moves += 1;
+  }
+  // Before the end there is no analysis on the page.
+  await expect(page.getByTestId('analysis')).toBeHidden();
+  await page.getByTestId('resign').click();
+  await page.getByTestId('confirm-yes').click();
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'over');
+  const room = page.url().split('/').pop();
+  const answer = await page.request.get(new URL(`/api/rooms/${room}/analysis`, page.url()).href);
+  expect(answer.ok()).toBe(true);
+  return { page, analysis: await answer.json() };
+}
+
+test('a finished game shows the chart; clicking a point moves the replay there', async ({ open }) => {
+  const { page, analysis } = await finishedGame(open);
+  const { throws } = analysis;
+  expect(throws.length).toBeGreaterThanOrEqual(6);
+  await expect(page.getByTestId('analysis')).toBeVisible();
+  await expect(page.getByTestId('analysis-status')).toHaveText('');
+  const points = page.getByTestId('analysis-point');
+  await expect(points).toHaveCount(throws.length);
+  // One point per throw, in order; the labelled ones are marked.
+  expect(await points.evaluateAll((nodes) => nodes.map((node) => Number(node.dataset.v)))).toEqual(throws.map((row) => row.v));
+  const judged = throws.filter((row) => ['inaccuracy', 'mistake', 'blunder'].includes(row.label)).length;
+  await expect(page.locator('[data-testid="analysis-chart"] .point.marked')).toHaveCount(judged);
+  // Black's chance is drawn between 0% (bottom) and 100% (top) of the chart.
+  for (const cy of await points.evaluateAll((nodes) => nodes.map((node) => Number(node.getAttribute('cy'))))) {
+    expect(cy).toBeGreaterThanOrEqual(10);
+    expect(cy).toBeLessThanOrEqual(190);
+  }
+  await expect(page.getByTestId('analysis-summary')).toContainText(`Black: decisions ${analysis.black.decisions}, `);
+
+  // A click on the last move's point opens the replay at that move, drawn on the board.
+  const last = throws.findLastIndex((row) => row.kind !== 'pass');
+  await points.nth(last).click();
+  const replay = page.getByTestId('replay');
+  await expect(replay).toBeVisible();
+  await expect(page.getByTestId('replay-step')).toHaveText(`Step ${last + 1} of ${throws.length}`);
+  await expect(replay.getByTestId('note-played')).toHaveAttribute('data-from', String(throws[last].played));
+  if (throws[last].best !== undefined) {
+    await expect(replay.getByTestId('note-best')).toHaveAttribute('data-from', String(throws[last].best));
+  } else {
+    await expect(replay.getByTestId('note-best')).toHaveCount(0);
+  }
+  await expect(points.nth(last)).toHaveClass(/current/);
+
+  // The keyboard: the chosen point holds the chart's one tab stop; arrows move, Enter shows.
+  await points.nth(last).focus();
+  await page.keyboard.press('Home');
+  await expect(points.nth(0)).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await expect(points.nth(1)).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('replay-step')).toHaveText(`Step 2 of ${throws.length}`);
+  await expect(points.nth(1)).toHaveAttribute('tabindex', '0');
+  await expect(points.nth(0)).toHaveAttribute('tabindex', '-1');
+
+  // Stepping the replay moves the chart's mark along.
+  await page.getByTestId('replay-next').click();
+  await expect(points.nth(2)).toHaveClass(/current/);
+
+  // In the other languages too.
+  await page.getByTestId('language').selectOption('ru');
+  await expect(page.locator('#analysis-heading')).toHaveText('Шансы бросок за броском');
+  await expect(points.nth(0)).toHaveAttribute('aria-label', /^Бросок 1, (Чёрные|Белые) \d: шансы чёрных \d+%/);
+  await page.getByTestId('language').selectOption('zh-Hant');
+  await expect(page.locator('#analysis-heading')).toHaveText('逐擲勝率');
+  expect((await roomInfo(page)).phase).toBe('over');
+});

@@ -1,0 +1,189 @@
+// The engine's verdict on a finished game (GET /api/rooms/{id}/analysis, docs/AI.md): a chart of
+// black's chance of winning after every throw, the labelled moves marked, each point a way into
+// the replay, which then draws the move played and the best one. The points are one tab stop:
+// arrows move between them (a roving tabindex), Enter or Space shows the point's move.
+
+import { part, show, svg } from './dom.js';
+import { LANGUAGES, STRINGS } from './strings.js';
+import { ANALYSIS_STRINGS } from './analysis-strings.js';
+import { t, sideName } from './i18n.js';
+
+for (const code of LANGUAGES) Object.assign(STRINGS[code], ANALYSIS_STRINGS[code]);
+
+const WIDTH = 600;
+const HEIGHT = 200;
+const PAD = { left: 44, right: 10, top: 10, bottom: 10 };
+const JUDGED = new Set(['inaccuracy', 'mistake', 'blunder']);
+
+const forBlack = (side, p) => (side === 'black' ? p : 1 - p);
+const percent = (p) => Math.round(p * 100);
+
+/**
+ * Black's chance after each throw: after the move played, or for a pass the next thrower's
+ * chance before their throw (the position the pass left), or at the very end the last estimate.
+ */
+export function blackChances(throws) {
+  return throws.map((row, i) => {
+    if (row.after_played !== null && row.after_played !== undefined) return forBlack(row.side, row.after_played);
+    const next = throws[i + 1];
+    return next ? forBlack(next.side, next.before) : forBlack(row.side, row.before);
+  });
+}
+
+/** Where a move from `from` with `value` lands: a square, or "off" past 30. */
+const landing = (from, value) => (from + value > 30 ? 'off' : from + value);
+
+/**
+ * The analysis section `root` of the room page, fed by `loadAnalysis()`, driving `replay`
+ * (replay.js). `show()` loads it once the game is over; `relabel()` redraws the texts.
+ */
+export function createAnalysis(root, { loadAnalysis, replay }) {
+  const status = part('analysis-status', root);
+  const chart = part('analysis-chart', root);
+  const summary = part('analysis-summary', root);
+  let analysis = null;
+  let state = 'idle'; // idle | loading | ready | failed
+  let current = 0; // the point that holds the tab stop and is shown in the replay
+
+  /** The throw a replay entry (a move or pass at record version `entry.v`) answered. */
+  function throwOf(entry) {
+    let found = -1;
+    analysis.throws.forEach((row, i) => {
+      if (row.v < entry.v) found = i;
+    });
+    return found;
+  }
+
+  function noteOf(entry) {
+    const i = throwOf(entry);
+    const row = analysis.throws[i];
+    if (!row || row.kind === 'pass') return null;
+    const moves = [{ from: row.played, to: entry.to, kind: 'played' }];
+    if (row.kind === 'forced') return { moves, text: t('analysis.forced') };
+    const lost = (row.loss * 100).toFixed(1);
+    const label = t(`analysis.label.${row.label}`);
+    if (row.best === undefined || row.best === null) return { moves, text: t('analysis.engineMove') };
+    const to = landing(row.best, row.value);
+    moves.push({ from: row.best, to, kind: 'best' });
+    return { moves, text: t('analysis.bestWas', { label, lost, from: row.best, to: to === 'off' ? t('analysis.off') : to }) };
+  }
+
+  function pointLabel(row, i, chance) {
+    const point = t('analysis.point', { n: i + 1, side: sideName(row.side), value: row.value, p: percent(chance) });
+    return JUDGED.has(row.label) ? t('analysis.pointLabelled', { point, label: t(`analysis.label.${row.label}`) }) : point;
+  }
+
+  function select(i, focus) {
+    current = i;
+    const points = chart.querySelectorAll('.point');
+    points.forEach((point, j) => {
+      point.setAttribute('tabindex', j === i ? '0' : '-1');
+      point.classList.toggle('current', j === i);
+    });
+    if (focus) points[i]?.focus();
+  }
+
+  function choose(i) {
+    select(i, false);
+    replay.showAfter(analysis.throws[i].v);
+  }
+
+  function drawChart() {
+    const throws = analysis.throws;
+    const chances = blackChances(throws);
+    const span = WIDTH - PAD.left - PAD.right;
+    const x = (i) => PAD.left + (throws.length > 1 ? (i * span) / (throws.length - 1) : span / 2);
+    const y = (p) => PAD.top + (1 - p) * (HEIGHT - PAD.top - PAD.bottom);
+    chart.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
+    chart.setAttribute('role', 'group');
+    chart.setAttribute('aria-label', t('analysis.chartLabel'));
+    const grid = [0, 0.5, 1].map((p) =>
+      svg(
+        'g',
+        { class: 'grid', 'aria-hidden': 'true' },
+        svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(p), y2: y(p) }),
+        svg('text', { x: PAD.left - 6, y: y(p) + 4, text: `${percent(p)}%` }),
+      ),
+    );
+    const line = svg('polyline', {
+      class: 'chance',
+      'aria-hidden': 'true',
+      points: chances.map((p, i) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(' '),
+    });
+    const points = throws.map((row, i) => {
+      const judged = JUDGED.has(row.label);
+      const point = svg(
+        'circle',
+        {
+          class: `point${judged ? ` marked ${row.label}` : ''}`,
+          'data-testid': 'analysis-point',
+          'data-v': row.v,
+          'data-label': row.label ?? row.kind,
+          cx: x(i).toFixed(1),
+          cy: y(chances[i]).toFixed(1),
+          r: judged ? 7 : 4,
+          role: 'button',
+          tabindex: i === current ? 0 : -1,
+          'aria-label': pointLabel(row, i, chances[i]),
+        },
+        svg('title', { text: pointLabel(row, i, chances[i]) }),
+      );
+      point.addEventListener('click', () => choose(i));
+      return point;
+    });
+    chart.replaceChildren(...grid, line, ...points);
+    select(current, false);
+  }
+
+  chart.addEventListener('keydown', (event) => {
+    if (!analysis) return;
+    const last = analysis.throws.length - 1;
+    const moves = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last };
+    if (event.key in moves) {
+      event.preventDefault();
+      select(Math.max(0, Math.min(last, moves[event.key])), true);
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      choose(current);
+    }
+  });
+
+  function drawSummary() {
+    const line = (side) =>
+      t('analysis.summary', { side: sideName(side), ...analysis[side], loss: (analysis[side].mean_loss * 100).toFixed(1) });
+    summary.textContent = `${line('black')} ${line('white')}`;
+  }
+
+  function draw() {
+    show(root, state !== 'idle');
+    status.textContent = state === 'loading' ? t('analysis.loading') : state === 'failed' ? t('analysis.failed') : '';
+    show(chart, state === 'ready');
+    if (state !== 'ready') return;
+    drawChart();
+    drawSummary();
+  }
+
+  function highlight(entry) {
+    if (!entry || !analysis) return;
+    const i = throwOf(entry);
+    if (i >= 0) select(i, false);
+  }
+
+  return {
+    /** Load the analysis, once. */
+    async show() {
+      if (state !== 'idle') return;
+      state = 'loading';
+      draw();
+      try {
+        analysis = await loadAnalysis();
+        state = 'ready';
+        replay.setNotes(noteOf, highlight);
+      } catch {
+        state = 'failed';
+      }
+      draw();
+    },
+    relabel: draw,
+  };
+}

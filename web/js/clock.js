@@ -1,0 +1,115 @@
+// Time controls: the presets the lobby offers, and the room page's two clocks.
+//
+// The server keeps the time (docs/PROTOCOL.md, "Clocks"); the page only shows it. Each state
+// and each event that carries `clocks` gives both sides' remaining milliseconds at that moment;
+// the page notes when it received them and runs the side to move's down from there. So a page
+// that was slow or asleep is corrected by the next message, and no clock drifts for longer than
+// one turn. One requestAnimationFrame loop runs while a clock runs (none in untimed games, none
+// in a hidden tab) and touches the DOM only when a shown figure changes.
+
+import { part, show } from './dom.js';
+import { sideName, t } from './i18n.js';
+
+/** The lobby's time controls, in seconds: `null` is untimed. */
+export const PRESETS = [null, { initial: 180, increment: 2 }, { initial: 300, increment: 3 }, { initial: 600, increment: 5 }];
+
+/** Under this, a clock shows tenths and warns. */
+export const LOW_MS = 20_000;
+
+const SIDES = ['black', 'white'];
+
+/** A preset's form value ("180+2", "" when untimed) and back. */
+export function presetValue(control) {
+  return control ? `${control.initial}+${control.increment}` : '';
+}
+
+export function parsePreset(value) {
+  const match = /^(\d+)\+(\d+)$/.exec(value ?? '');
+  return match ? { initial: Number(match[1]), increment: Number(match[2]) } : null;
+}
+
+/** A preset in words: "Untimed", "3 min + 2 s". */
+export function presetLabel(control) {
+  return control ? t('clock.preset', { m: control.initial / 60, s: control.increment }) : t('clock.untimed');
+}
+
+/** "4:59", "1:02:03"; under 20 s "0:19.4". Never below zero. */
+export function formatClock(ms) {
+  const left = Math.max(0, ms);
+  if (left < LOW_MS) {
+    const tenths = Math.floor(left / 100);
+    return `0:${String(Math.floor(tenths / 10)).padStart(2, '0')}.${tenths % 10}`;
+  }
+  const seconds = Math.ceil(left / 1000);
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  const mmss = `${String(m).padStart(h ? 2 : 1, '0')}:${String(s).padStart(2, '0')}`;
+  return h ? `${h}:${mmss}` : mmss;
+}
+
+/**
+ * The room page's clocks: the elements `clock-black`, `clock-white` (each with a `.time`) and
+ * the `clock-alert` live region under `root`, shown only in timed games. `update(state)` after every change of the state; the figures it was
+ * given are counted from that moment.
+ */
+export function createClocks(root, now = () => performance.now()) {
+  const nodes = Object.fromEntries(SIDES.map((side) => [side, part(`clock-${side}`, root)]));
+  const alert = part('clock-alert', root);
+  let clock = null;
+  let since = 0;
+  let frame = null;
+  // What each clock shows, so the DOM is touched only when it changes.
+  const shown = { black: null, white: null };
+  // The sides already warned in this turn of theirs: the alert is said once.
+  const warned = new Set();
+
+  function remaining(side) {
+    const ms = clock.remaining[side];
+    return clock.running === side ? ms - (now() - since) : ms;
+  }
+
+  function draw() {
+    for (const side of SIDES) {
+      const ms = remaining(side);
+      const text = formatClock(ms);
+      const low = ms < LOW_MS;
+      const running = clock.running === side;
+      const key = `${text}|${low}|${running}`;
+      if (shown[side] === key) continue;
+      const node = nodes[side];
+      if (!shown[side]?.startsWith(`${text}|`)) node.querySelector('.time').textContent = text;
+      shown[side] = key;
+      Object.assign(node.dataset, { low: String(low), running: String(running), ms: String(Math.max(0, Math.round(ms))) });
+      node.setAttribute('aria-label', t(low ? 'clock.lowLabel' : 'clock.label', { side: sideName(side), time: text }));
+      if (low && running && !warned.has(side)) {
+        warned.add(side);
+        alert.textContent = t('clock.low', { side: sideName(side) });
+      }
+    }
+  }
+
+  function loop() {
+    frame = null;
+    if (!clock?.running) return;
+    draw();
+    frame = requestAnimationFrame(loop);
+  }
+
+  return {
+    update(state) {
+      const next = state?.clock ?? null;
+      for (const side of SIDES) show(nodes[side], Boolean(next));
+      if (next === clock) return;
+      if (next?.running !== clock?.running) warned.delete(next?.running);
+      clock = next;
+      since = now();
+      if (!clock) return;
+      draw();
+      if (clock.running && frame === null) frame = requestAnimationFrame(loop);
+    },
+    /** Words again after a language switch. */
+    relabel() {
+      shown.black = shown.white = null;
+      if (clock) draw();
+    },
+  };
+}
