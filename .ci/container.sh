@@ -237,11 +237,16 @@ check_compose() {
     ok "game through nginx: 20 actions, at version $(field "$report" v)"
     game play "$front" "$room" "$token" >"$work/playing.json" &
     local player=$!
-    sleep 2
-    for instance in senetci_senet1_1 senetci_senet2_1; do
-        [ "$(open_sockets "$instance")" -gt 0 ] && holder=$instance
+    # The player's socket is on one instance once it has connected (a loaded machine may take
+    # a while to start the client): that is the one to stop.
+    for _ in $(seq 60); do
+        for instance in senetci_senet1_1 senetci_senet2_1; do
+            [ "$(open_sockets "$instance")" -gt 0 ] && holder=$instance
+        done
+        [ -n "${holder:-}" ] && break
+        sleep 0.5
     done
-    [ -n "${holder:-}" ] || fail "neither instance holds the player's socket"
+    [ -n "${holder:-}" ] || fail "neither instance holds the player's socket after 30 s"
     podman stop --time 10 "$holder" >/dev/null
     wait "$player" || fail "the playing client failed"
     report=$(cat "$work/playing.json")
