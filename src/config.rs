@@ -49,7 +49,7 @@ pub struct Config {
     pub max_rooms_in_memory: usize,
 
     /// Events a connection may fall behind before it gets a fresh state instead of them.
-    #[arg(long, env = "SENET_BROADCAST_CAPACITY", default_value = "16", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, env = "SENET_BROADCAST_CAPACITY", default_value = "64", value_parser = clap::value_parser!(u16).range(1..))]
     pub broadcast_capacity: u16,
 
     /// Seconds between pings on each WebSocket; a peer silent for three is dropped.
@@ -114,7 +114,7 @@ impl Config {
             unstarted_room_ttl: Duration::from_secs(24 * 3600),
             room_idle_after: Duration::from_secs(30),
             max_rooms_in_memory: DEFAULT_MAX_IN_MEMORY,
-            broadcast_capacity: 16,
+            broadcast_capacity: 64,
             ping_interval: Duration::from_secs(15),
             presence_check: Duration::from_secs(10),
             max_messages_per_second: 20,

@@ -90,7 +90,7 @@ impl Default for RoomConfig {
             abandon_after: Duration::from_secs(60),
             idle_turn_after: Duration::from_secs(300),
             idle_after: Duration::from_secs(30),
-            broadcast_capacity: 16,
+            broadcast_capacity: 64,
             command_capacity: 64,
             bots: BotConfig::default(),
             presence_check: Duration::from_secs(10),
