@@ -26,7 +26,7 @@ use super::error::{AppError, WireError};
 use super::http::body;
 use super::ws::{
     CLOSE_POLICY, CLOSE_RESTART, CLOSE_TOO_BIG, Close, MAX_FRAME_BYTES, Peer, SILENT_HEARTBEATS,
-    WRITE_BATCH_BYTES,
+    with_socket_limits,
 };
 use crate::lobby::{Hold, Joined, Lobby};
 use crate::protocol::{
@@ -119,13 +119,8 @@ pub async fn upgrade(
     let shutdown = state.shutdown.clone();
     let send_timeout = state.gate.send_timeout;
     let tracker = state.tracker.clone();
-    Ok(ws
-        .max_message_size(16 * MAX_FRAME_BYTES)
-        .max_frame_size(16 * MAX_FRAME_BYTES)
-        .read_buffer_size(state.gate.read_buffer)
-        .write_buffer_size(WRITE_BATCH_BYTES.min(state.gate.max_write_buffer / 2))
-        .max_write_buffer_size(state.gate.max_write_buffer)
-        .on_upgrade(move |socket| {
+    Ok(
+        with_socket_limits(ws, &state.gate).on_upgrade(move |socket| {
             let peer = Peer {
                 socket,
                 send_timeout,
@@ -137,7 +132,8 @@ pub async fn upgrade(
                 }
                 .instrument(tracing::info_span!("lobby")),
             )
-        }))
+        }),
+    )
 }
 
 struct LobbySocket {

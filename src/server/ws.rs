@@ -24,6 +24,7 @@ use tracing::Instrument;
 use super::AppState;
 use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
+use super::limits::Gate;
 use crate::protocol::{
     Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, room_url,
 };
@@ -73,16 +74,8 @@ pub async fn upgrade(
     let shutdown = state.shutdown.clone();
     let send_timeout = state.gate.send_timeout;
     let tracker = state.tracker.clone();
-    Ok(ws
-        // tungstenite's own limits sit above ours so that an oversized
-        // frame still reaches us and gets a clean 1009; past these, the
-        // socket is simply dropped.
-        .max_message_size(16 * MAX_FRAME_BYTES)
-        .max_frame_size(16 * MAX_FRAME_BYTES)
-        .read_buffer_size(state.gate.read_buffer)
-        .write_buffer_size(WRITE_BATCH_BYTES.min(state.gate.max_write_buffer / 2))
-        .max_write_buffer_size(state.gate.max_write_buffer)
-        .on_upgrade(move |socket| {
+    Ok(
+        with_socket_limits(ws, &state.gate).on_upgrade(move |socket| {
             tracker.track_future(
                 async move {
                     connection
@@ -98,7 +91,19 @@ pub async fn upgrade(
                 }
                 .instrument(span),
             )
-        }))
+        }),
+    )
+}
+
+/// The frame and buffer limits of every WebSocket here (rooms and the lobby). tungstenite's own
+/// limits sit above ours so that an oversized frame still reaches us and gets a clean 1009;
+/// past these, the socket is simply dropped.
+pub(super) fn with_socket_limits(ws: WebSocketUpgrade, gate: &Gate) -> WebSocketUpgrade {
+    ws.max_message_size(16 * MAX_FRAME_BYTES)
+        .max_frame_size(16 * MAX_FRAME_BYTES)
+        .read_buffer_size(gate.read_buffer)
+        .write_buffer_size(WRITE_BATCH_BYTES.min(gate.max_write_buffer / 2))
+        .max_write_buffer_size(gate.max_write_buffer)
 }
 
 /// A seat in a room, held while the connection lives.
