@@ -912,6 +912,128 @@ async fn a_load_run_across_two_instances_answers_every_action(url: String) {
     assert_eq!(report.actions_answered, report.actions_sent);
 }
 
+/// An online game timed `initial` seconds, created and joined through `at` (so started there,
+/// with nobody connected): its room and the moment `started` was logged.
+async fn timed_game_on(at: SocketAddr, initial: u32) -> (String, i64) {
+    let body =
+        json!({"mode": "online", "side": "black", "clock": {"initial": initial, "increment": 0}});
+    let (status, created) = http(at, "POST", "/api/rooms", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["room"].as_str().unwrap().to_string();
+    common::join_room(at, &room).await;
+    let started = logged(&record(at, &room).await, "started");
+    (room, started[0]["at"].as_i64().unwrap())
+}
+
+/// The events of type `t` in a record.
+fn logged(record: &Value, t: &str) -> Vec<Value> {
+    let events = record["events"].as_array().unwrap();
+    events.iter().filter(|e| e["t"] == t).cloned().collect()
+}
+
+/// Waits until the file at `log` has a line containing `text`.
+async fn log_says(log: &Path, text: &str) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while !std::fs::read_to_string(log).unwrap().contains(text) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{log:?} never said {text:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits until no session named `application` is left on the server (its locks went with them).
+async fn sessions_gone(url: &str, application: &str) {
+    let mut admin = PgConnection::connect(url).await.unwrap();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let left: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1")
+                .bind(application)
+                .fetch_one(&mut admin)
+                .await
+                .unwrap();
+        if left == 0 {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{application} lives on"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A timed game kept by one instance: a second instance that starts (and so loads every timed
+/// game being played) and is watched gives no time back and logs no `resumed`, and when the
+/// first is killed the second's clock, which ran all along, ends the game on time. A timed game
+/// that no live instance keeps (the only one that did was killed) is resumed by the instance
+/// that takes it up next, as after a restart.
+async fn a_second_instance_gives_no_time_back_and_takes_over_the_clock(url: String) {
+    const INITIAL_MS: i64 = 15_000;
+    let logs = tempfile::tempdir().unwrap();
+    let flags = ["--presence-check", "1", "--min-clock-initial", "1"];
+    // A name of its own, to see its sessions end.
+    let app = format!("senet-one-{}", senet::secrets::new_room_id());
+    let one_url = format!("{url}&application_name={app}");
+    let one = ChildServer::start_url(&one_url, &logs.path().join("one.log"), &flags).await;
+    let (kept, started_at) = timed_game_on(one.addr, (INITIAL_MS / 1_000) as u32).await;
+    // Long enough since the last event for time given back to show.
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+
+    let two_log = logs.path().join("two.log");
+    let two = ChildServer::start_url(&url, &two_log, &flags).await;
+    log_says(&two_log, "timed rooms being played loaded").await;
+    let joining = senet::room::now_ms();
+    let mut watcher = Client::join(two.addr, &kept, None).await;
+    let joined = senet::room::now_ms();
+    let clock = &watcher.state["clock"];
+    assert_eq!(clock["running"], "black", "{clock}");
+    let black = clock["remaining"]["black"].as_i64().unwrap();
+    let honest = INITIAL_MS - (joined - started_at)..=INITIAL_MS - (joining - started_at);
+    assert!(
+        honest.contains(&black),
+        "black has {black} ms, not {honest:?}"
+    );
+    assert_eq!(
+        logged(&record(two.addr, &kept).await, "resumed"),
+        [] as [Value; 0]
+    );
+
+    let (unkept, _) = timed_game_on(one.addr, (INITIAL_MS / 1_000) as u32).await;
+    one.kill().await;
+    sessions_gone(&url, &app).await;
+    assert!(
+        senet::room::now_ms() < started_at + INITIAL_MS,
+        "the first instance was killed before the deadline"
+    );
+
+    // Nobody kept this one's clock since the first instance died: the second resumes it.
+    Client::join(two.addr, &unkept, None).await;
+    let unkept_record = record(two.addr, &unkept).await;
+    let resumed = logged(&unkept_record, "resumed");
+    let all_time = json!({"black": INITIAL_MS, "white": INITIAL_MS});
+    assert_eq!(resumed.len(), 1, "{unkept_record}");
+    assert_eq!(resumed[0]["d"]["clocks"], all_time);
+
+    // The second instance's clock ran all along: the game ends at the first deadline.
+    let until_deadline = started_at + INITIAL_MS - senet::room::now_ms();
+    tokio::time::sleep(Duration::from_millis(until_deadline.max(0) as u64)).await;
+    let over = watcher.wait_for("game-over").await;
+    assert_eq!(over["d"]["reason"], "timeout", "{over}");
+    let record = record(two.addr, &kept).await;
+    let over_at = logged(&record, "game-over")[0]["at"].as_i64().unwrap();
+    let late = over_at - (started_at + INITIAL_MS);
+    // Time given back would make it 2.5 s late at least.
+    assert!(
+        (0..1_000).contains(&late),
+        "timed out {late} ms after the deadline"
+    );
+    assert_eq!(logged(&record, "resumed"), [] as [Value; 0]);
+    verify_accepted(&record).await;
+}
+
 postgres_support::postgres_tests!(
     a_load_run_across_two_instances_answers_every_action,
     appends_are_heard_and_conflicts_are_not,
@@ -924,4 +1046,5 @@ postgres_support::postgres_tests!(
     an_action_right_after_an_event_committed_elsewhere_is_judged_after_it,
     a_killed_instance_s_players_finish_on_the_other,
     a_game_through_the_deployed_nginx_config,
+    a_second_instance_gives_no_time_back_and_takes_over_the_clock,
 );

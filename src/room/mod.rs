@@ -369,8 +369,9 @@ impl Rooms {
     }
 
     /// Loads every timed room whose game is being played, a page of ids at a time (one bounded
-    /// query each). Each task logs `resumed` and stays in memory while its clock runs. Returns
-    /// how many were loaded; a room that fails to load is logged and skipped.
+    /// query each). Each task logs `resumed` (unless another live instance keeps the clock) and
+    /// stays in memory while its clock runs. Returns how many were loaded; a room that fails to
+    /// load is logged and skipped.
     pub async fn load_timed_in_play(&self) -> Result<usize, RoomError> {
         const PAGE: u32 = 500;
         let mut after = String::new();

@@ -19,7 +19,8 @@
 //! branch of the same `select!`, and when it fires decides the `timeout`
 //! itself, connected players or not. A task that starts on a timed game
 //! being played (after a restart) first logs `resumed`, so the downtime is
-//! charged to nobody.
+//! charged to nobody, unless another live instance keeps the game's clock
+//! ([`Store::keep_clock`]): then no time was lost, and none is given back.
 //!
 //! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
 //! after each command, if it is the bot's turn and its person is connected,
@@ -209,7 +210,10 @@ impl RoomTask {
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
         presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut bot_turn = BotTurn::default();
-        Box::pin(self.commit_now(Game::decide_resume)).await;
+        let timed = self.game.room().clock.is_some() && !self.game.is_over();
+        if timed {
+            Box::pin(self.take_up_clock()).await;
+        }
         loop {
             self.schedule_bot(&mut bot_turn);
             let flag_deadline = self.game.deadline().map(instant_of);
@@ -248,6 +252,9 @@ impl RoomTask {
                 (true, None) => Some(Instant::now()),
                 (true, since) => since,
             };
+        }
+        if timed && let Err(error) = self.store.let_go_of_clock(self.game.id()).await {
+            tracing::warn!(%error, "could not let go of the clock");
         }
         tracing::debug!("room task ends");
     }
@@ -503,6 +510,25 @@ impl RoomTask {
             .await;
         if let Err(error) = result {
             tracing::warn!(%error, "presence not recorded");
+        }
+    }
+
+    /// Takes up a timed game's clock as the task starts. If another live instance keeps it, its
+    /// time has run all along: nothing is given back. Otherwise nobody kept it since the last
+    /// logged event (the server was down, or the instance that kept it died): `resumed`.
+    async fn take_up_clock(&mut self) {
+        let kept_elsewhere = match self.store.keep_clock(self.game.id()).await {
+            Ok(kept) => kept,
+            Err(error) => {
+                // As a single server would: better time given back than a downtime charged.
+                tracing::warn!(%error, "could not ask whether another instance keeps the clock");
+                false
+            }
+        };
+        if kept_elsewhere {
+            tracing::info!("another instance keeps the clock: not resumed");
+        } else {
+            self.commit_now(Game::decide_resume).await;
         }
     }
 

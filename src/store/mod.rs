@@ -211,6 +211,20 @@ pub trait Store: Send + Sync + 'static {
     async fn held_elsewhere(&self, _room: &str, _side: Side) -> Result<bool, StoreError> {
         Ok(false)
     }
+
+    /// Several instances: records that this instance keeps `room`'s clock (its task holds the
+    /// timed room in memory, its timer running) until [`Store::let_go_of_clock`] or its death,
+    /// and answers whether another live instance kept it already: then the clock has run all
+    /// along and taking the game up gives no time back. Of two instances asking at once, one
+    /// hears of the other. With one instance there is no other.
+    async fn keep_clock(&self, _room: &str) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+
+    /// Several instances: this instance no longer keeps `room`'s clock.
+    async fn let_go_of_clock(&self, _room: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// Opens the store a database URL names, applying migrations.

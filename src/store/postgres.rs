@@ -8,8 +8,8 @@
 //! room learn that it moved on (see [`listener`]). The notification carries
 //! only the room id and its new last version; listeners read the events
 //! themselves from the log. Which
-//! players each instance holds connections of is kept in advisory locks
-//! ([`super::presence`]).
+//! players each instance holds connections of, and which timed rooms' clocks
+//! it keeps, is kept in advisory locks ([`super::presence`]).
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -217,6 +217,14 @@ impl Store for PgStore {
 
     async fn held_elsewhere(&self, room: &str, side: Side) -> Result<bool, StoreError> {
         Ok(PresenceLocks::held_anywhere(&self.pool, room, side).await?)
+    }
+
+    async fn keep_clock(&self, room: &str) -> Result<bool, StoreError> {
+        Ok(self.presence.keep_clock(room).await?)
+    }
+
+    async fn let_go_of_clock(&self, room: &str) -> Result<(), StoreError> {
+        Ok(self.presence.let_go_of_clock(room).await?)
     }
 }
 

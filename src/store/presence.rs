@@ -9,6 +9,12 @@
 //! anyone holds one, any other session tries to take the same key
 //! *exclusively* and lets go at once: that fails exactly while a shared
 //! holder exists.
+//!
+//! The same session holds a shared key per timed room whose clock this
+//! instance keeps (its task is in memory and its timer runs). An instance
+//! that loads a timed game being played asks for that key first: if a live
+//! instance keeps the clock, its time has run all along and nothing is to be
+//! given back (no `resumed`, see `crate::room::task`).
 
 use std::collections::HashSet;
 
@@ -28,6 +34,13 @@ fn key(room: &str, side: Side) -> i64 {
     let digest = Sha256::digest(room.as_bytes());
     let high = i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"));
     (high & !1) | i64::from(side == Side::White)
+}
+
+/// The advisory lock key of a room's clock: 64 bits of the SHA-256 of the room id behind a tag,
+/// so that it is no room's presence key (but by a 2^-63 chance).
+fn clock_key(room: &str) -> i64 {
+    let digest = Sha256::digest(format!("clock {room}").as_bytes());
+    i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
 }
 
 /// This instance's presence session and the keys it holds.
@@ -60,7 +73,48 @@ impl PresenceLocks {
     /// changes, makes sure the session still lives: PostgreSQL lets go of a
     /// dead session's keys, and a new session takes them all again.
     pub(super) async fn set(&self, room: &str, side: Side, held: bool) -> Result<(), sqlx::Error> {
-        let key = key(room, side);
+        self.set_key(key(room, side), held).await
+    }
+
+    /// Takes this session's hold on `room`'s clock and answers whether another session held it
+    /// already. The key is first tried exclusively, which succeeds exactly when no other session
+    /// holds it, and held shared before that is let go: of two instances asking at once, one
+    /// hears that the other keeps the clock.
+    pub(super) async fn keep_clock(&self, room: &str) -> Result<bool, sqlx::Error> {
+        let key = clock_key(room);
+        let mut guard = self.session.lock().await;
+        // A session found dead is made again once, as `set_key` does.
+        let mut tries = 2;
+        loop {
+            if guard.connection.is_none() {
+                self.reconnect(&mut guard).await?;
+            }
+            let session = &mut *guard;
+            let take = !session.held.contains(&key);
+            let connection = session.connection.as_mut().expect("connected above");
+            match take_first(connection, key, take).await {
+                Ok(first) => {
+                    session.held.insert(key);
+                    return Ok(!first);
+                }
+                Err(error) => {
+                    session.connection = None;
+                    tries -= 1;
+                    if tries == 0 {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lets go of this session's hold on `room`'s clock.
+    pub(super) async fn let_go_of_clock(&self, room: &str) -> Result<(), sqlx::Error> {
+        self.set_key(clock_key(room), false).await
+    }
+
+    /// Takes (`held`) or lets go of `key` (see [`PresenceLocks::set`]).
+    async fn set_key(&self, key: i64, held: bool) -> Result<(), sqlx::Error> {
         let mut session = self.session.lock().await;
         let changed = if held {
             session.held.insert(key)
@@ -107,6 +161,31 @@ impl PresenceLocks {
     }
 }
 
+/// Tries `key` exclusively, takes it shared (unless `take` is false: the session holds it
+/// already), and lets the exclusive try go: whether the try succeeded, i.e. no other session held
+/// the key. A session's own locks never conflict with its requests, so taking it shared after
+/// the exclusive try does not wait.
+async fn take_first(
+    connection: &mut PgConnection,
+    key: i64,
+    take: bool,
+) -> Result<bool, sqlx::Error> {
+    let first: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+        .bind(key)
+        .fetch_one(&mut *connection)
+        .await?;
+    if take {
+        lock(connection, key).await?;
+    }
+    if first {
+        sqlx::query("SELECT pg_advisory_unlock($1)")
+            .bind(key)
+            .execute(connection)
+            .await?;
+    }
+    Ok(first)
+}
+
 async fn ping(connection: &mut PgConnection) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT 1").execute(connection).await.map(drop)
 }
@@ -140,5 +219,6 @@ mod tests {
             key(room, Side::Black),
             key("ffeeddccbbaa99887766554433221100", Side::Black)
         );
+        assert_ne!(clock_key(room) & !1, key(room, Side::Black));
     }
 }
