@@ -62,6 +62,27 @@ async fn a_side_that_stops_acting_loses_on_time_with_nobody_sending_anything() {
     verify_accepted(&record).await;
 }
 
+/// A timed room shows its clocks from the first look, before the second player comes: each side
+/// its whole time, neither running.
+#[tokio::test]
+async fn the_clocks_show_before_the_second_player_arrives() {
+    let server = server().await;
+    let body = json!({"mode": "online", "side": "black", "clock": {"initial": 60, "increment": 5}});
+    let (status, created) = http(server.addr, "POST", "/api/rooms", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["room"].as_str().unwrap();
+    let black = Client::join(server.addr, room, created["token"].as_str()).await;
+    assert_eq!(black.state["phase"], "waiting");
+    assert_eq!(
+        black.state["clock"],
+        json!({
+            "control": {"initial": 60, "increment": 5},
+            "remaining": {"black": 60_000, "white": 60_000},
+            "running": null,
+        })
+    );
+}
+
 #[tokio::test]
 async fn a_turn_adds_the_increment_and_the_events_carry_both_clocks() {
     let server = server().await;

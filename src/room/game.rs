@@ -416,9 +416,15 @@ impl Game {
     }
 
     fn clock_state(&self, now: UnixMs) -> Option<ClockState> {
+        let control = self.room.clock?;
+        // Before the start each side has its whole time, and neither runs.
+        let whole = Clocks {
+            black: control.initial_ms(),
+            white: control.initial_ms(),
+        };
         Some(ClockState {
-            control: self.clock?.control,
-            remaining: self.clocks_at(now, None)?,
+            control,
+            remaining: self.clocks_at(now, None).unwrap_or(whole),
             running: self.running(),
         })
     }
