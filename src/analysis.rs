@@ -241,6 +241,7 @@ mod tests {
             position: start.into(),
             turn: position.turn(),
             seed_hash: String::new(),
+            client_seeds: None,
             clock: None,
         }];
         for &(value, from) in throws {

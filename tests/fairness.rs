@@ -267,3 +267,76 @@ async fn verify_rejects_a_record_whose_client_seeds_are_out_of_order() {
     other["client_seeds"]["black"] = json!("t");
     verify_rejected(&other).await;
 }
+
+/// A finished online game as stored before client seeds came after `started` (issue 13, item 6):
+/// `started` carries both players' seeds (`b-old`, `w-old`), and there is no `client-seed` event.
+const LEGACY_RECORD: &str = include_str!("fixtures/legacy-record.json");
+
+/// Such a record still verifies (its throws are computed with the seeds `started` carried) and
+/// says its order is the legacy one; with other seeds in `started` its throws do not verify.
+#[tokio::test]
+async fn a_record_from_before_client_seeds_came_after_started_verifies_as_legacy() {
+    let legacy: Value = serde_json::from_str(LEGACY_RECORD).unwrap();
+    let verdict = verify_accepted(&legacy).await;
+    assert_eq!(verdict["order"], "legacy", "{verdict}");
+    assert!(verdict["throws"].as_u64().unwrap() >= 6, "{verdict}");
+
+    let mut other = legacy.clone();
+    other["events"][0]["d"]["client_seeds"]["white"] = json!("w-other");
+    other["client_seeds"]["white"] = json!("w-other");
+    verify_rejected(&other).await;
+
+    let current = created_and_finished_local_game().await;
+    let verdict = verify_accepted(&current).await;
+    assert_eq!(verdict.get("order"), None, "{verdict}");
+}
+
+/// A game stored by a server from before (its seats' `*_client_seed` columns held the client
+/// seeds then) is served by the record endpoint as it was, with the client seeds of its
+/// `started`, and verifies.
+#[tokio::test]
+async fn the_record_endpoint_serves_a_legacy_game_that_verifies() {
+    let legacy: Value = serde_json::from_str(LEGACY_RECORD).unwrap();
+    let server = TestServer::start().await;
+    let events: Vec<senet::store::StoredEvent> = legacy["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| senet::store::StoredEvent {
+            v: e["v"].as_u64().unwrap(),
+            at: e["at"].as_i64().unwrap(),
+            kind: e["t"].as_str().unwrap().to_string(),
+            data: e["d"].to_string(),
+        })
+        .collect();
+    let seed = senet::fairness::parse_seed(legacy["seed"].as_str().unwrap()).unwrap();
+    let row = senet::store::RoomRow {
+        id: legacy["room"].as_str().unwrap().to_string(),
+        mode: senet::protocol::Mode::Online,
+        seed,
+        created_at: events[0].at,
+        black: Some(seat("black token", "b-old")),
+        white: Some(seat("white token", "w-old")),
+        clock: None,
+    };
+    server
+        .rooms
+        .store()
+        .create_room(&row, &events)
+        .await
+        .unwrap();
+    let served = record(server.addr, &row.id).await;
+    assert_eq!(served, legacy);
+    verify_accepted(&served).await;
+}
+
+/// A local game of today's kind, with a client seed, finished by resignation: its record.
+async fn created_and_finished_local_game() -> Value {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "local", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let mut both = Client::join(server.addr, room, created["token"].as_str()).await;
+    both.ok("seed", json!({"client_seed": "s"})).await;
+    throw_then_resign(&mut both).await;
+    record(server.addr, room).await
+}

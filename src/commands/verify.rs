@@ -10,7 +10,9 @@
 //! what the rules make of them, a `timeout` must come after the side's time
 //! really ran out, and no throw, move or other end may come after it did.
 //! A hint (practice rooms) must be the engine's move for its throw; the
-//! verdict counts them.
+//! verdict counts them. A game stored before client seeds came after
+//! `started` has them in `started`: its throws are checked with those, and the
+//! verdict says `"order": "legacy"` (nothing shows the seed was drawn first).
 //! Prints a JSON verdict; exit status 0 when consistent, 1 with the first
 //! inconsistency, 2 for unreadable input.
 
@@ -98,7 +100,7 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
     let result = game
         .result()
         .ok_or("the record ends before the game is over")?;
-    Ok(json!({
+    let mut verdict = json!({
         "consistent": true,
         "room": record.room,
         "throws": replay.throws,
@@ -106,7 +108,11 @@ pub fn verify(record: &Record) -> Result<serde_json::Value, String> {
         "hints": replay.hints,
         "winner": result.winner,
         "reason": result.reason,
-    }))
+    });
+    if replay.legacy_order {
+        verdict["order"] = json!("legacy");
+    }
+    Ok(verdict)
 }
 
 /// What the replay expects next, and what it counted.
@@ -118,6 +124,8 @@ struct Replay {
     moves: u32,
     /// Hints shown (practice rooms): a game played with help says so.
     hints: u32,
+    /// Whether `started` carried the client seeds (a game stored before they came after it).
+    legacy_order: bool,
 }
 
 impl Replay {
@@ -129,8 +137,18 @@ impl Replay {
         seed_hex: &str,
     ) -> Result<(), String> {
         match event {
-            Event::Started { .. } => {
-                let expected = game.decide_start(at).events.into_iter().next();
+            Event::Started { client_seeds, .. } => {
+                let mut expected = game.decide_start(at).events.into_iter().next();
+                // A log from before client seeds came after `started` carries them there: the
+                // throws use them, but the order proves nothing.
+                if let Some(Event::Started {
+                    client_seeds: legacy,
+                    ..
+                }) = &mut expected
+                {
+                    legacy.clone_from(client_seeds);
+                }
+                self.legacy_order |= client_seeds.is_some();
                 if expected.as_ref() != Some(event) {
                     return Err(format!("expected {expected:?}"));
                 }

@@ -45,6 +45,28 @@ pub struct ClientSeeds {
     pub white: String,
 }
 
+impl ClientSeeds {
+    /// Takes what a logged event sets: one side's `client-seed`, or both from a legacy `started`
+    /// (see [`Event::Started`]).
+    pub fn set_by(&mut self, event: &Event) {
+        match event {
+            Event::ClientSeed {
+                side: Side::Black,
+                client_seed,
+            } => self.black.clone_from(client_seed),
+            Event::ClientSeed {
+                side: Side::White,
+                client_seed,
+            } => self.white.clone_from(client_seed),
+            Event::Started {
+                client_seeds: Some(legacy),
+                ..
+            } => self.clone_from(legacy),
+            _ => {}
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Presence {
     pub connected: bool,
@@ -126,6 +148,11 @@ pub enum Event {
         position: String,
         turn: Side,
         seed_hash: String,
+        /// Only in logs from before client seeds came after `started` (issue 13, item 6): both
+        /// players' seeds, which the server had learnt before it logged `seed_hash`. Read when
+        /// such a log is replayed, never written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_seeds: Option<ClientSeeds>,
         /// The time control of a timed game.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock: Option<TimeControl>,
@@ -295,6 +322,7 @@ mod tests {
                 position: String::new(),
                 turn: side,
                 seed_hash: String::new(),
+                client_seeds: None,
                 clock: None,
             },
             EventKind::ClientSeed => Event::ClientSeed {

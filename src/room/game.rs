@@ -317,6 +317,7 @@ impl Game {
             position: Position::start().to_string(),
             turn: Position::start().turn(),
             seed_hash: self.room.seed_hash.clone(),
+            client_seeds: None,
             clock: self.room.clock,
         });
     }
@@ -482,7 +483,14 @@ impl Game {
             self.hint = None;
         }
         match event {
-            Event::Started { clock, .. } => {
+            Event::Started {
+                clock,
+                client_seeds,
+                ..
+            } => {
+                if client_seeds.is_some() {
+                    Arc::make_mut(&mut self.client_seeds).set_by(event);
+                }
                 self.stage = Stage::Roll;
                 self.turn_began = at;
                 self.clock = clock.map(|control| Clock {
@@ -491,13 +499,7 @@ impl Game {
                     since: at,
                 });
             }
-            Event::ClientSeed { side, client_seed } => {
-                let seeds = Arc::make_mut(&mut self.client_seeds);
-                match side {
-                    Side::Black => seeds.black.clone_from(client_seed),
-                    Side::White => seeds.white.clone_from(client_seed),
-                }
-            }
+            Event::ClientSeed { .. } => Arc::make_mut(&mut self.client_seeds).set_by(event),
             Event::Rolled { sticks, .. } => {
                 self.throws += 1;
                 self.stage = Stage::Move {

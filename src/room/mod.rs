@@ -661,17 +661,13 @@ fn new_seat() -> (String, Sitter) {
     (token, sitter)
 }
 
-/// The client seeds a log sets: the last `client-seed` of each side.
+/// The client seeds a log sets: the last `client-seed` of each side (or, in a log from before
+/// those, the ones `started` carried).
 fn client_seeds(events: &[StoredEvent]) -> Result<ClientSeeds, StoreError> {
-    let kind: &str = EventKind::ClientSeed.into();
+    let kinds: [&str; 2] = [EventKind::ClientSeed.into(), EventKind::Started.into()];
     let mut seeds = ClientSeeds::default();
-    for stored in events.iter().filter(|e| e.kind == kind) {
-        if let Event::ClientSeed { side, client_seed } = decode(stored)? {
-            match side {
-                Side::Black => seeds.black = client_seed,
-                Side::White => seeds.white = client_seed,
-            }
-        }
+    for stored in events.iter().filter(|e| kinds.contains(&e.kind.as_str())) {
+        seeds.set_by(&decode(stored)?);
     }
     Ok(seeds)
 }
