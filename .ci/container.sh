@@ -19,7 +19,7 @@ url=http://127.0.0.1:$port
 work=$(mktemp -d /var/tmp/senet-container.XXXXXX)
 # What the checks start, removed however the script ends.
 cleanup() {
-    podman rm --force --time 0 senet-ci senet-ci-2 >/dev/null 2>&1 || true
+    podman rm --force --volumes --time 0 senet-ci senet-ci-2 >/dev/null 2>&1 || true
     podman volume rm --force senet-ci-data >/dev/null 2>&1 || true
     compose down --volumes --timeout 0 >/dev/null 2>&1 || true
     rm -rf "$work"
@@ -27,7 +27,20 @@ cleanup() {
 trap cleanup EXIT
 
 ok() { printf 'ok: %s\n' "$*"; }
-fail() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
+fail() {
+    printf 'FAILED: %s\n' "$*" >&2
+    show_logs >&2
+    exit 1
+}
+# The last lines of every container this script started that still exists: what a failure
+# needs to be understood, since the cleanup removes them.
+show_logs() {
+    local name
+    for name in $(podman ps --all --format '{{.Names}}' | grep -E '^(senet-ci|senetci_)' || true); do
+        printf -- '--- podman logs %s (last 40 lines)\n' "$name"
+        podman logs --tail 40 "$name" 2>&1 | grep -v 'systemd connection' || true
+    done
+}
 # Runs a command with its output in $work/<name>.log, shown only if it fails.
 logged() {
     local log="$work/$1.log"
@@ -82,13 +95,15 @@ make_rust_base() {
     ok "base $name made from $sysroot"
 }
 
-# Waits up to 30 s for a URL to answer 200.
+# Waits up to $2 seconds (default 60: a first start on a loaded machine is slow) for a URL to
+# answer 200.
 wait_for() {
-    for _ in $(seq 60); do
+    local patience=${2:-60}
+    for _ in $(seq $((patience * 2))); do
         curl -fsS -o /dev/null "$1" 2>/dev/null && return
         sleep 0.5
     done
-    fail "$1 did not answer within 30 s"
+    fail "$1 did not answer within $patience s"
 }
 
 # The stack of deploy/docker-compose.yml, under a project name of its own.
@@ -106,12 +121,14 @@ make_postgres_base() {
     ok "base $name made from Debian's postgresql package"
 }
 
-# The WebSockets open on compose container $1, from its metrics, read at its address on the
-# compose network (the image has no HTTP client to run inside it).
+# The WebSockets open on compose container $1, from its metrics (the image has no HTTP client
+# to run inside it).
 open_sockets() {
-    local address
-    address=$(podman inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1")
-    sed -n 's/^senet_connections_open \([0-9]*\).*/\1/p' <<<"$(curl -fsS "http://$address:8080/metrics")"
+    sed -n 's/^senet_connections_open \([0-9]*\).*/\1/p' <<<"$(curl -fsS "$(instance_url "$1")/metrics")"
+}
+# Compose container $1's own URL, at its address on the compose network.
+instance_url() {
+    echo "http://$(podman inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"):8080"
 }
 
 # Whether a reconnection ($2) found the game where the player left it ($1): the same position,
@@ -221,12 +238,16 @@ check_compose() {
     # podman before 4.6 cannot wait for a healthy container, and podman-compose then ignores
     # `condition: service_healthy`: wait for PostgreSQL here, with the compose file's check.
     logged compose-up-postgres compose up --detach postgres
-    for _ in $(seq 60); do
+    # Its first start runs initdb, which took over 30 s at load 9.
+    for _ in $(seq 240); do
         podman healthcheck run senetci_postgres_1 >/dev/null 2>&1 && break
         sleep 0.5
     done
     podman healthcheck run senetci_postgres_1 >/dev/null || fail "PostgreSQL is not healthy"
     logged compose-up compose up --detach
+    # Both instances, not just the one nginx asks first: the game may be routed to either.
+    wait_for "$(instance_url senetci_senet1_1)/readyz"
+    wait_for "$(instance_url senetci_senet2_1)/readyz"
     wait_for "$front/readyz"
     ok "compose stack up in $((SECONDS - started)) s: $(podman ps --filter label=io.podman.compose.project=senetci --format '{{.Names}}' | sort | xargs)"
 
@@ -259,8 +280,14 @@ check_compose() {
     ok "game finished through nginx on the other instance at version $(field "$resumed" v): $(field "$resumed" result)"
 }
 
+# `.ci/container.sh compose`: only the compose stack, on an image already built.
 main() {
     local started=$SECONDS release
+    if [ "${1:-}" = compose ]; then
+        check_compose
+        ok "compose checks done in $((SECONDS - started)) s"
+        return
+    fi
     install_packages
     release=$(dockerfile_arg Dockerfile DEBIAN_RELEASE)
     make_debian_base "$release"

@@ -48,7 +48,8 @@ class Socket:
 
     def __init__(self, url, path):
         parts = urlsplit(url)
-        self.sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=30)
+        # Generous: a server's first start on a loaded machine is slow.
+        self.sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=60)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall(
             (
