@@ -97,6 +97,12 @@ pub struct Config {
     #[command(flatten)]
     pub edge: EdgeSettings,
 
+    /// Seconds shutdown (SIGTERM) waits for connections and rooms to close; past it, the
+    /// process exits with whatever is left (every event a client saw is committed already).
+    /// Keep it below the container's stop timeout (10 s by default), which ends in SIGKILL.
+    #[arg(long, env = "SENET_SHUTDOWN_GRACE", default_value = "8", value_parser = parse_positive_seconds)]
+    pub shutdown_grace: Duration,
+
     /// Log lines as human-readable text or as JSON objects.
     #[arg(long, env = "SENET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -126,6 +132,7 @@ impl Config {
             metrics_listen: None,
             connections: ConnectionSettings::default(),
             edge: EdgeSettings::default(),
+            shutdown_grace: Duration::from_secs(8),
             log_format: LogFormat::Text,
         }
     }

@@ -1,6 +1,7 @@
 //! Operating the server, end to end on real sockets and real SQLite files: the origin check,
 //! the connection caps, dropping a client that stops reading, `/metrics`, `/readyz`, `senet healthcheck`, JSON logs carrying the
-//! room id, a restart on SIGTERM that players come back from, and a small load run.
+//! room id, a restart on SIGTERM that players come back from, a shutdown bounded by its grace,
+//! and a small load run.
 
 mod common;
 
@@ -302,6 +303,35 @@ async fn sigterm_closes_with_1012_and_players_resume_after_the_restart() {
             .any(|line| line["span"]["room"] == room.as_str())
     );
     assert!(!log.contains(&black_token) && !log.contains(&white_token));
+}
+
+/// A client that sends half a request and waits: hyper's graceful close waits for that
+/// request (up to the header timeout, an hour here), the grace does not.
+#[tokio::test]
+async fn sigterm_exits_within_the_grace_while_a_request_hangs_half_sent() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("senet.db");
+    let server = ChildServer::start(
+        &database,
+        &["--header-read-timeout", "3600", "--shutdown-grace", "1"],
+    )
+    .await;
+    let mut hanging = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    hanging
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: senet\r\n")
+        .await
+        .unwrap();
+    // The connection is accepted and its headers are being read before the signal.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let started = std::time::Instant::now();
+    let status = server.terminate().await;
+    assert!(status.success(), "{status}");
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "exited after {took:?}");
+    let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
+    assert!(log.contains("shutdown grace is over"), "{log}");
 }
 
 #[tokio::test]

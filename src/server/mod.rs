@@ -3,7 +3,9 @@
 //!
 //! Shutdown (SIGTERM, Ctrl-C or a cancelled token): stop accepting, close
 //! every WebSocket with 1012, let room tasks finish the command they are
-//! writing, then return. Everything a client saw was committed before.
+//! writing, then return; after `--shutdown-grace` return anyway, so a peer that never finishes
+//! its request cannot keep the process up until the orchestrator's SIGKILL. Everything a client
+//! saw was committed before.
 //!
 //! [`limits`] and [`origin`] decide which WebSocket handshakes proceed (connection caps, the
 //! page's origin) and size the sockets; [`ops`] answers `/readyz` and `/metrics`.
@@ -119,6 +121,9 @@ pub struct Server {
     state: AppState,
     edge: Arc<edge::Edge>,
     request_timeout: Duration,
+    /// How long [`Server::run`] waits for connections and rooms after shutdown: a peer that
+    /// never finishes its request must not keep the process alive until SIGKILL.
+    shutdown_grace: Duration,
 }
 
 impl Server {
@@ -171,6 +176,7 @@ impl Server {
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,
+            shutdown_grace: config.shutdown_grace,
         })
     }
 
@@ -188,10 +194,11 @@ impl Server {
         &self.state.rooms
     }
 
-    /// Serves until the shutdown token is cancelled, then drains.
+    /// Serves until the shutdown token is cancelled, then drains for at most the grace.
     pub async fn run(self) -> anyhow::Result<()> {
         let shutdown = self.state.shutdown.clone();
         let tracker = self.state.tracker.clone();
+        let grace = self.shutdown_grace;
         let public = app(
             self.state.clone(),
             self.request_timeout,
@@ -219,7 +226,13 @@ impl Server {
         );
         tokio::join!(public, metrics);
         tracker.close();
-        tracker.wait().await;
+        if tokio::time::timeout(grace, tracker.wait()).await.is_err() {
+            tracing::warn!(
+                tasks = tracker.len(),
+                ?grace,
+                "shutdown grace is over: exiting with connections or rooms still open"
+            );
+        }
         Ok(())
     }
 }
