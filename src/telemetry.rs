@@ -43,9 +43,12 @@ pub const DB_APPEND_LATENCY: &str = "senet_db_append_seconds";
 pub const AI_DECISION_TIME: &str = "senet_ai_decision_seconds";
 /// Analysing one finished game, on its first request (histogram, seconds).
 pub const ANALYSIS_TIME: &str = "senet_analysis_seconds";
-/// From a seek's post arriving to its `seek` frame handed to the lobby sockets: the server's
-/// part of the time until a seek appears in every lobby (histogram, seconds).
+/// From a seek's post arriving to its answer: the seek is listed, not yet sent to anyone
+/// (histogram, seconds).
 pub const SEEK_POST_LATENCY: &str = "senet_seek_post_seconds";
+/// From a seek's post arriving to the batch that carries it handed to the lobby sockets: the
+/// server's part of the time until a seek appears in every lobby (histogram, seconds).
+pub const SEEK_SHOWN_LATENCY: &str = "senet_seek_shown_seconds";
 
 /// Label keys used with the metrics above.
 pub const LABEL_MODE: &str = "mode";
@@ -174,7 +177,12 @@ fn describe() {
     describe_histogram!(
         SEEK_POST_LATENCY,
         Unit::Seconds,
-        "From a seek's post arriving to its frame handed to the lobby sockets."
+        "From a seek's post arriving to its answer."
+    );
+    describe_histogram!(
+        SEEK_SHOWN_LATENCY,
+        Unit::Seconds,
+        "From a seek's post arriving to the batch carrying it handed to the lobby sockets."
     );
     gauge!(CONNECTIONS_OPEN).set(0.0);
     gauge!(TCP_CONNECTIONS_OPEN).set(0.0);

@@ -5,8 +5,9 @@
 mod common;
 mod postgres_support;
 
+use std::collections::HashSet;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::{Client, PATIENCE, TestServer, http};
 use futures_util::{SinkExt, StreamExt};
@@ -53,18 +54,37 @@ impl Lobby {
         }
     }
 
-    /// Reads frames until one of type `t` about `room` arrives.
-    async fn wait_for(&mut self, t: &str, room: &str) -> Value {
+    /// Reads frames until `pick` finds something in one.
+    async fn wait_until(&mut self, pick: impl Fn(&Value) -> Option<Value>) -> Value {
         loop {
-            let frame = self.next().await;
-            let about = frame["d"]["room"].as_str() == Some(room)
-                || frame["d"]["games"]
-                    .as_array()
-                    .is_some_and(|games| games.iter().any(|g| g["room"] == room));
-            if frame["t"] == t && about {
-                return frame;
+            if let Some(found) = pick(&self.next().await) {
+                return found;
             }
         }
+    }
+
+    /// The seek `room` as a `changes` frame adds it.
+    async fn added(&mut self, room: &str) -> Value {
+        self.wait_until(|frame| changed(frame, "added", room)).await
+    }
+
+    /// `{"room", "why"}` as a `changes` frame takes `room` off the list.
+    async fn gone(&mut self, room: &str) -> Value {
+        self.wait_until(|frame| changed(frame, "gone", room)).await
+    }
+
+    /// The games in progress, once a `changes` frame lists `room` among them.
+    async fn games_with(&mut self, room: &str) -> Value {
+        self.wait_until(|frame| changed(frame, "games", room).map(|_| frame["d"]["games"].clone()))
+            .await
+    }
+
+    /// Reads frames until one of type `t` about `room` arrives.
+    async fn wait_for(&mut self, t: &str, room: &str) -> Value {
+        self.wait_until(|frame| {
+            (frame["t"] == t && frame["d"]["room"] == room).then(|| frame.clone())
+        })
+        .await
     }
 
     async fn send(&mut self, frame: Value) {
@@ -78,6 +98,15 @@ impl Lobby {
         let seeks = self.first["d"]["seeks"].as_array().unwrap();
         seeks.iter().any(|seek| seek["room"] == room)
     }
+}
+
+/// The entry about `room` in the `part` (`added`, `gone`, `games`) of a `changes` frame.
+fn changed(frame: &Value, part: &str, room: &str) -> Option<Value> {
+    if frame["t"] != "changes" {
+        return None;
+    }
+    let entries = frame["d"][part].as_array()?;
+    entries.iter().find(|entry| entry["room"] == room).cloned()
 }
 
 async fn post_seek(addr: SocketAddr, body: Value) -> Value {
@@ -117,9 +146,9 @@ async fn a_seek_appears_on_another_lobby_socket_and_disappears_when_taken() {
     let created = post_seek(server.addr, body).await;
     let room = room_of(&created);
     assert_eq!(created["seat"], "black");
-    let seek = watcher.wait_for("seek", &room).await;
-    assert_eq!(seek["d"]["side"], "black");
-    assert_eq!(seek["d"]["clock"], three_plus_two());
+    let seek = watcher.added(&room).await;
+    assert_eq!(seek["side"], "black");
+    assert_eq!(seek["clock"], three_plus_two());
     // Nothing private is listed.
     assert!(!seek.to_string().contains("ann"), "{seek}");
     assert!(Lobby::open(server.addr).await.lists(&room));
@@ -130,14 +159,14 @@ async fn a_seek_appears_on_another_lobby_socket_and_disappears_when_taken() {
         (taken["room"].as_str(), &taken["seat"]),
         (Some(room.as_str()), &json!("white"))
     );
-    let gone = watcher.wait_for("seek-gone", &room).await;
-    assert_eq!(gone["d"]["why"], "taken");
+    let gone = watcher.gone(&room).await;
+    assert_eq!(gone["why"], "taken");
     assert!(!Lobby::open(server.addr).await.lists(&room));
     assert_eq!(summary(server.addr, &room).await["status"], "playing");
 
     // The game is listed among the games in progress, and a spectator may watch it.
-    let games = watcher.wait_for("games", &room).await;
-    let game = &games["d"]["games"][0];
+    let games = watcher.games_with(&room).await;
+    let game = &games[0];
     assert_eq!(
         (&game["clock"], &game["moves"]),
         (&three_plus_two(), &json!(0))
@@ -145,6 +174,49 @@ async fn a_seek_appears_on_another_lobby_socket_and_disappears_when_taken() {
     let spectator = Client::join(server.addr, &room, None).await;
     assert_eq!(spectator.seat, "spectator");
     assert_eq!(spectator.state["phase"], "roll");
+    server.stop().await;
+}
+
+/// Posts wait for nobody: with many lobby sockets open that never read a frame, every post of
+/// a burst is answered at once, and a socket that reads hears the whole burst in a few batched
+/// frames, not one frame per seek.
+#[tokio::test]
+async fn posts_are_answered_at_once_while_many_lobby_sockets_do_not_read() {
+    const IDLE_SOCKETS: usize = 200;
+    const SEEKS: usize = 60;
+    let server = TestServer::start_with(|config| {
+        config.max_seeks_per_address = 0;
+        config.connections.max_connections_per_address = 0;
+    })
+    .await;
+    let url = format!("ws://{}/ws/lobby", server.addr);
+    let mut idle = Vec::new();
+    for _ in 0..IDLE_SOCKETS {
+        idle.push(tokio_tungstenite::connect_async(&url).await.unwrap().0);
+    }
+    let mut watcher = Lobby::open(server.addr).await;
+    let posts = (0..SEEKS).map(|n| async move {
+        let sent = Instant::now();
+        let body = json!({"visitor": format!("v{n}")});
+        let room = room_of(&post_seek(server.addr, body).await);
+        (room, sent.elapsed())
+    });
+    let answered = futures_util::future::join_all(posts).await;
+    let slowest = answered.iter().map(|(_, took)| *took).max().unwrap();
+    assert!(slowest < Duration::from_secs(3), "a post took {slowest:?}");
+
+    let mut unheard: HashSet<String> = answered.into_iter().map(|(room, _)| room).collect();
+    let mut frames = 0;
+    while !unheard.is_empty() {
+        let frame = watcher.next().await;
+        assert_eq!(frame["t"], "changes", "{frame}");
+        frames += 1;
+        for seek in frame["d"]["added"].as_array().unwrap() {
+            unheard.remove(seek["room"].as_str().unwrap());
+        }
+    }
+    assert!(frames <= SEEKS / 4, "{SEEKS} seeks came in {frames} frames");
+    drop(idle);
     server.stop().await;
 }
 
@@ -195,8 +267,8 @@ async fn a_seek_whose_creators_lobby_socket_closes_is_withdrawn() {
     assert!(Lobby::open(server.addr).await.lists(&room));
 
     drop(creator);
-    let gone = watcher.wait_for("seek-gone", &room).await;
-    assert_eq!(gone["d"]["why"], "withdrawn");
+    let gone = watcher.gone(&room).await;
+    assert_eq!(gone["why"], "withdrawn");
     let (status, refused) = take(server.addr, &room).await;
     assert_eq!((status, &refused["error"]), (409, &json!("seek_taken")));
     server.stop().await;
@@ -208,14 +280,16 @@ async fn a_seek_is_cancelled_with_its_token_only() {
     let mut watcher = Lobby::open(server.addr).await;
     let created = post_seek(server.addr, json!({})).await;
     let room = room_of(&created);
+    // Seen listed first: a seek cancelled within one flush of its post is never sent at all.
+    watcher.added(&room).await;
     let path = format!("/api/seeks/{room}");
     let (status, refused) = http(server.addr, "DELETE", &path, Some(json!({"token": "x"}))).await;
     assert_eq!((status, &refused["error"]), (403, &json!("bad_token")));
     let token = created["token"].clone();
     let (status, _) = http(server.addr, "DELETE", &path, Some(json!({"token": token}))).await;
     assert_eq!(status, 204);
-    let gone = watcher.wait_for("seek-gone", &room).await;
-    assert_eq!(gone["d"]["why"], "cancelled");
+    let gone = watcher.gone(&room).await;
+    assert_eq!(gone["why"], "cancelled");
     let (status, again) = http(server.addr, "DELETE", &path, Some(json!({"token": token}))).await;
     assert_eq!((status, &again["error"]), (409, &json!("seek_taken")));
     server.stop().await;
@@ -291,14 +365,14 @@ async fn two_visitors_on_two_instances_pair_and_play(url: String) {
     let first = pair(one.addr, "hal", BLITZ).await;
     assert_eq!(first["paired"], false);
     let room = room_of(&first);
-    watcher.wait_for("seek", &room).await;
+    watcher.added(&room).await;
     let second = pair(two.addr, "ida", BLITZ).await;
     assert_eq!(
         (room_of(&second), &second["paired"]),
         (room.clone(), &json!(true))
     );
-    let gone = watcher.wait_for("seek-gone", &room).await;
-    assert_eq!(gone["d"]["why"], "taken");
+    let gone = watcher.gone(&room).await;
+    assert_eq!(gone["why"], "taken");
 
     let mut players = Vec::new();
     for (addr, answer) in [(one.addr, &first), (two.addr, &second)] {

@@ -1,8 +1,9 @@
 //! `senet loadgen --lobby-sockets N --rate R`: N lobby sockets (`/ws/lobby`) held open while
-//! seeks are posted at R per second, each taken as soon as its post is answered. For every seek
-//! and every socket it measures the time from sending the post to that socket receiving the
-//! seek's `seek` frame, and reports its percentiles over all (seek, socket) pairs and over the
-//! seeks' last sockets (the time until the seek was on every socket).
+//! seeks are posted at R per second, each taken [`TAKE_AFTER`] after its post is answered. For
+//! every seek and every socket it measures the time from sending the post to that socket
+//! receiving the `changes` frame that adds the seek, and reports its percentiles over all
+//! (seek, socket) pairs and over the seeks' last sockets (the time until the seek was on every
+//! socket).
 //!
 //! With several `--url` targets (instances on one PostgreSQL), the sockets and the posts go to
 //! them in turn, so a seek travels from the instance it was posted on to every other.
@@ -28,6 +29,9 @@ use super::stats::Latency;
 
 /// How long the sockets keep listening after the last post, for its frames to arrive.
 const SETTLE: Duration = Duration::from_secs(2);
+/// How long a seek stays open before it is taken. Longer than the lobby's flush interval: a
+/// seek posted and taken within one interval is never sent, so there would be nothing to time.
+const TAKE_AFTER: Duration = Duration::from_secs(1);
 
 /// One lobby run's settings.
 #[derive(Debug, Clone)]
@@ -48,7 +52,9 @@ pub struct LobbyReport {
     pub seconds: f64,
     pub seeks_posted: u64,
     pub seeks_taken: u64,
-    /// `seek` frames received for the seeks posted in the run.
+    /// Frames received on all sockets, of any kind after the first.
+    pub frames: u64,
+    /// Seeks added by `changes` frames, for the seeks posted in the run.
     pub deliveries: u64,
     /// (seek, socket) pairs that never arrived: sockets × posted − deliveries.
     pub missed: u64,
@@ -71,6 +77,7 @@ struct Posted {
 /// What one socket heard: (seek number, microseconds) and those not yet settled.
 #[derive(Default)]
 struct Heard {
+    frames: u64,
     latencies: Vec<(usize, u32)>,
     unsettled: Vec<(String, Instant)>,
 }
@@ -129,10 +136,11 @@ pub async fn run_lobby(targets: &[BaseUrl], load: &LobbyLoad) -> LobbyReport {
     }
     tokio::time::sleep(SETTLE).await;
     stop.cancel();
-    let mut all = Vec::new();
+    let (mut all, mut frames) = (Vec::new(), 0);
     while let Some(heard) = listeners.join_next().await {
         if let Ok(mut heard) = heard {
             heard.settle(&posted);
+            frames += heard.frames;
             all.extend(heard.latencies);
         }
     }
@@ -158,6 +166,7 @@ pub async fn run_lobby(targets: &[BaseUrl], load: &LobbyLoad) -> LobbyReport {
         seconds,
         seeks_posted,
         seeks_taken,
+        frames,
         deliveries,
         missed: (sockets as u64 * seeks_posted).saturating_sub(deliveries),
         errors: errors.values().sum(),
@@ -181,7 +190,7 @@ async fn connect(url: String) -> Result<Socket, String> {
     Ok(socket)
 }
 
-/// Reads one socket until `stop`, noting when each `seek` frame arrives.
+/// Reads one socket until `stop`, noting when each seek is added.
 async fn listen(mut socket: Socket, posted: Arc<Mutex<Posted>>, stop: CancellationToken) -> Heard {
     let mut heard = Heard::default();
     loop {
@@ -194,24 +203,26 @@ async fn listen(mut socket: Socket, posted: Arc<Mutex<Posted>>, stop: Cancellati
             continue;
         };
         let at = Instant::now();
-        // Only `seek` frames are timed; reading the type first skips the rest cheaply.
-        if !text.starts_with(r#"{"t":"seek","#) {
+        heard.frames += 1;
+        // Only frames that add seeks are timed; reading the start first skips the rest cheaply.
+        if !text.starts_with(r#"{"t":"changes","d":{"added":[{"#) {
             continue;
         }
         let Ok(frame) = serde_json::from_str::<Value>(&text) else {
             continue;
         };
-        if let Some(room) = frame["d"]["room"].as_str() {
+        let added = frame["d"]["added"].as_array().into_iter().flatten();
+        for room in added.filter_map(|seek| seek["room"].as_str()) {
             heard.unsettled.push((room.to_string(), at));
-            heard.settle(&posted);
         }
+        heard.settle(&posted);
     }
     let _ = socket.close(None).await;
     heard
 }
 
-/// Posts a seek every 1/rate seconds for the duration, each taken once its post is answered;
-/// returns (posted, taken, errors).
+/// Posts a seek every 1/rate seconds for the duration, each taken [`TAKE_AFTER`] after its post
+/// is answered; returns (posted, taken, errors).
 async fn post_and_take(
     clients: &[JsonClient],
     load: &LobbyLoad,
@@ -235,6 +246,7 @@ async fn post_and_take(
                 .expect("never poisoned")
                 .by_room
                 .insert(room.clone(), (n, sent));
+            tokio::time::sleep(TAKE_AFTER).await;
             let path = format!("/api/seeks/{room}/take");
             http.post::<Value>(&path, "{}".into()).await.map(drop)
         });

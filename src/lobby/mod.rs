@@ -10,18 +10,21 @@
 //! pairings; whoever finds none posts a seek and asks again, so two visitors who ask at once end
 //! up in one game instead of both waiting (see `store::seeks`).
 //!
-//! The live list: every instance keeps all open seeks in memory (their number is capped) and
-//! sends each change to its lobby sockets as a frame serialized once. A change made here is
-//! applied at once; on PostgreSQL every change also comes back (and reaches the other
-//! instances) as a notification on the store's channel, which is applied only if it changes the
-//! list, so each change is sent once. After the listener may have missed some (`Resync`), the
-//! list is read again and the difference sent.
+//! The live list: every instance keeps all open seeks in memory (their number is capped). A
+//! change made here is applied at once, and the post, take or cancel that made it is answered
+//! without waiting for anyone to hear of it: the change is noted in a [`batch::Batch`], and
+//! every [`FLUSH_EVERY`] the batch goes to all lobby sockets as one frame serialized once (a
+//! seek posted and taken within one interval is never sent). On PostgreSQL every change also
+//! comes back (and reaches the other instances) as a notification on the store's channel, which
+//! is applied only if it changes the list, so each change is sent once. After the listener may
+//! have missed some (`Resync`), the list is read again and the difference sent.
 //!
 //! A seek lives while its creator's page does: the page's lobby socket `hold`s it, and each
 //! instance renews the seeks its sockets hold every [`TICK`]; one not renewed for `grace` (the
 //! page closed, or never held it) is withdrawn by whichever instance sweeps first. The games in
 //! progress are the taken seeks whose game has not ended, read again every [`GAMES_EVERY`] (within
-//! [`GAMES_SOON`] when a seek is taken) and sent as a whole when they changed.
+//! [`GAMES_SOON`] when a seek is taken) and sent as a whole, with the next batch, when they
+//! changed.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -39,6 +42,13 @@ use crate::room::{NewRoom, RoomError, Rooms, Seats, now_ms};
 use crate::secrets::hash_token;
 use crate::store::{Pairing, SeekCaps, SeekChange, SeekRow, Store, StoreError, Subscription};
 
+mod batch;
+use batch::{Batch, Flushed};
+
+/// How often the lobby's changes are sent: a page hears of a seek within this (plus the
+/// network), and each socket gets at most this many frames a second. Measured in
+/// docs/PERFORMANCE.md ("The lobby under load").
+pub const FLUSH_EVERY: Duration = Duration::from_millis(250);
 /// How often held seeks are renewed and unrenewed ones withdrawn.
 pub const TICK: Duration = Duration::from_secs(1);
 /// How often the games in progress are read again.
@@ -51,8 +61,9 @@ pub const MAX_OPEN_SEEKS: u32 = 10_000;
 pub const PAGE: usize = 50;
 /// Games in progress listed (the most recently started).
 pub const GAMES: u32 = 50;
-/// Frames a lobby socket may fall behind before it gets the whole list again.
-const FRAME_BUFFER: usize = 1024;
+/// Frames a lobby socket may fall behind (4 s of flushes) before it gets the whole list again:
+/// a slow socket costs one fresh list, not a queue of every change it missed.
+const FRAME_BUFFER: usize = 16;
 /// Longest visitor id accepted, in characters.
 const MAX_VISITOR: usize = 64;
 
@@ -103,8 +114,8 @@ pub struct Lobby {
 struct Inner {
     rooms: Rooms,
     config: LobbyConfig,
-    /// The open seeks and the frames that tell of their changes: one lock, so a socket's
-    /// snapshot and its subscription to the changes after it are taken together.
+    /// The open seeks, the changes not yet sent and the frames that tell of them: one lock,
+    /// so a socket's snapshot and its subscription to the changes after it are taken together.
     list: Mutex<List>,
     /// Open seeks held by this instance's lobby sockets, with how many sockets hold each.
     held: Mutex<HashMap<String, usize>>,
@@ -118,6 +129,12 @@ struct List {
     /// When each open seek was posted, to find it by room.
     at: HashMap<String, UnixMs>,
     games: Vec<LobbyGame>,
+    /// The changes since the last flush.
+    batch: Batch,
+    /// How many times the list was handed out (a new socket's first page, a `more` page, a
+    /// lagging socket's fresh list): the batch needs it to know whether anyone may have seen a
+    /// seek.
+    handed_out: u64,
     frames: broadcast::Sender<FrameText>,
 }
 
@@ -164,6 +181,8 @@ impl Lobby {
                     open: BTreeMap::new(),
                     at: HashMap::new(),
                     games: Vec::new(),
+                    batch: Batch::default(),
+                    handed_out: 0,
                     frames,
                 }),
                 held: Mutex::new(HashMap::new()),
@@ -172,6 +191,7 @@ impl Lobby {
         };
         lobby.reload().await?;
         tokio::spawn(lobby.clone().follow(news));
+        tokio::spawn(lobby.clone().flush(shutdown.clone()));
         tokio::spawn(lobby.clone().keep(shutdown));
         Ok(lobby)
     }
@@ -240,7 +260,7 @@ impl Lobby {
             return Err(LobbyError::TooManySeeks);
         }
         tracing::info!(room = %seek.room, "seek posted");
-        self.opened(seek);
+        self.opened(seek, Some(received));
         metrics::histogram!(crate::telemetry::SEEK_POST_LATENCY)
             .record(received.elapsed().as_secs_f64());
         Ok(created)
@@ -331,15 +351,18 @@ impl Lobby {
     /// Lets a lobby socket keep its creator's seek listed; `token` is the creator's seat token.
     pub async fn hold(&self, room: &str, token: &str) -> Result<Hold, LobbyError> {
         self.check_creator(room, token).await?;
+        // Held before the store is asked: the page must hear its seek go, so a held seek is
+        // never left out of a batch ([`Lobby::gone`]), and one gone before is refused here.
+        *self.held().entry(room.to_string()).or_insert(0) += 1;
+        let hold = Hold {
+            lobby: self.clone(),
+            room: room.to_string(),
+        };
         let open = self.store().seek(room).await?;
         if open.is_none_or(|seek| seek.taken_at.is_some()) {
             return Err(LobbyError::SeekTaken);
         }
-        *self.held().entry(room.to_string()).or_insert(0) += 1;
-        Ok(Hold {
-            lobby: self.clone(),
-            room: room.to_string(),
-        })
+        Ok(hold)
     }
 
     /// Fails unless `token` holds a seat of `room`.
@@ -360,7 +383,7 @@ impl Lobby {
 
     /// A new lobby socket's start: the newest page of seeks, the games, and the changes after.
     pub fn join_list(&self) -> Joined {
-        let list = self.list();
+        let mut list = self.list();
         let changes = list.frames.subscribe();
         let first = LobbyFrame::Lobby {
             page: list.page(None),
@@ -386,28 +409,29 @@ impl Lobby {
         self.inner.config.grace.as_millis() as UnixMs
     }
 
-    /// Lists a seek that is open in the store (once, however often we hear of it).
-    fn opened(&self, seek: SeekRow) {
+    /// Lists a seek that is open in the store (once, however often we hear of it); `received`
+    /// is when its post arrived, if here.
+    fn opened(&self, seek: SeekRow, received: Option<Instant>) {
         let mut list = self.list();
         if list.at.contains_key(&seek.room) {
             return;
         }
-        list.send(LobbyFrame::Seek(public(&seek)));
+        let handed_out = list.handed_out;
+        list.batch.add(public(&seek), handed_out, received);
         list.at.insert(seek.room.clone(), seek.created_at);
         list.open.insert((seek.created_at, seek.room.clone()), seek);
     }
 
     /// Takes a seek off the list (once, however often we hear of it).
     fn gone(&self, room: &str, why: SeekGone) {
+        let held = self.held().contains_key(room);
         let mut list = self.list();
         let Some(at) = list.at.remove(room) else {
             return;
         };
         list.open.remove(&(at, room.to_string()));
-        list.send(LobbyFrame::SeekGone {
-            room: room.to_string(),
-            why,
-        });
+        let handed_out = list.handed_out;
+        list.batch.remove(room, why, handed_out, held);
         drop(list);
         if why == SeekGone::Taken {
             self.inner.games_changed.notify_one();
@@ -432,7 +456,7 @@ impl Lobby {
             self.gone(&room, SeekGone::Withdrawn);
         }
         for seek in open {
-            self.opened(seek);
+            self.opened(seek, None);
         }
         Ok(())
     }
@@ -459,7 +483,7 @@ impl Lobby {
                 if let Some(seek) = self.store().seek(room).await?
                     && seek.taken_at.is_none()
                 {
-                    self.opened(seek);
+                    self.opened(seek, None);
                 }
             }
         }
@@ -539,23 +563,43 @@ impl Lobby {
         }
         let mut list = self.list();
         if list.games != games {
-            list.send(LobbyFrame::Games {
-                games: games.clone(),
-            });
+            list.batch.games(games.clone());
             list.games = games;
         }
         Ok(())
     }
+
+    /// Sends the batch of changes every [`FLUSH_EVERY`], until shutdown.
+    async fn flush(self, shutdown: CancellationToken) {
+        let mut ticks = tokio::time::interval(FLUSH_EVERY);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                _ = ticks.tick() => self.list().flush(),
+            }
+        }
+    }
 }
 
 impl List {
-    fn send(&self, frame: LobbyFrame) {
+    /// Sends what changed since the last flush, if anything, as one frame.
+    fn flush(&mut self) {
+        let Some(Flushed { frame, received }) = self.batch.flush() else {
+            return;
+        };
         // No lobby socket open is fine.
         let _ = self.frames.send(frame.to_json().into());
+        for at in received {
+            metrics::histogram!(crate::telemetry::SEEK_SHOWN_LATENCY)
+                .record(at.elapsed().as_secs_f64());
+        }
     }
 
-    /// Up to [`PAGE`] seeks, newest first, older than `before` if given.
-    fn page(&self, before: Option<(UnixMs, String)>) -> SeekPage {
+    /// Up to [`PAGE`] seeks, newest first, older than `before` if given; the list counts as
+    /// handed out.
+    fn page(&mut self, before: Option<(UnixMs, String)>) -> SeekPage {
+        self.handed_out += 1;
         let older = match before {
             Some(key) => self.open.range(..key),
             None => self.open.range(..),

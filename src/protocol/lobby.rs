@@ -92,6 +92,13 @@ pub enum SeekGone {
     Withdrawn,
 }
 
+/// A seek that left the list, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeekLeft {
+    pub room: String,
+    pub why: SeekGone,
+}
+
 /// A page of seeks, newest first, and whether older ones exist.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeekPage {
@@ -121,16 +128,13 @@ pub enum LobbyFrame {
         page: SeekPage,
         id: Option<Value>,
     },
-    /// A seek was posted.
-    Seek(Seek),
-    /// A seek left the list.
-    SeekGone {
-        room: String,
-        why: SeekGone,
-    },
-    /// The games in progress, whenever the list changes.
-    Games {
-        games: Vec<LobbyGame>,
+    /// What changed since the last `changes` frame, at most one per interval: seeks posted,
+    /// seeks gone (apply `added`, then `gone`), and the games in progress if they changed.
+    Changes {
+        added: Vec<Seek>,
+        gone: Vec<SeekLeft>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        games: Option<Vec<LobbyGame>>,
     },
     /// The answer to `hold`: this socket now keeps the seek listed.
     Held {
@@ -228,13 +232,20 @@ mod tests {
 
     #[test]
     fn frame_kinds_are_the_wire_names() {
-        let gone = LobbyFrame::SeekGone {
-            room: "r".into(),
-            why: SeekGone::Taken,
+        let gone = LobbyFrame::Changes {
+            added: Vec::new(),
+            gone: vec![SeekLeft {
+                room: "r".into(),
+                why: SeekGone::Taken,
+            }],
+            games: None,
         };
         let text: Value = serde_json::from_str(&gone.to_json()).unwrap();
-        assert_eq!(text["t"], <&str>::from(LobbyFrameKind::SeekGone));
-        assert_eq!(text["d"], json!({"room": "r", "why": "taken"}));
+        assert_eq!(text["t"], <&str>::from(LobbyFrameKind::Changes));
+        assert_eq!(
+            text["d"],
+            json!({"added": [], "gone": [{"room": "r", "why": "taken"}]})
+        );
         for kind in LobbyRequestKind::iter() {
             let name: &str = kind.into();
             let frame = json!({"t": name, "d": {"room": "r", "token": "x", "at": 1}});

@@ -151,6 +151,20 @@ function settleOwn() {
   );
 }
 
+/** One batch of the lobby's changes: seeks added, then seeks gone, and the games if they changed. */
+function applyChanges({ added, gone, games: changed }) {
+  for (const seek of added) seeks.set(seek.room, seek);
+  for (const { room, why } of gone) {
+    seeks.delete(room);
+    if (own?.room === room) ownGone(why);
+  }
+  renderSeeks();
+  if (changed) {
+    games = changed;
+    renderGames();
+  }
+}
+
 function onFrame(frame) {
   const d = frame.d ?? {};
   switch (frame.t) {
@@ -167,18 +181,8 @@ function onFrame(frame) {
       more = d.more;
       renderSeeks();
       break;
-    case LobbyFrame.Seek:
-      seeks.set(d.room, d);
-      renderSeeks();
-      break;
-    case LobbyFrame.SeekGone:
-      seeks.delete(d.room);
-      if (own?.room === d.room) ownGone(d.why);
-      renderSeeks();
-      break;
-    case LobbyFrame.Games:
-      games = d.games;
-      renderGames();
+    case LobbyFrame.Changes:
+      applyChanges(d);
       break;
     case LobbyFrame.Error:
       // Our seek could not be held: it was taken while we were away, or it is gone.

@@ -145,9 +145,7 @@ export const LobbyMessage = Object.freeze({
 export const LobbyFrame = Object.freeze({
   Lobby: 'lobby',
   Seeks: 'seeks',
-  Seek: 'seek',
-  SeekGone: 'seek-gone',
-  Games: 'games',
+  Changes: 'changes',
   Held: 'held',
   Error: 'error',
   Pong: 'pong',
