@@ -188,7 +188,7 @@ impl RoomHandle {
     pub async fn act(&self, conn: ConnId, action: Action) -> Result<Version, RoomError> {
         self.call(|reply| Command::Act {
             conn,
-            action,
+            action: Box::new(action),
             reply,
         })
         .await
@@ -324,7 +324,7 @@ impl Rooms {
     ) -> Result<(RoomHandle, Attached), RoomError> {
         for _ in 0..MAX_RELOADS {
             let handle = self.handle(id).await?;
-            let token = token.clone();
+            let token = token.as_deref().map(Box::from);
             match handle.call(|reply| Command::Attach { token, reply }).await {
                 Some(attached) => return Ok((handle, attached?)),
                 None => self.forget(id, &handle),

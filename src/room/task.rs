@@ -70,8 +70,10 @@ const MAX_CONFLICT_RETRIES: usize = 5;
 /// Identifies one attached connection within its room.
 pub type ConnId = u64;
 
-/// A message for every connection of a room, serialized once.
-#[derive(Clone, Debug)]
+/// A message for every connection of a room, serialized once. The broadcast ring holds it behind
+/// an `Arc`: a slot then costs 32 bytes instead of 88, whether it holds a frame or not, and every
+/// room holds `broadcast_capacity` slots (docs/PERFORMANCE.md, memory).
+#[derive(Debug)]
 pub struct Frame {
     /// The event's version; `None` for unversioned notices (`watchers`).
     pub v: Option<Version>,
@@ -87,7 +89,7 @@ pub struct Attached {
     pub conn: ConnId,
     pub seat: Seat,
     pub state: State,
-    pub frames: broadcast::Receiver<Frame>,
+    pub frames: broadcast::Receiver<Arc<Frame>>,
     /// The message budget shared by all the sockets of this seat; `None` for a spectator.
     pub budget: Option<SeatBudget>,
     /// Cancelled when the room lets this connection go because its seat opened too many.
@@ -106,13 +108,16 @@ pub type Answer<T> = oneshot::Sender<Result<T, RoomError>>;
 
 /// Requests to a room task. Every reply channel dropped unanswered means
 /// "the task ended before handling this": the caller reloads and retries.
+///
+/// Kept small (the action and the token are boxed): every room's queue allocates its first
+/// block of 32 commands up front, in use or not (docs/PERFORMANCE.md, memory).
 pub enum Command {
     Join {
         side: Option<Side>,
         reply: Answer<Joined>,
     },
     Attach {
-        token: Option<String>,
+        token: Option<Box<str>>,
         reply: Answer<Attached>,
     },
     Detach {
@@ -120,7 +125,7 @@ pub enum Command {
     },
     Act {
         conn: ConnId,
-        action: Action,
+        action: Box<Action>,
         reply: Answer<Version>,
     },
     Snapshot {
@@ -147,7 +152,7 @@ pub struct RoomTask {
     game: Game,
     store: Arc<dyn Store>,
     config: RoomConfig,
-    frames: broadcast::Sender<Frame>,
+    frames: broadcast::Sender<Arc<Frame>>,
     conns: HashMap<ConnId, Conn>,
     next_conn: ConnId,
     /// One per seat that has attached, so its sockets share one message budget. At most three
@@ -273,7 +278,7 @@ impl RoomTask {
                 action,
                 reply,
             } => {
-                let _ = reply.send(self.act(conn, action).await);
+                let _ = reply.send(self.act(conn, *action).await);
             }
             Command::Snapshot { reply } => {
                 let _ = reply.send(self.game.state(self.spectators(), now_ms()));
@@ -416,7 +421,7 @@ impl RoomTask {
         Ok(())
     }
 
-    async fn attach(&mut self, token: Option<String>) -> Result<Attached, RoomError> {
+    async fn attach(&mut self, token: Option<Box<str>>) -> Result<Attached, RoomError> {
         let seat = match token {
             None => Seat::Spectator,
             Some(token) => self.seat_of_token(&token).await?,
@@ -693,7 +698,7 @@ impl RoomTask {
 
     fn send(&self, frame: Frame) {
         // No receivers is fine: nobody is watching.
-        let _ = self.frames.send(frame);
+        let _ = self.frames.send(Arc::new(frame));
     }
 }
 
@@ -707,5 +712,17 @@ async fn sleep_until_some(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every room's command queue allocates its first block of 32 commands when the room loads,
+    /// and an idle room keeps it: a fat variant costs every room in memory 32 times its growth.
+    #[test]
+    fn a_command_stays_small() {
+        assert!(size_of::<Command>() <= 32, "{} bytes", size_of::<Command>());
     }
 }

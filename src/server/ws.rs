@@ -8,6 +8,7 @@
 //! forwards the room's frames in version order. A connection that falls
 //! behind the broadcast gets a fresh `state` instead of the lost events.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -24,7 +25,7 @@ use tracing::Instrument;
 use super::AppState;
 use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
-use super::limits::Gate;
+use super::limits::{ConnectionPermit, Gate};
 use crate::protocol::{
     Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, room_url,
 };
@@ -70,27 +71,20 @@ pub async fn upgrade(
         last_v: 0,
         rate: RateLimit::new(state.max_messages_per_second),
         ping_every: state.ping_every,
+        _permit: permit,
     };
     let shutdown = state.shutdown.clone();
     let send_timeout = state.gate.send_timeout;
     let tracker = state.tracker.clone();
     Ok(
         with_socket_limits(ws, &state.gate).on_upgrade(move |socket| {
-            tracker.track_future(
-                async move {
-                    connection
-                        .run(
-                            Peer {
-                                socket,
-                                send_timeout,
-                            },
-                            shutdown,
-                        )
-                        .await;
-                    drop(permit);
-                }
-                .instrument(span),
-            )
+            let peer = Peer {
+                socket,
+                send_timeout,
+            };
+            // `run`'s future itself, not one awaiting it: an async block around it would keep
+            // its own copy of the connection and the socket for the connection's whole life.
+            tracker.track_future(connection.run(peer, shutdown).instrument(span))
         }),
     )
 }
@@ -111,7 +105,7 @@ struct Seated {
     room: RoomHandle,
     conn: ConnId,
     seat: Seat,
-    frames: tokio::sync::broadcast::Receiver<Frame>,
+    frames: tokio::sync::broadcast::Receiver<Arc<Frame>>,
     budget: Option<SeatBudget>,
 }
 
@@ -136,6 +130,8 @@ struct Connection {
     /// How often the server pings; silence for a few of these drops the peer
     /// (a vanished network sends no close, and presence must still change).
     ping_every: Duration,
+    /// This connection's place under the caps, freed when it ends.
+    _permit: ConnectionPermit,
 }
 
 /// Why the loop ends.
@@ -339,7 +335,7 @@ impl Connection {
     async fn on_frames(
         &mut self,
         peer: &mut Peer,
-        frame: Result<Frame, RecvError>,
+        frame: Result<Arc<Frame>, RecvError>,
     ) -> Result<(), Close> {
         self.on_frame(peer, frame).await?;
         self.drain_until(peer, u64::MAX).await
@@ -348,7 +344,7 @@ impl Connection {
     async fn on_frame(
         &mut self,
         peer: &mut Peer,
-        frame: Result<Frame, RecvError>,
+        frame: Result<Arc<Frame>, RecvError>,
     ) -> Result<(), Close> {
         match frame {
             Ok(frame) => {
@@ -358,10 +354,10 @@ impl Connection {
                     }
                     self.last_v = v;
                 }
-                let text = Utf8Bytes::try_from(frame.text.into_bytes())
+                let text = Utf8Bytes::try_from(frame.text.clone().into_bytes())
                     .expect("a FrameText is made from a String");
                 peer.text(text).await?;
-                match frame.rematch {
+                match &frame.rematch {
                     Some(room) => self.send_rematch_seat(peer, &room).await,
                     None => Ok(()),
                 }
@@ -409,7 +405,7 @@ impl Connection {
     }
 }
 
-async fn next_frame(seated: Option<&mut Seated>) -> Result<Frame, RecvError> {
+async fn next_frame(seated: Option<&mut Seated>) -> Result<Arc<Frame>, RecvError> {
     match seated {
         Some(seated) => seated.frames.recv().await,
         None => std::future::pending().await,
