@@ -228,18 +228,20 @@ async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives(url: St
     one.hold_presence(&id, Side::Black, false).await.unwrap();
     assert!(!seen(Side::Black).await);
 
-    // The holding session dies while its instance lives: the hold goes
-    // with it, and holding again takes it on a new session.
+    // The holding session dies while its instance lives: the holds go
+    // with it, and holding again takes every one of them on a new session.
+    one.hold_presence(&id, Side::White, true).await.unwrap();
     one.hold_presence(&id, Side::Black, true).await.unwrap();
     let lock_holder = "AND query LIKE '%advisory_lock_shared%'";
     let killed = kill_sessions(&url, &app, lock_holder).await;
     assert_eq!(killed, [true]);
     gone(&seen, Side::Black).await;
+    gone(&seen, Side::White).await;
     one.hold_presence(&id, Side::Black, true).await.unwrap();
     assert!(seen(Side::Black).await);
+    assert!(seen(Side::White).await, "taken again with the new session");
     one.hold_presence(&id, Side::Black, false).await.unwrap();
 
-    one.hold_presence(&id, Side::White, true).await.unwrap();
     drop(one);
     gone(&seen, Side::White).await;
 }

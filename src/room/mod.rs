@@ -20,6 +20,7 @@ pub mod bot;
 pub mod error;
 pub mod game;
 pub mod rate;
+pub mod ring;
 pub mod seats;
 pub mod task;
 
@@ -631,6 +632,8 @@ impl Rooms {
         let span = tracing::info_span!("room", room = %id);
         let shutdown = self.inner.shutdown.clone();
         let idle = handle.usage.idle.clone();
+        // Boxed before this block takes it, which would keep a copy of its own.
+        let task = Box::new(task);
         self.inner.tracker.spawn(
             async move {
                 let _in_memory = GaugeGuard::new(telemetry::ROOMS_IN_MEMORY);

@@ -41,7 +41,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
@@ -49,6 +49,7 @@ use super::bot::Bot;
 use super::error::RoomError;
 use super::game::{Context, Decision, Game, index};
 use super::rate::SeatBudget;
+use super::ring;
 use super::seats::Seats;
 use super::{RoomConfig, create_room, decode, new_seat, now_ms};
 use crate::engine::Side;
@@ -70,9 +71,8 @@ const MAX_CONFLICT_RETRIES: usize = 5;
 /// Identifies one attached connection within its room.
 pub type ConnId = u64;
 
-/// A message for every connection of a room, serialized once. The broadcast ring holds it behind
-/// an `Arc`: a slot then costs 32 bytes instead of 88, whether it holds a frame or not, and every
-/// room holds `broadcast_capacity` slots (docs/PERFORMANCE.md, memory).
+/// A message for every connection of a room, serialized once; the ring holds it behind an `Arc`,
+/// shared by every connection that has not read it yet.
 #[derive(Debug)]
 pub struct Frame {
     /// The event's version; `None` for unversioned notices (`watchers`).
@@ -89,7 +89,7 @@ pub struct Attached {
     pub conn: ConnId,
     pub seat: Seat,
     pub state: State,
-    pub frames: broadcast::Receiver<Arc<Frame>>,
+    pub frames: ring::Receiver<Arc<Frame>>,
     /// The message budget shared by all the sockets of this seat; `None` for a spectator.
     pub budget: Option<SeatBudget>,
     /// Cancelled when the room lets this connection go because its seat opened too many.
@@ -152,7 +152,7 @@ pub struct RoomTask {
     game: Game,
     store: Arc<dyn Store>,
     config: RoomConfig,
-    frames: broadcast::Sender<Arc<Frame>>,
+    frames: ring::Sender<Arc<Frame>>,
     conns: HashMap<ConnId, Conn>,
     next_conn: ConnId,
     /// One per seat that has attached, so its sockets share one message budget. At most three
@@ -174,7 +174,7 @@ impl RoomTask {
         let Some(row) = store.room(id).await? else {
             return Ok(None);
         };
-        let (frames, _) = broadcast::channel(config.broadcast_capacity);
+        let frames = ring::channel(config.broadcast_capacity);
         let mut task = RoomTask {
             game: Game::of_row(&row),
             store,
@@ -203,9 +203,10 @@ impl RoomTask {
     /// Handles commands until shutdown, until the room has been idle for `idle_after`, or until
     /// the registry lets it go. `idle` tells the registry, after each step, whether the room
     /// holds anything a let-go would lose: a connection (and with it the computer's search) or
-    /// a running clock.
+    /// a running clock. The task comes boxed: an `async fn`'s future keeps its arguments twice,
+    /// for its whole life.
     pub async fn run(
-        mut self,
+        mut self: Box<Self>,
         mut commands: mpsc::Receiver<Command>,
         shutdown: CancellationToken,
         idle: Arc<AtomicBool>,
@@ -697,8 +698,7 @@ impl RoomTask {
     }
 
     fn send(&self, frame: Frame) {
-        // No receivers is fine: nobody is watching.
-        let _ = self.frames.send(Arc::new(frame));
+        self.frames.send(Arc::new(frame));
     }
 }
 

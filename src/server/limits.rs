@@ -16,10 +16,10 @@ use super::error::AppError;
 use super::origin::{AllowedOrigins, Origins, PublicOrigins};
 use crate::telemetry::{self, GaugeGuard};
 
-/// Bytes read from a socket at once. tungstenite fills this buffer for every connection (its
+/// Bytes read from a socket at once. tungstenite allocates this buffer for every connection (its
 /// default, 128 KiB, would be 1.25 GiB for ten thousand sockets); client frames are tens of
 /// bytes and at most 4 KiB, and a larger frame is simply read in several calls.
-pub const DEFAULT_WS_READ_BUFFER: usize = 1024;
+pub const DEFAULT_WS_READ_BUFFER: usize = 512;
 
 /// Bytes that may queue for a client that does not read before it is dropped.
 const DEFAULT_WS_MAX_WRITE_BUFFER: usize = 64 * 1024;

@@ -20,7 +20,6 @@ use serde_json::Value;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
 use super::AppState;
 use super::edge::ClientAddr;
@@ -29,6 +28,7 @@ use super::limits::{ConnectionPermit, Gate};
 use crate::protocol::{
     Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, room_url,
 };
+use crate::room::ring;
 use crate::room::{Attached, ConnId, Frame, RateLimit, RoomError, RoomHandle, Rooms, SeatBudget};
 use crate::telemetry;
 
@@ -61,8 +61,7 @@ pub async fn upgrade(
     if !state.rooms.exists(&id).await? {
         return Err(RoomError::NotFound.into());
     }
-    let span = tracing::info_span!("conn", room = %id);
-    let connection = Connection {
+    let connection = Box::new(Connection {
         rooms: state.rooms.clone(),
         room: id,
         token: None,
@@ -72,7 +71,7 @@ pub async fn upgrade(
         rate: RateLimit::new(state.max_messages_per_second),
         ping_every: state.ping_every,
         _permit: permit,
-    };
+    });
     let shutdown = state.shutdown.clone();
     let send_timeout = state.gate.send_timeout;
     let tracker = state.tracker.clone();
@@ -84,7 +83,9 @@ pub async fn upgrade(
             };
             // `run`'s future itself, not one awaiting it: an async block around it would keep
             // its own copy of the connection and the socket for the connection's whole life.
-            tracker.track_future(connection.run(peer, shutdown).instrument(span))
+            // No span of its own (one per connection costs ~350 B while it lives): the room's
+            // task has one, and the connection's few log lines name the room.
+            tracker.track_future(connection.run(peer, shutdown))
         }),
     )
 }
@@ -105,7 +106,7 @@ struct Seated {
     room: RoomHandle,
     conn: ConnId,
     seat: Seat,
-    frames: tokio::sync::broadcast::Receiver<Arc<Frame>>,
+    frames: ring::Receiver<Arc<Frame>>,
     budget: Option<SeatBudget>,
 }
 
@@ -142,51 +143,61 @@ pub(super) enum Close {
 }
 
 impl Connection {
-    async fn run(mut self, mut peer: Peer, shutdown: CancellationToken) {
-        let mut heartbeat =
-            tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
-        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut last_heard = Instant::now();
-        // Sockets that never say hello hold no seat; they get as long as a
-        // silent peer before they are closed.
-        let hello_deadline = Instant::now() + self.ping_every * SILENT_HEARTBEATS;
-        let close = loop {
-            let step = tokio::select! {
-                _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
-                // The handlers are boxed: inline, the state of their deepest await (a few KiB)
-                // would be carried by every idle connection for its whole life; boxed, it
-                // exists only while a message is handled (docs/PERFORMANCE.md, memory).
-                message = peer.socket.recv() => {
-                    last_heard = Instant::now();
-                    Box::pin(self.on_message(&mut peer, message)).await
-                }
-                frame = next_frame(self.attached.as_mut()) => {
-                    Box::pin(self.on_frames(&mut peer, frame)).await
-                }
-                _ = self.evicted.cancelled() => Err(Close::With(
-                    CLOSE_SEAT_ELSEWHERE,
-                    "this seat opened too many sockets; the oldest is closed",
-                )),
-                _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
-                    Err(Close::With(CLOSE_POLICY, "no hello"))
-                }
-                _ = heartbeat.tick() => {
-                    if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {
-                        Err(Close::Gone)
-                    } else {
-                        peer.queue(Message::Ping(Default::default())).await
+    /// The connection's life. A function returning an `async move` block, not an `async fn`:
+    /// an `async fn`'s future keeps a second copy of its arguments (here the socket) for its
+    /// whole life; the connection is boxed so that axum's task, which holds the closure that
+    /// made this future, keeps only a pointer to it (docs/PERFORMANCE.md, memory).
+    fn run(
+        mut self: Box<Self>,
+        mut peer: Peer,
+        shutdown: CancellationToken,
+    ) -> impl Future<Output = ()> + Send {
+        async move {
+            let mut heartbeat =
+                tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
+            heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut last_heard = Instant::now();
+            // Sockets that never say hello hold no seat; they get as long as a
+            // silent peer before they are closed.
+            let hello_deadline = Instant::now() + self.ping_every * SILENT_HEARTBEATS;
+            let close = loop {
+                let step = tokio::select! {
+                    _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
+                    // The handlers are boxed: inline, the state of their deepest await (a few KiB)
+                    // would be carried by every idle connection for its whole life; boxed, it
+                    // exists only while a message is handled (docs/PERFORMANCE.md, memory).
+                    message = peer.socket.recv() => {
+                        last_heard = Instant::now();
+                        Box::pin(self.on_message(&mut peer, message)).await
                     }
+                    frame = next_frame(self.attached.as_mut()) => {
+                        Box::pin(self.on_frames(&mut peer, frame)).await
+                    }
+                    _ = self.evicted.cancelled() => Err(Close::With(
+                        CLOSE_SEAT_ELSEWHERE,
+                        "this seat opened too many sockets; the oldest is closed",
+                    )),
+                    _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
+                        Err(Close::With(CLOSE_POLICY, "no hello"))
+                    }
+                    _ = heartbeat.tick() => {
+                        if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {
+                            Err(Close::Gone)
+                        } else {
+                            peer.queue(Message::Ping(Default::default())).await
+                        }
+                    }
+                };
+                let step = match step {
+                    Ok(()) => peer.flush().await,
+                    closing => closing,
+                };
+                if let Err(close) = step {
+                    break close;
                 }
             };
-            let step = match step {
-                Ok(()) => peer.flush().await,
-                closing => closing,
-            };
-            if let Err(close) = step {
-                break close;
-            }
-        };
-        peer.close(close).await;
+            peer.close(close).await;
+        }
     }
 
     async fn on_message(
@@ -358,12 +369,12 @@ impl Connection {
                     .expect("a FrameText is made from a String");
                 peer.text(text).await?;
                 match &frame.rematch {
-                    Some(room) => self.send_rematch_seat(peer, &room).await,
+                    Some(room) => self.send_rematch_seat(peer, room).await,
                     None => Ok(()),
                 }
             }
             Err(RecvError::Lagged(missed)) => {
-                tracing::debug!(missed, "connection lagged; sending a fresh state");
+                tracing::debug!(room = %self.room, missed, "connection lagged; sending a fresh state");
                 let Some(seated) = &self.attached else {
                     return Ok(());
                 };
@@ -453,8 +464,9 @@ impl Peer {
         within(self.send_timeout, self.socket.flush()).await
     }
 
-    /// Ends the connection: with a close frame, unless the peer is gone already.
-    pub(super) async fn close(mut self, close: Close) {
+    /// Ends the connection: with a close frame, unless the peer is gone already. (Borrowing
+    /// the peer: its future would otherwise hold a second copy of the socket.)
+    pub(super) async fn close(&mut self, close: Close) {
         if let Close::With(code, reason) = close {
             let frame = CloseFrame {
                 code,

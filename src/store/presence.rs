@@ -137,9 +137,13 @@ impl PresenceLocks {
 
     async fn reconnect(&self, session: &mut Session) -> Result<(), sqlx::Error> {
         let mut connection = PgConnection::connect_with(&self.options).await?;
-        for key in &session.held {
-            lock(&mut connection, *key).await?;
-        }
+        // In one statement: an instance holds a key per connected player, tens of thousands,
+        // and every attach waits for this session meanwhile.
+        let held: Vec<i64> = session.held.iter().copied().collect();
+        sqlx::query("SELECT pg_advisory_lock_shared(key) FROM unnest($1::bigint[]) AS key")
+            .bind(held)
+            .execute(&mut connection)
+            .await?;
         session.connection = Some(connection);
         Ok(())
     }
