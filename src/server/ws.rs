@@ -147,6 +147,7 @@ impl Connection {
     /// an `async fn`'s future keeps a second copy of its arguments (here the socket) for its
     /// whole life; the connection is boxed so that axum's task, which holds the closure that
     /// made this future, keeps only a pointer to it (docs/PERFORMANCE.md, memory).
+    #[allow(clippy::manual_async_fn)]
     fn run(
         mut self: Box<Self>,
         mut peer: Peer,
