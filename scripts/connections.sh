@@ -7,8 +7,9 @@
 # own gauge says so), each server's resident memory is read and the total printed; the load
 # generators' reports follow.
 #
-#   [SPLIT=1] scripts/connections.sh INSTANCES ROOMS_PER_LOADGEN [HOLD_SECONDS]
-#       (memory is read HOLD_SECONDS, default 20, after every connection is open)
+#   [SPLIT=1] [SLACK=60] scripts/connections.sh INSTANCES ROOMS_PER_LOADGEN [HOLD_SECONDS]
+#       (memory is read HOLD_SECONDS, default 20, after every connection is open; the load
+#       generators hold theirs SLACK seconds longer than that after their own are open)
 #   e.g. scripts/connections.sh 6 8334 60     (100,008 connections)
 #        scripts/connections.sh 1 9500 60     (one instance, 19,000 connections)
 set -euo pipefail
@@ -64,8 +65,9 @@ for i in $(seq 0 $((instances - 1))); do
         targets="$home,$away" split_players=--split-players
     fi
     # --duration counts from when this load generator's rooms are all open: it must outlast
-    # the others' setup and the hold.
-    "$bin" loadgen --url "$targets" $split_players --rooms "$rooms" --idle --duration $((hold + 60)) \
+    # the others' setup and the hold (SLACK seconds more than the hold, default 60).
+    "$bin" loadgen --url "$targets" $split_players --rooms "$rooms" --idle \
+        --duration $((hold + ${SLACK:-60})) \
         --connect-concurrency 32 >"$work/loadgen$i.json" 2>&1 &
     loadgens+=($!)
 done
