@@ -9,7 +9,7 @@
 #     the server closes them), floods room creation from 127.0.0.2 and asks 2,000 summaries of
 #     different rooms from 127.0.0.3, while `senet loadgen` plays 20 rooms at 200 actions/s
 #     for 30 s. Printed: loadgen's report (latency p99, the server's RSS at its end), what the
-#     hostile clients got, and the server's peak RSS (VmHWM).
+#     hostile clients got, the server's own action-latency histogram and its peak RSS (VmHWM).
 #
 #   cargo build --release && scripts/hostile.sh     (SENET_BIN to use another binary)
 set -euo pipefail
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 bin=${SENET_BIN:-target/release/senet}
 ulimit -n 20000
 dir=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 
 # Starts `senet serve` on $dir/senet.db with the given flags; sets $pid and $addr.
 serve() {
@@ -52,6 +52,12 @@ sleep 5
 "$bin" loadgen --url "http://$addr" --rooms 20 --rate 200 --duration 30 --pid "$pid"
 wait "$attack"
 cat "$dir/attack.json"
+# The server's own action-latency histogram: every action this server judged was loadgen's.
+echo "server's histogram (senet_action_latency_seconds): share of actions at or under each bucket"
+curl -s "http://$addr/metrics" | awk -F'[{}]' '$1 == "senet_action_latency_seconds_bucket" {
+    match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " ")
+    n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } }
+    END { for (i = 1; i <= k; i++) printf "  le %s s: %.2f%%\n", order[i], 100 * n[order[i]] / n[order[k]] }'
 echo "server peak RSS: $(grep VmHWM /proc/"$pid"/status)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill -TERM "$pid"; wait "$pid" || true

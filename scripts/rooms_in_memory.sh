@@ -14,7 +14,7 @@ bin=${SENET_BIN:-target/release/senet}
 rooms=${ROOMS:-20000}
 cap=${CAP:-1000}
 dir=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 
 "$bin" serve --listen 127.0.0.1:0 --database-url "sqlite://$dir/senet.db" \
     --create-burst 0 --join-burst 0 --max-rooms-in-memory "$cap" \

@@ -104,9 +104,8 @@ impl Default for RoomConfig {
     }
 }
 
-/// Rooms held in memory by default: an idle room costs about 12 KB (issue 13: 2,001 rooms loaded
-/// took the RSS from 14 to 38 MB), so
-/// these take some 60 MB at most.
+/// Rooms held in memory by default: an idle room costs about 15 KiB (docs/PERFORMANCE.md, "Rooms
+/// in memory": 5,000 took the RSS from 22 to 93 MiB), so these take some 71 MiB at most.
 pub const DEFAULT_MAX_IN_MEMORY: usize = 5_000;
 
 /// The room a player asks for, with what only that kind of room needs.
