@@ -4,13 +4,17 @@
 # beside it, and the servers' own action-latency histogram (the difference of /metrics before
 # and after the run, summed over the instances) printed next to the client's figures.
 #
-#   scripts/loadrun.sh sqlite|postgres [--instances N] [--nginx] [loadgen flags...]
+#   scripts/loadrun.sh sqlite|postgres [--instances N] [--nginx] [--kill-after S] [loadgen flags...]
 #       (loadgen flags default to: --rooms 1000 --rate 2000 --duration 30)
 #
 # --instances N (postgres only) starts N servers on one database; loadgen opens rooms on each in
 # turn, or, with --nginx, goes through nginx running deploy/nginx/senet.conf as shipped (only
 # its upstream servers and its listen line are rewritten, as tests/cluster.rs does). Through
 # nginx, add `--source-addresses 64` or so: nginx limits each client address as in production.
+# --kill-after S (postgres, two instances or more): S seconds after every room's sockets are
+# open, SIGKILL the first instance; pass loadgen `--reconnect` so its players take their seats
+# again through another instance (the report's reconnect_time), and afterwards every finished
+# game's record is checked with `senet verify`.
 # SENET_HISTOGRAM names another histogram to show (e.g. senet_seek_post_seconds for the lobby,
 # `--lobby-sockets 2000 --rate 50`); SENET_SERVE_FLAGS adds `senet serve` flags
 # (e.g. --max-seeks-per-address 0).
@@ -18,15 +22,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}; shift
-instances=1 front=direct
+instances=1 front=direct kill_after=
 while [ $# -gt 0 ]; do
     case $1 in
         --instances) instances=$2; shift 2 ;;
         --nginx) front=nginx; shift ;;
+        --kill-after) kill_after=$2; shift 2 ;;
         *) break ;;
     esac
 done
 [ $# -gt 0 ] || set -- --rooms 1000 --rate 2000 --duration 30
+if [ -n "$kill_after" ] && { [ "$backend" != postgres ] || [ "$instances" -lt 2 ]; }; then
+    echo "--kill-after needs postgres and --instances 2 or more" >&2; exit 2
+fi
 bin=${SENET_BIN:-target/release/senet}
 work=$(mktemp -d)
 first_port=$((20000 + RANDOM % 10000))
@@ -41,9 +49,9 @@ case $backend in
         url="$base?options=-c%20search_path%3D$schema" ;;
     *) echo "backend: sqlite or postgres" >&2; exit 2 ;;
 esac
-pids=() ports=() vmstat= nginx=
+pids=() ports=() vmstat= nginx= killer=
 cleanup() {
-    kill "${pids[@]}" $nginx $vmstat 2>/dev/null || true
+    kill "${pids[@]}" $nginx $vmstat $killer 2>/dev/null || true
     wait 2>/dev/null || true
     if [ "$backend" = postgres ]; then psql -q "$base" -c "DROP SCHEMA $schema CASCADE"; fi
     rm -rf "$work"
@@ -101,12 +109,45 @@ histogram() {
     for port in "${ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
         awk -F'[{}]' -v metric="${metric}_bucket" '$1 == metric { match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " "); n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } } END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
 }
+# The sum of the instances' open WebSockets (a killed one counts nothing).
+open_sockets() {
+    for port in "${ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
+        awk '$1 == "senet_connections_open" { n += $2 } END { print n + 0 }'
+}
+# SIGKILLs the first instance $kill_after s after all of loadgen's sockets are open.
+kill_first_instance_later() {
+    local rooms
+    rooms=$(grep -oP '(?<=--rooms )[0-9]+' <<<"$*" || echo 10)
+    until [ "$(open_sockets)" -ge $((2 * rooms)) ]; do sleep 0.2; done
+    sleep "$kill_after"
+    kill -KILL "${pids[0]}"
+    echo "killed instance 1 (pid ${pids[0]}) at $(date +%T.%N | cut -c1-12)" >&2
+}
+# Every finished game's record, checked by `senet verify` (through the first instance alive).
+verify_finished_games() {
+    local live=${ports[0]} room checked=0 failed=0
+    for room in $(psql -qAt "$url" -c "SELECT room FROM events WHERE kind = 'game-over'"); do
+        curl -s "http://127.0.0.1:$live/api/rooms/$room/record" >"$work/record.json"
+        if "$bin" verify "$work/record.json" >/dev/null; then checked=$((checked + 1)); else
+            failed=$((failed + 1)); echo "verify failed: $room" >&2; fi
+    done
+    echo "senet verify: $checked finished games consistent, $failed not"
+}
+
 histogram >"$work/before"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); instances: $instances ($front)"
 vmstat 5 >"$work/vmstat" & vmstat=$!
-# The memory reported is the first instance's.
-"$bin" loadgen --url "$targets" --pid "${pids[0]}" "$@"
+if [ -n "$kill_after" ]; then kill_first_instance_later "$@" & killer=$!; fi
+# The memory reported is the first instance's (the second's when the first is killed).
+"$bin" loadgen --url "$targets" --pid "${pids[$([ -n "$kill_after" ] && echo 1 || echo 0)]}" "$@"
 kill $vmstat
+if [ -n "$kill_after" ]; then
+    wait $killer || true; killer=
+    unset 'pids[0]' 'ports[0]'
+    pids=("${pids[@]}") ports=("${ports[@]}")
+    instances=$((instances - 1))
+    verify_finished_games
+fi
 histogram >"$work/after"
 echo "servers' histogram ($metric, this run, summed over the instances): bucket le, share of samples at or under it"
 awk 'FILENAME == ARGV[1] { before[$1] = $2; next } { le[++k] = $1; d[k] = $2 - before[$1] } END { for (i = 1; i <= k; i++) printf "  le %s s: %.2f%%\n", le[i], 100 * d[i] / d[k] }' "$work/before" "$work/after"

@@ -905,6 +905,7 @@ async fn a_load_run_across_two_instances_answers_every_action(url: String) {
         server_pid: None,
         source_addresses: 8,
         split_players: true,
+        reconnect: false,
         clock: None,
     };
     let report = loadgen::run_server(targets, &config).await;
@@ -912,6 +913,81 @@ async fn a_load_run_across_two_instances_answers_every_action(url: String) {
     assert_eq!((report.rooms, report.connections), (40, 80));
     assert!(report.actions_sent > 100, "{}", report.actions_sent);
     assert_eq!(report.actions_answered, report.actions_sent);
+}
+
+/// `senet loadgen --reconnect` over two instances, the first SIGKILLed mid-run: every room has
+/// one player there, and each takes its seat again on the other instance with every event it
+/// saw still in the log (the load generator checks the welcome's version), and play goes on.
+async fn a_load_run_survives_a_killed_instance(url: String) {
+    const ROOMS: u64 = 20;
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let targets = [one.addr, two.addr]
+        .map(|addr| BaseUrl::parse(&format!("http://{addr}")).unwrap())
+        .to_vec();
+    let config = loadgen::Config {
+        rooms: ROOMS as usize,
+        rate: Some(100.0),
+        per_connection_rate: Some(18.0),
+        duration: Duration::from_secs(4),
+        idle: false,
+        connect_concurrency: 8,
+        server_pid: None,
+        source_addresses: 1,
+        split_players: true,
+        reconnect: true,
+        clock: None,
+    };
+    let (one_addr, two_addr) = (one.addr, two.addr);
+    let killer = tokio::spawn(async move {
+        // Once every room is open (the run then starts), a second into the run.
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while open_sockets(one_addr).await + open_sockets(two_addr).await < 2 * ROOMS {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the rooms never opened"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        one.kill().await;
+        unix_ms_now()
+    });
+    let report = loadgen::run_server(targets, &config).await;
+    let killed_at = killer.await.unwrap();
+    assert_eq!(report.connections, 2 * ROOMS, "{report:?}");
+    assert_eq!(report.reconnects as u64, ROOMS, "{report:?}");
+    for kind in report.error_kinds.keys() {
+        // What a killed peer's socket says; nothing lost, nothing left unanswered.
+        assert!(kind.starts_with("socket: "), "{kind}: {report:?}");
+    }
+    assert_eq!(
+        report.actions_answered + report.actions_in_flight_at_close,
+        report.actions_sent
+    );
+    // Every room's game went on after the kill.
+    let mut db = PgConnection::connect(&url).await.unwrap();
+    let last: Vec<(String, i64)> = sqlx::query_as("SELECT room, MAX(at) FROM events GROUP BY room")
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(last.len() as u64, ROOMS);
+    for (room, at) in last {
+        assert!(at > killed_at, "{room}: nothing after the kill");
+    }
+}
+
+fn unix_ms_now() -> i64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    i64::try_from(now.unwrap().as_millis()).unwrap()
+}
+
+/// The WebSockets open on the instance at `addr` (its gauge).
+async fn open_sockets(addr: SocketAddr) -> u64 {
+    let metrics = common::metrics_text(addr).await;
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("senet_connections_open "))
+        .map_or(0, |value| value.trim().parse::<f64>().unwrap() as u64)
 }
 
 /// An online game timed `initial` seconds, created and joined through `at` (so started there,
@@ -1038,6 +1114,7 @@ async fn a_second_instance_gives_no_time_back_and_takes_over_the_clock(url: Stri
 
 postgres_support::postgres_tests!(
     a_load_run_across_two_instances_answers_every_action,
+    a_load_run_survives_a_killed_instance,
     appends_are_heard_and_conflicts_are_not,
     appends_committed_together_are_each_heard,
     a_killed_listening_connection_resyncs_and_hears_again,

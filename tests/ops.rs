@@ -351,6 +351,7 @@ async fn a_small_load_run_answers_every_action_without_errors() {
         server_pid: Some(std::process::id()),
         source_addresses: 1,
         split_players: false,
+        reconnect: false,
         // Timed games: every turn also carries both clocks and moves the room's timer.
         clock: Some(senet::protocol::TimeControl {
             initial: 600,
@@ -390,6 +391,7 @@ async fn a_load_run_spread_over_source_addresses_passes_a_per_address_cap() {
         server_pid: None,
         source_addresses: rooms as u32,
         split_players: false,
+        reconnect: false,
         clock: None,
     };
     let report = loadgen::run_server(vec![base.clone()], &config).await;

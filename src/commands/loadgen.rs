@@ -1,5 +1,5 @@
 //! `senet loadgen --url URL[,URL...] --rooms N [--rate R] [--duration S] [--pid P] [--idle]
-//! [--split-players] [--source-addresses K] [--clock INITIAL+INCREMENT] [--echo-baseline]`:
+//! [--split-players] [--reconnect] [--source-addresses K] [--clock INITIAL+INCREMENT] [--echo-baseline]`:
 //! load a running server (or a cluster's instances, or the proxy in front of them) and print a
 //! JSON report (see `crate::loadgen`); `--lobby-sockets N` measures the lobby instead.
 
@@ -37,6 +37,10 @@ pub struct Args {
     /// Seat each room's second player through the next URL, so every room spans two instances.
     #[arg(long)]
     split_players: bool,
+    /// When a player's socket closes (its instance was stopped or killed), take the seat again
+    /// through the next URL (or the same one, behind a proxy) and report how long it was away.
+    #[arg(long)]
+    reconnect: bool,
     /// Connect from this many loopback addresses (127.0.0.1, 127.0.0.2, ...): one source address
     /// holds at most ~28,000 connections to one server address (the ephemeral ports).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65_535))]
@@ -140,6 +144,7 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         clock: args.clock,
         source_addresses: args.source_addresses,
         split_players: args.split_players,
+        reconnect: args.reconnect,
     };
     check_open_file_limit(&args)?;
     let runtime = tokio::runtime::Runtime::new()?;

@@ -191,6 +191,17 @@ impl Conn {
         Ok(())
     }
 
+    /// The room version this connection last saw (an event's, or a state's).
+    pub fn version(&self) -> Option<u64> {
+        self.version
+    }
+
+    /// Forgets the actions still waiting for an answer (their socket closed: whether each was
+    /// committed shows in the room's state after reconnecting) and returns how many there were.
+    pub fn forget_pending(&mut self) -> u64 {
+        self.pending.drain(..).count() as u64
+    }
+
     /// Whether an action is still waiting for its reply.
     pub fn awaiting_answer(&self) -> bool {
         !self.pending.is_empty()

@@ -67,6 +67,8 @@ pub struct Config {
     pub source_addresses: u32,
     /// Put each room's two players on different targets (see `player::Table`).
     pub split_players: bool,
+    /// A player whose socket closes takes its seat again through the next target.
+    pub reconnect: bool,
 }
 
 impl Config {
@@ -93,6 +95,7 @@ pub async fn run_server(targets: Vec<BaseUrl>, config: &Config) -> Report {
         pacing: config.pacing(),
         idle: config.idle,
         clock: config.clock,
+        reconnect: config.reconnect,
     };
     let opener = table.clone();
     run(

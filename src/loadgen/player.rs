@@ -1,5 +1,7 @@
 //! Scripted players: open an online room over HTTP, seat one client on each side, and play
-//! random legal moves until told to stop, opening a new room whenever a game ends.
+//! random legal moves until told to stop, opening a new room whenever a game ends. With
+//! `reconnect`, a player whose socket closes (its instance was killed or stopped) takes its seat
+//! again through the next target, as a browser does, and times how long it was away.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -7,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::Phases;
@@ -21,6 +24,10 @@ use crate::protocol::{Joined, RoomCreated, TimeControl};
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a stopping client waits for the answers it is still owed.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a player whose socket closed keeps trying to take its seat again.
+const RECONNECT_PATIENCE: Duration = Duration::from_secs(60);
+/// The pause between two attempts to take the seat again.
+const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
 
 /// One seated client and the frames it has not acted on yet (its `welcome`, and what came
 /// before the run started).
@@ -28,6 +35,17 @@ pub struct Player {
     conn: Conn,
     side: Side,
     unread: VecDeque<Incoming>,
+    /// Where and how this player took its seat, to take it again after its socket closes.
+    seat: SeatKey,
+}
+
+/// A seat's room and token, and the client (target, source address) it was taken through.
+#[derive(Clone)]
+struct SeatKey {
+    room: String,
+    token: String,
+    target: usize,
+    source: usize,
 }
 
 /// What the players of every room share: the servers, where to connect from, how to pace.
@@ -47,42 +65,56 @@ pub struct Table {
     pub idle: bool,
     /// The rooms' time control; `None` for untimed games.
     pub clock: Option<TimeControl>,
+    /// A player whose socket closes takes its seat again (through the next target).
+    pub reconnect: bool,
 }
 
 impl Table {
     /// Creates an online room, joins its second seat, and connects both players.
     pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
-        let (home, away) = self.next_targets();
+        let (home, away, source) = self.next_targets();
         let body = wire::create_room_body(Side::Black, self.clock);
-        let created: RoomCreated = post(home, "/api/rooms", body).await?;
+        let created: RoomCreated = post(self.client(home, source), "/api/rooms", body).await?;
         let room = created.room;
-        let joined: Joined = post(away, &format!("/api/rooms/{room}/join"), "{}".into()).await?;
+        let join = format!("/api/rooms/{room}/join");
+        let joined: Joined = post(self.client(away, source), &join, "{}".into()).await?;
         stats.rooms_opened += 1;
+        let key = |token: String, target: usize| SeatKey {
+            room: room.clone(),
+            token,
+            target,
+            source,
+        };
         let (black, white) = tokio::join!(
-            self.seat(home, &room, &created.token),
-            self.seat(away, &room, &joined.token)
+            self.seat(key(created.token, home)),
+            self.seat(key(joined.token, away))
         );
         let players = [black?, white?];
         stats.connections_opened += 2;
         Ok(players)
     }
 
-    /// The clients of the next room's black player and white player.
-    fn next_targets(&self) -> (&JsonClient, &JsonClient) {
+    /// The targets of the next room's black player and white player, and its source address.
+    fn next_targets(&self) -> (usize, usize, usize) {
         let (targets, k) = (
             self.clients.len(),
             self.rooms_opened.fetch_add(1, Ordering::Relaxed),
         );
         let (home, source) = (k % targets, k / targets % self.clients[0].len());
         let away = (home + usize::from(self.split_players)) % targets;
-        (&self.clients[home][source], &self.clients[away][source])
+        (home, away, source)
     }
 
-    /// Connects a seat's client to `target` and waits for its `welcome`.
-    async fn seat(&self, target: &JsonClient, room: &str, token: &str) -> Result<Player, String> {
-        let url = target.base().ws(&format!("/ws/rooms/{room}"));
+    fn client(&self, target: usize, source: usize) -> &JsonClient {
+        &self.clients[target][source]
+    }
+
+    /// Connects a seat's client to its target and waits for its `welcome`.
+    async fn seat(&self, seat: SeatKey) -> Result<Player, String> {
+        let target = self.client(seat.target, seat.source);
+        let url = target.base().ws(&format!("/ws/rooms/{}", seat.room));
         let mut conn = Conn::connect(&url, target.source(), self.pacing.clone()).await?;
-        conn.send(wire::hello(token)).await?;
+        conn.send(wire::hello(&seat.token)).await?;
         // Bookkeeping of the handshake is not part of the measured run.
         let mut scratch = Stats::default();
         let welcome = tokio::time::timeout(ANSWER_TIMEOUT, conn.recv(&mut scratch))
@@ -96,7 +128,38 @@ impl Table {
             conn,
             side,
             unread: VecDeque::from([welcome]),
+            seat,
         })
+    }
+
+    /// Takes a closed player's seat again through the next targets in turn until one welcomes
+    /// it, and records how long the player was away (from noticing the close to its welcome).
+    /// The welcome must show every event the player saw before: none committed may be lost.
+    async fn rejoin(&self, player: &mut Player, stats: &mut Stats) -> Result<(), String> {
+        let closed = Instant::now();
+        let seen = player.conn.version();
+        stats.actions_in_flight_at_close += player.conn.forget_pending();
+        let mut seat = player.seat.clone();
+        loop {
+            seat.target = (seat.target + 1) % self.clients.len();
+            match self.seat(seat.clone()).await {
+                Ok(again) => {
+                    *player = again;
+                    break;
+                }
+                Err(_) if closed.elapsed() < RECONNECT_PATIENCE => {
+                    tokio::time::sleep(RECONNECT_PAUSE).await;
+                }
+                Err(error) => return Err(format!("could not take the seat again: {error}")),
+            }
+        }
+        stats.reconnected(closed.elapsed());
+        match (seen, player.conn.version()) {
+            (Some(seen), Some(now)) if now < seen => Err(format!(
+                "events lost: saw version {seen} before the close, the welcome is at {now}"
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Plays games in this room once the run starts, then in new rooms, until it stops;
@@ -147,13 +210,23 @@ impl Table {
         let end = loop {
             let frame = match player.unread.pop_front() {
                 Some(frame) => frame,
-                None => tokio::select! {
-                    _ = stop.cancelled() => break End::Stopped,
-                    frame = player.conn.recv(stats) => match frame {
+                None => {
+                    let next = tokio::select! {
+                        _ = stop.cancelled() => break End::Stopped,
+                        frame = player.conn.recv(stats) => frame,
+                    };
+                    match next {
                         Some(frame) => frame,
+                        None if self.reconnect && !stop.is_cancelled() => {
+                            if let Err(error) = self.rejoin(player, stats).await {
+                                stats.error(error);
+                                break End::Closed;
+                            }
+                            continue;
+                        }
                         None => break End::Closed,
-                    },
-                },
+                    }
+                }
             };
             match wire::react(player.side, &frame) {
                 Reaction::GameOver => break End::GameOver,

@@ -17,6 +17,11 @@ pub struct Stats {
     pub games_finished: u64,
     /// Action-to-answer times in microseconds.
     pub latencies_us: Vec<u32>,
+    /// With `--reconnect`: from a player noticing its socket closed to its welcome through
+    /// another target, in microseconds.
+    pub reconnects_us: Vec<u32>,
+    /// Actions sent whose socket closed before their answer.
+    pub actions_in_flight_at_close: u64,
     /// Errors by kind: a server `error` code, or a client-side failure.
     pub errors: BTreeMap<String, u64>,
 }
@@ -28,8 +33,12 @@ impl Stats {
 
     /// Records the time from sending an action to its first answer.
     pub fn latency(&mut self, latency: Duration) {
-        self.latencies_us
-            .push(u32::try_from(latency.as_micros()).unwrap_or(u32::MAX));
+        self.latencies_us.push(micros(latency));
+    }
+
+    /// Records the time a player was away between its socket closing and its welcome again.
+    pub fn reconnected(&mut self, away: Duration) {
+        self.reconnects_us.push(micros(away));
     }
 
     pub fn merge(&mut self, other: Stats) {
@@ -41,10 +50,16 @@ impl Stats {
         self.messages_received += other.messages_received;
         self.games_finished += other.games_finished;
         self.latencies_us.extend(other.latencies_us);
+        self.reconnects_us.extend(other.reconnects_us);
+        self.actions_in_flight_at_close += other.actions_in_flight_at_close;
         for (kind, count) in other.errors {
             *self.errors.entry(kind).or_default() += count;
         }
     }
+}
+
+fn micros(duration: Duration) -> u32 {
+    u32::try_from(duration.as_micros()).unwrap_or(u32::MAX)
 }
 
 /// Latency percentiles in milliseconds.
@@ -94,6 +109,11 @@ pub struct Report {
     pub error_kinds: BTreeMap<String, u64>,
     pub actions_per_sec: f64,
     pub latency: Option<Latency>,
+    /// With `--reconnect`: how many players took their seat again after their socket closed,
+    /// and how long each was away (close noticed to welcome).
+    pub reconnects: usize,
+    pub reconnect_time: Option<Latency>,
+    pub actions_in_flight_at_close: u64,
     /// The server's resident memory at the end of the run, if its pid was given.
     pub server_rss_mib: Option<f64>,
     /// The highest resident memory sampled during the run.
@@ -133,6 +153,9 @@ impl Report {
                 0.0
             },
             latency: Latency::of(&mut stats.latencies_us),
+            reconnects: stats.reconnects_us.len(),
+            reconnect_time: Latency::of(&mut stats.reconnects_us),
+            actions_in_flight_at_close: stats.actions_in_flight_at_close,
             error_kinds: stats.errors,
             server_rss_mib: None,
             server_rss_max_mib: None,
