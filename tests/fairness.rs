@@ -230,13 +230,7 @@ fn renumbered(mut record: Value) -> Value {
 
 #[tokio::test]
 async fn verify_rejects_a_record_whose_client_seeds_are_out_of_order() {
-    let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let mut both = Client::join(server.addr, room, created["token"].as_str()).await;
-    both.ok("seed", json!({"client_seed": "s"})).await;
-    throw_then_resign(&mut both).await;
-    let record = record(server.addr, room).await;
+    let record = created_and_finished_local_game().await;
     verify_accepted(&record).await;
     let position = |t: &str| {
         record["events"]
