@@ -173,13 +173,7 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
     let mut admin = PgConnection::connect(&url).await.unwrap();
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
-        let through_relay: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1")
-                .bind(RELAYED)
-                .fetch_one(&mut admin)
-                .await
-                .unwrap();
-        if through_relay == 2 {
+        if sessions_named(&mut admin, RELAYED).await == 2 {
             break;
         }
         assert!(tokio::time::Instant::now() < deadline, "no probe was sent");
@@ -1021,18 +1015,21 @@ async fn log_says(log: &Path, text: &str) {
     }
 }
 
+/// The sessions on the server whose `application_name` is `application`.
+async fn sessions_named(admin: &mut PgConnection, application: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1")
+        .bind(application)
+        .fetch_one(admin)
+        .await
+        .unwrap()
+}
+
 /// Waits until no session named `application` is left on the server (its locks went with them).
 async fn sessions_gone(url: &str, application: &str) {
     let mut admin = PgConnection::connect(url).await.unwrap();
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
-        let left: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1")
-                .bind(application)
-                .fetch_one(&mut admin)
-                .await
-                .unwrap();
-        if left == 0 {
+        if sessions_named(&mut admin, application).await == 0 {
             return;
         }
         assert!(
