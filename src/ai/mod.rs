@@ -59,7 +59,7 @@ impl Level {
     }
 
     /// The search settings that define this level.
-    pub const fn config(self) -> Config {
+    pub fn config(self) -> Config {
         match self {
             Level::Easy => Config {
                 evaluation: Evaluation::Classic(Weights::LIGHT),
@@ -80,7 +80,7 @@ impl Level {
                 noise: 0.0,
             },
             Level::Hard => Config {
-                evaluation: Evaluation::Net,
+                evaluation: Evaluation::Net(&net::TRAINED),
                 limits: Limits {
                     max_depth: 12,
                     node_budget: HARD_NODE_BUDGET,
@@ -141,10 +141,12 @@ impl FromStr for Level {
 pub enum Evaluation {
     /// The hand-written terms, in squares of race.
     Classic(Weights),
-    /// The trained network's win probability `p`, as `(2p - 1) · WIN`: the
+    /// A trained network's win probability `p`, as `(2p - 1) · WIN`: the
     /// search then maximises the probability of winning, and a sure win
-    /// (`WIN`) stays above any estimate because `p` never reaches 1.
-    Net,
+    /// (`WIN`) stays above any estimate because `p` never reaches 1. Levels
+    /// use the shipped [`net::TRAINED`]; `selfplay --black-net` measures
+    /// another weights file before it is shipped.
+    Net(&'static net::Net),
 }
 
 impl Evaluation {
@@ -152,9 +154,7 @@ impl Evaluation {
     pub fn value(&self, position: &Position) -> f64 {
         match self {
             Evaluation::Classic(weights) => eval::evaluate(position, weights),
-            Evaluation::Net => {
-                (2.0 * f64::from(net::TRAINED.evaluate(position)) - 1.0) * search::WIN
-            }
+            Evaluation::Net(net) => (2.0 * f64::from(net.evaluate(position)) - 1.0) * search::WIN,
         }
     }
 }
@@ -235,7 +235,7 @@ impl Odds {
 
 /// The network's view of a throw: [`Odds`] searched [`ANALYSIS_DEPTH`] deep.
 pub fn odds(position: &Position, roll: Roll) -> Odds {
-    let (before, moves) = search::judge(position, roll, ANALYSIS_DEPTH, &Evaluation::Net);
+    let (before, moves) = search::judge(position, roll, ANALYSIS_DEPTH, &Evaluation::Net(&net::TRAINED));
     let probability = |value: f64| ((value / search::WIN + 1.0) / 2.0).clamp(0.0, 1.0);
     Odds {
         before: probability(before),

@@ -3,9 +3,14 @@
 //!
 //! Inputs, from the point of view of the side about to throw ("us"): one per
 //! square 1..=30 with one of our pieces, one per square with one of theirs,
-//! and the pieces each side has borne off (divided by five). Colour is not
-//! an input: the rules are the same for both sides, so the side to move is
-//! always "us" and one output suffices.
+//! the pieces each side has borne off (divided by five), and for each side
+//! three tactical terms of the hand-written evaluation ([`TACTICS`]): what a
+//! swap on its next throw would cost the other side, how much of the other
+//! side's next throw its blocks cut off, and how many of its pieces stand
+//! in a block. A single layer learns such conjunctions of squares only
+//! slowly; given as inputs, they made the network stronger (docs/AI.md).
+//! Colour is not an input: the rules are the same for both sides, so the
+//! side to move is always "us" and one output suffices.
 //!
 //! One hidden layer of [`HIDDEN`] units with a cheap sigmoid,
 //! `½ + ½·x/(1+|x|)`, which needs no `exp` (the search evaluates hundreds of
@@ -15,11 +20,17 @@
 
 use std::sync::LazyLock;
 
+use super::eval::{blocking, cut_off_throws, expected_swap_loss};
 use crate::engine::{PIECES_PER_SIDE, Position, SQUARES};
 
 /// 30 squares for us, 30 for them, pieces borne off for us and for them.
-pub const INPUTS: usize = 2 * SQUARES as usize + 2;
-pub const HIDDEN: usize = 40;
+const BOARD_INPUTS: usize = 2 * SQUARES as usize + 2;
+/// Swap threat, cut-off throws and pieces in a block, for us then for them.
+pub const TACTICS: usize = 6;
+pub const INPUTS: usize = BOARD_INPUTS + TACTICS;
+pub const HIDDEN: usize = 64;
+/// Ten pieces, two counts and the tactical terms.
+const MAX_ACTIVE: usize = 2 * PIECES_PER_SIDE as usize + 2 + TACTICS;
 
 /// Header of the weights file: a name and a version, then the two sizes.
 const MAGIC: &[u8; 8] = b"SENETNN1";
@@ -38,7 +49,7 @@ pub fn win_probability(position: &Position) -> f64 {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Net {
     /// Every weight in one flat array, so training can update them all with
     /// one vectorised loop: `INPUTS` rows of `HIDDEN` input weights (an
@@ -48,14 +59,42 @@ pub struct Net {
     pub(super) weights: Vec<f32>,
 }
 
+/// The sizes only: thousands of weights would drown any log of a `Config`.
+impl std::fmt::Debug for Net {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Net({INPUTS}x{HIDDEN})")
+    }
+}
+
 const HIDDEN_BIAS: usize = INPUTS * HIDDEN;
 const OUTPUT: usize = HIDDEN_BIAS + HIDDEN;
 const OUTPUT_BIAS: usize = OUTPUT + HIDDEN;
 /// How many weights a network has.
 pub(super) const WEIGHTS: usize = OUTPUT_BIAS + 1;
 
-/// The active inputs of a position: at most ten pieces and two counts.
-pub(super) type Features = Vec<(usize, f32)>;
+/// The active (non-zero) inputs of a position, on the stack: the search
+/// computes them for every leaf, so no allocation.
+pub(super) struct Features {
+    active: [(usize, f32); MAX_ACTIVE],
+    len: usize,
+}
+
+impl Features {
+    fn push(&mut self, input: usize, value: f32) {
+        if value != 0.0 {
+            self.active[self.len] = (input, value);
+            self.len += 1;
+        }
+    }
+}
+
+impl std::ops::Deref for Features {
+    type Target = [(usize, f32)];
+
+    fn deref(&self) -> &[(usize, f32)] {
+        &self.active[..self.len]
+    }
+}
 
 /// What a forward pass computed, kept for the gradient.
 pub(super) struct Activations {
@@ -144,18 +183,40 @@ pub(super) fn features(position: &Position) -> Features {
     let us = position.turn();
     let them = us.other();
     let squares = SQUARES as usize;
+    let mut features = Features {
+        active: [(0, 0.0); MAX_ACTIVE],
+        len: 0,
+    };
+    for square in position.squares(us) {
+        features.push(usize::from(square) - 1, 1.0);
+    }
+    for square in position.squares(them) {
+        features.push(squares + usize::from(square) - 1, 1.0);
+    }
     let off = |side| f32::from(position.borne_off(side)) / f32::from(PIECES_PER_SIDE);
-    position
-        .squares(us)
-        .map(|s| (usize::from(s) - 1, 1.0))
-        .chain(
-            position
-                .squares(them)
-                .map(|s| (squares + usize::from(s) - 1, 1.0)),
-        )
-        .chain([(2 * squares, off(us)), (2 * squares + 1, off(them))])
-        .filter(|&(_, value)| value != 0.0)
-        .collect()
+    features.push(2 * squares, off(us));
+    features.push(2 * squares + 1, off(them));
+    let (ours, theirs) = (position.bitboard(us), position.bitboard(them));
+    for (side, (own, enemy)) in [(ours, theirs), (theirs, ours)].into_iter().enumerate() {
+        let [threat, cut_off, blocked] = tactics(own, enemy);
+        let at = BOARD_INPUTS + 3 * side;
+        features.push(at, threat);
+        features.push(at + 1, cut_off);
+        features.push(at + 2, blocked);
+    }
+    features
+}
+
+/// One side's tactical terms, each scaled to about 0..1: the squares its
+/// swap would cost the enemy on its next throw (expected), the enemy's
+/// throws cut off by its blocks (summed over enemy pieces), its pieces in
+/// a block.
+fn tactics(own: u32, enemy: u32) -> [f32; 3] {
+    [
+        expected_swap_loss(own, enemy) as f32 / 2.0,
+        cut_off_throws(enemy, own) as f32 / 2.0,
+        blocking(own).count_ones() as f32 / f32::from(PIECES_PER_SIDE),
+    ]
 }
 
 /// `½ + ½·x/(1+|x|)`: sigmoid-shaped in (0, 1) without `exp`.
@@ -183,6 +244,31 @@ mod tests {
         let (won, _) = last.play(30, crate::engine::Roll::new(1).unwrap()).unwrap();
         assert_eq!(win_probability(&won), 1.0);
         assert_eq!(win_probability(&won.pass()), 0.0);
+    }
+
+    #[test]
+    fn features_hold_the_pieces_and_each_sides_tactics() {
+        // Black to throw: pieces on 10 and 13, white single on 12 (a swap with
+        // a 2, 6/16) and a white block on 20-21 ahead of both black pieces.
+        let position: Position = ".........B.WB......WW......... b".parse().unwrap();
+        let active = features(&position);
+        let value = |input: usize| {
+            active
+                .iter()
+                .find(|&&(i, _)| i == input)
+                .map_or(0.0, |&(_, v)| v)
+        };
+        assert_eq!((value(9), value(12)), (1.0, 1.0), "black on 10 and 13");
+        assert_eq!((value(30 + 11), value(30 + 19)), (1.0, 1.0), "white on 12, 20");
+        let ours = BOARD_INPUTS;
+        let theirs = BOARD_INPUTS + 3;
+        assert_eq!(value(ours), 6.0 / 16.0 * 2.0 / 2.0, "our swap threat");
+        assert_eq!(value(ours + 2), 0.0, "no black block");
+        assert!(value(theirs + 1) > 0.0, "white's block cuts off black's throws");
+        assert_eq!(value(theirs + 2), 2.0 / 5.0, "two white pieces in a block");
+        // The same position seen by white swaps the two halves.
+        let flipped = features(&position.with_turn(crate::engine::Side::White));
+        assert_eq!(flipped.len(), active.len());
     }
 
     #[test]

@@ -18,6 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use super::UsageError;
+use crate::ai::net::Net;
 use crate::ai::{self, Config, Decision, Evaluation, Weights};
 use crate::engine::{Position, Roll, Side, Sticks};
 
@@ -46,6 +47,26 @@ pub struct Args {
     /// Evaluation weights for the second level.
     #[arg(long)]
     white_weights: Option<String>,
+    /// A network weights file (from `senet train`) for the first level
+    /// instead of the shipped one, to measure it before shipping it.
+    #[arg(long)]
+    black_net: Option<std::path::PathBuf>,
+    /// A network weights file for the second level.
+    #[arg(long)]
+    white_net: Option<std::path::PathBuf>,
+    /// Node budget per decision for the first level instead of its own.
+    #[arg(long)]
+    black_nodes: Option<u64>,
+    /// Node budget per decision for the second level.
+    #[arg(long)]
+    white_nodes: Option<u64>,
+}
+
+/// What the command line may change in a level's [`Config`], for tuning.
+struct Overrides<'a> {
+    weights: Option<&'a str>,
+    net: Option<&'a std::path::Path>,
+    nodes: Option<u64>,
 }
 
 /// One side of the match.
@@ -57,7 +78,7 @@ struct Player {
 }
 
 impl Player {
-    fn parse(level: &str, weights: Option<&str>) -> Result<Player, UsageError> {
+    fn parse(level: &str, overrides: &Overrides) -> Result<Player, UsageError> {
         let mut config = match level {
             "random" => None,
             _ => Some(ai::config_named(level).ok_or_else(|| {
@@ -67,15 +88,32 @@ impl Player {
             })?),
         };
         let mut name = level.to_owned();
-        if let Some(text) = weights {
-            let config = config
-                .as_mut()
-                .ok_or_else(|| UsageError("the random player has no weights".into()))?;
-            let Evaluation::Classic(weights) = &mut config.evaluation else {
+        if overrides.weights.is_none() && overrides.net.is_none() && overrides.nodes.is_none() {
+            return Ok(Player { name, config });
+        }
+        let config_mut = config
+            .as_mut()
+            .ok_or_else(|| UsageError("the random player has no settings to change".into()))?;
+        if let Some(text) = overrides.weights {
+            let Evaluation::Classic(weights) = &mut config_mut.evaluation else {
                 return Err(UsageError(format!("{level} has no evaluation weights")));
             };
             *weights = text.parse::<Weights>().map_err(UsageError)?;
-            name = format!("{level}[{text}]");
+            name = format!("{name}[{text}]");
+        }
+        if let Some(path) = overrides.net {
+            let Evaluation::Net(net) = &mut config_mut.evaluation else {
+                return Err(UsageError(format!("{level} has no network")));
+            };
+            let bytes = std::fs::read(path)
+                .map_err(|e| UsageError(format!("reading {}: {e}", path.display())))?;
+            // One network per process, alive until it exits.
+            *net = Box::leak(Box::new(Net::from_bytes(&bytes).map_err(UsageError)?));
+            name = format!("{name}[net={}]", path.display());
+        }
+        if let Some(nodes) = overrides.nodes {
+            config_mut.limits.node_budget = nodes;
+            name = format!("{name}[nodes={nodes}]");
         }
         Ok(Player { name, config })
     }
@@ -119,8 +157,22 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         ));
     }
     let players = [
-        Player::parse(&args.black, args.black_weights.as_deref())?,
-        Player::parse(&args.white, args.white_weights.as_deref())?,
+        Player::parse(
+            &args.black,
+            &Overrides {
+                weights: args.black_weights.as_deref(),
+                net: args.black_net.as_deref(),
+                nodes: args.black_nodes,
+            },
+        )?,
+        Player::parse(
+            &args.white,
+            &Overrides {
+                weights: args.white_weights.as_deref(),
+                net: args.white_net.as_deref(),
+                nodes: args.white_nodes,
+            },
+        )?,
     ];
     let records = play_all(&players, args.games, args.seed, args.threads);
     println!(
