@@ -235,7 +235,12 @@ impl Odds {
 
 /// The network's view of a throw: [`Odds`] searched [`ANALYSIS_DEPTH`] deep.
 pub fn odds(position: &Position, roll: Roll) -> Odds {
-    let (before, moves) = search::judge(position, roll, ANALYSIS_DEPTH, &Evaluation::Net(&net::TRAINED));
+    let (before, moves) = search::judge(
+        position,
+        roll,
+        ANALYSIS_DEPTH,
+        &Evaluation::Net(&net::TRAINED),
+    );
     let probability = |value: f64| ((value / search::WIN + 1.0) / 2.0).clamp(0.0, 1.0);
     Odds {
         before: probability(before),

@@ -248,9 +248,10 @@ mod tests {
 
     #[test]
     fn features_hold_the_pieces_and_each_sides_tactics() {
-        // Black to throw: pieces on 10 and 13, white single on 12 (a swap with
-        // a 2, 6/16) and a white block on 20-21 ahead of both black pieces.
-        let position: Position = ".........B.WB......WW......... b".parse().unwrap();
+        // Black to throw: pieces on 10 and 13, a white single on 12 (a swap
+        // with a 2, 6/16) and a white block on 16-17, which cuts off the
+        // throws of 3 or more (6/16) of the black piece on 13.
+        let position: Position = ".........B.WB..WW............. b".parse().unwrap();
         let active = features(&position);
         let value = |input: usize| {
             active
@@ -259,12 +260,20 @@ mod tests {
                 .map_or(0.0, |&(_, v)| v)
         };
         assert_eq!((value(9), value(12)), (1.0, 1.0), "black on 10 and 13");
-        assert_eq!((value(30 + 11), value(30 + 19)), (1.0, 1.0), "white on 12, 20");
+        assert_eq!(
+            (value(30 + 11), value(30 + 15)),
+            (1.0, 1.0),
+            "white on 12, 16"
+        );
         let ours = BOARD_INPUTS;
         let theirs = BOARD_INPUTS + 3;
         assert_eq!(value(ours), 6.0 / 16.0 * 2.0 / 2.0, "our swap threat");
         assert_eq!(value(ours + 2), 0.0, "no black block");
-        assert!(value(theirs + 1) > 0.0, "white's block cuts off black's throws");
+        assert_eq!(
+            value(theirs + 1),
+            6.0 / 16.0 / 2.0,
+            "white's block cuts off"
+        );
         assert_eq!(value(theirs + 2), 2.0 / 5.0, "two white pieces in a block");
         // The same position seen by white swaps the two halves.
         let flipped = features(&position.with_turn(crate::engine::Side::White));
