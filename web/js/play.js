@@ -142,12 +142,17 @@ function ownGone(why) {
   else setOwn(null);
 }
 
-/** Our seek is no longer open, for a reason we did not hear: the room tells whether it was taken. */
+/** Our seek is no longer open, for a reason we did not hear: the room tells whether it was taken.
+ * A `changes` frame may settle it first (and enter the room): then the answer is not needed. */
 function settleOwn() {
   const seek = own;
   roomSummary(seek.room).then(
-    (summary) => ownGone(summary.status === 'waiting' ? SeekGone.Withdrawn : SeekGone.Taken),
-    () => setOwn(null),
+    (summary) => {
+      if (own === seek) ownGone(summary.status === 'waiting' ? SeekGone.Withdrawn : SeekGone.Taken);
+    },
+    () => {
+      if (own === seek) setOwn(null);
+    },
   );
 }
 
