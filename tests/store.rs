@@ -311,6 +311,50 @@ async fn sqlite_wal_restarts_under_steady_appends() {
     }
 }
 
+/// A burst leaves the WAL file at its size only until it is over: it is truncated within a few
+/// seconds even while a trickle of writes goes on (small appends, and the lobby's renewal of
+/// no seeks, which writes nothing but is a write all the same).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("burst.db");
+    let store = senet::store::open(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    store.create_room(&room("b"), &[]).await.unwrap();
+    // The burst: 8 MB of events in a few commits.
+    let padded = |v: u64| {
+        let mut e = event(v, "big");
+        e.data = format!(r#"{{"pad":"{}"}}"#, "x".repeat(8_000));
+        e
+    };
+    let mut v = 0;
+    for _ in 0..4 {
+        let batch: Vec<_> = (v + 1..=v + 250).map(padded).collect();
+        store.append("b", &batch).await.unwrap();
+        v += 250;
+    }
+    let wal = path.with_extension("db-wal");
+    let burst = std::fs::metadata(&wal).unwrap().len();
+    assert!(burst > 8_000_000, "the burst left a WAL of {burst} bytes");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(6);
+    loop {
+        v += 1;
+        store.append("b", &[event(v, "small")]).await.unwrap();
+        store.renew_seeks(&[], 0).await.unwrap();
+        let size = std::fs::metadata(&wal).unwrap().len();
+        if size < 1_000_000 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the WAL was still {size} bytes 6 s after the burst"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert_eq!(store.events_after("b", 0).await.unwrap().len() as u64, v);
+}
+
 /// Salt-1 in the header of the WAL next to the SQLite file at `path` (bytes
 /// 16..20, big-endian): SQLite adds one to it each time it starts the WAL over.
 /// (The checkpoint sequence number beside it is counted per connection.)

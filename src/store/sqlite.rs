@@ -48,7 +48,7 @@ impl SqliteStore {
             .await?;
         MIGRATOR.run(&pool).await?;
         Ok(SqliteStore {
-            writer: Writer::start(pool.clone()),
+            writer: Writer::start(pool.clone()).await?,
             pool,
         })
     }
