@@ -24,6 +24,14 @@ function recordWith(bits) {
 
 const numbered = (events) => events.map((event, i) => ({ ...event, v: i + 1 }));
 
+/** The record as a server stored it before client seeds came after `started`: inside it. */
+function legacyRecordWith(bits, clientSeeds) {
+  const record = recordWith(bits);
+  const [started, , , ...throws] = record.events;
+  const oldStarted = { ...started, d: { ...started.d, client_seeds: clientSeeds } };
+  return { ...record, events: numbered([oldStarted, ...throws]) };
+}
+
 /** The same record with the event at `from` moved to `to`. */
 function moved(record, from, to) {
   const events = [...record.events];
@@ -31,7 +39,7 @@ function moved(record, from, to) {
   return { ...record, events: numbered(events) };
 }
 
-test('verify the throws: known answers pass, a changed throw or a seed logged out of order fails', async ({ open }) => {
+test('verify the throws: known answers pass, a changed throw or a seed logged out of order fails, an old game checks with the seeds in its start', async ({ open }) => {
   const page = await open('/');
   const honestRecord = recordWith(KNOWN_BITS);
   const results = await page.evaluate(async (records) => {
@@ -44,12 +52,17 @@ test('verify the throws: known answers pass, a changed throw or a seed logged ou
     { ...honestRecord, seed_hash: '00'.repeat(32) },
     moved(honestRecord, 1, 0), // black's seed before the seed hash
     moved(honestRecord, 2, 3), // white's seed after the first throw
+    legacyRecordWith(KNOWN_BITS, { black: 'b', white: 'w' }),
+    legacyRecordWith(KNOWN_BITS, { black: 'b', white: 'other' }),
   ]);
-  const [honest, changed, badHash, early, late] = results;
+  const [honest, changed, badHash, early, late, legacy, legacyOtherSeed] = results;
   expect(honest).toMatchObject({ hashOk: true, orderOk: true, allOk: true });
   expect(honest.throws).toHaveLength(6);
   expect(changed.allOk).toBe(false);
   expect(changed.throws.map((row) => row.ok)).toEqual([true, true, true, false, true, true]);
   expect(badHash).toMatchObject({ hashOk: false, allOk: false });
   for (const outOfOrder of [early, late]) expect(outOfOrder).toMatchObject({ hashOk: true, orderOk: false, allOk: false });
+  expect(honest.legacy).toBe(false);
+  expect(legacy).toMatchObject({ hashOk: true, legacy: true, allOk: true });
+  expect(legacyOtherSeed).toMatchObject({ legacy: true, allOk: false });
 });

@@ -25,7 +25,8 @@ function sticksFromByte(byte) {
  * Check a record (`GET /api/rooms/{id}/record`): the seed against its hash, that the hash was
  * logged (in `started`) before every client seed and no client seed came after the first throw,
  * and each `rolled` event against HMAC-SHA256(seed, "<room>:<black seed>:<white seed>:<n>") with
- * the client seeds the log set.
+ * the client seeds the log set. A game stored before client seeds came after `started` carries
+ * them in `started`: its throws are checked with those, and `legacy` says the order cannot be shown.
  */
 export async function verifyRecord(record) {
   if (!crypto.subtle) throw new Error('no-subtle-crypto');
@@ -36,10 +37,19 @@ export async function verifyRecord(record) {
   let hashLogged = false;
   let thrown = false;
   let orderOk = true;
+  let legacy = false;
   const encoder = new TextEncoder();
   const throws = [];
   for (const event of record.events ?? []) {
-    if (event.t === Event.Started) hashLogged = true;
+    if (event.t === Event.Started) {
+      hashLogged = true;
+      const logged = event.d?.client_seeds;
+      if (logged) {
+        legacy = true;
+        seeds.black = logged.black ?? '';
+        seeds.white = logged.white ?? '';
+      }
+    }
     if (event.t === Event.ClientSeed) {
       orderOk &&= hashLogged && !thrown;
       seeds[event.d.side] = event.d.client_seed;
@@ -53,7 +63,17 @@ export async function verifyRecord(record) {
     const ok = computed.value === recorded.value && computed.sticks.every((s, i) => s === recorded.sticks?.[i]);
     throws.push({ n: event.d.n, side: event.d.side, recorded, computed, ok });
   }
-  return { hashOk, orderOk, throws, allOk: hashOk && orderOk && throws.every((row) => row.ok) };
+  return { hashOk, orderOk, legacy, throws, allOk: hashOk && orderOk && throws.every((row) => row.ok) };
+}
+
+/** Whether the seed's hash came before the players' seeds; an old game's log cannot say. */
+function orderLine(result) {
+  const [kind, key] = result.legacy
+    ? ['legacy', 'verify.orderLegacy']
+    : result.orderOk
+      ? ['ok', 'verify.orderOk']
+      : ['bad', 'verify.orderBad'];
+  return el('p', { class: kind, 'data-testid': 'verify-order', text: t(key) });
 }
 
 const faces = (sticks) => sticks.map((marked) => (marked ? '■' : '□')).join('');
@@ -87,7 +107,7 @@ function showVerification(root, result) {
   const bad = result.throws.filter((row) => !row.ok).length;
   const summary = [
     el('p', { class: result.hashOk ? 'ok' : 'bad', 'data-testid': 'verify-hash', text: t(result.hashOk ? 'verify.hashOk' : 'verify.hashBad') }),
-    el('p', { class: result.orderOk ? 'ok' : 'bad', 'data-testid': 'verify-order', text: t(result.orderOk ? 'verify.orderOk' : 'verify.orderBad') }),
+    orderLine(result),
     el('p', {
       class: bad === 0 ? 'ok' : 'bad',
       'data-testid': 'verify-summary',
