@@ -113,11 +113,17 @@ game() { python3 "$here/game.py" "$@"; }
 field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
 # The PostgreSQL image the compose file names, from Debian's package.
+# Made again when its recipe changed (a label carries the recipe's hash).
 make_postgres_base() {
-    local name
+    local name recipe
     name=docker.io/library/$(sed -n 's/^ *image: *\(postgres:.*\)/\1/p' deploy/docker-compose.yml)
-    if podman image exists "$name"; then ok "base $name present"; return; fi
-    logged postgres-base podman build --tag "$name" --file "$here/postgres.Containerfile" "$here"
+    recipe=$(cat "$here/postgres.Containerfile" "$here/postgres-entrypoint.sh" | sha256sum | cut -c1-16)
+    if [ "$(podman image inspect --format '{{index .Labels "senet.ci.recipe"}}' "$name" 2>/dev/null)" = "$recipe" ]; then
+        ok "base $name present"
+        return
+    fi
+    logged postgres-base podman build --label "senet.ci.recipe=$recipe" --tag "$name" \
+        --file "$here/postgres.Containerfile" "$here"
     ok "base $name made from Debian's postgresql package"
 }
 
@@ -239,11 +245,12 @@ check_compose() {
     # `condition: service_healthy`: wait for PostgreSQL here, with the compose file's check.
     logged compose-up-postgres compose up --detach postgres
     # Its first start runs initdb, which took over 30 s at load 9.
+    local healthy=
     for _ in $(seq 240); do
-        podman healthcheck run senetci_postgres_1 >/dev/null 2>&1 && break
+        podman healthcheck run senetci_postgres_1 >/dev/null 2>&1 && { healthy=1; break; }
         sleep 0.5
     done
-    podman healthcheck run senetci_postgres_1 >/dev/null || fail "PostgreSQL is not healthy"
+    [ -n "$healthy" ] || fail "PostgreSQL is not healthy after 2 minutes"
     logged compose-up compose up --detach
     # Both instances, not just the one nginx asks first: the game may be routed to either.
     wait_for "$(instance_url senetci_senet1_1)/readyz"

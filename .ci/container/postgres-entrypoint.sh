@@ -7,8 +7,10 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     initdb --username="$POSTGRES_USER" --pwfile=<(printf '%s\n' "$POSTGRES_PASSWORD") \
         --auth-host=scram-sha-256 --auth-local=trust "$PGDATA" >/dev/null
     echo "host all all all scram-sha-256" >>"$PGDATA/pg_hba.conf"
-    pg_ctl --wait --options="-c listen_addresses=''" start >/dev/null
-    createdb --username="$POSTGRES_USER" "$POSTGRES_DB"
+    # The setup server listens on no address and on a socket of its own, so the healthcheck
+    # (pg_isready on the usual socket) cannot mistake it for the real one, which starts below.
+    pg_ctl --wait --options="-c listen_addresses='' -c unix_socket_directories=/tmp" start >/dev/null
+    createdb --host=/tmp --username="$POSTGRES_USER" "$POSTGRES_DB"
     pg_ctl --wait stop >/dev/null
 fi
 exec postgres -c listen_addresses='*'
