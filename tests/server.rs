@@ -831,16 +831,16 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
     let mut table = online_table_at(server.addr).await;
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     play_random(&mut table, &mut rng, 10).await;
-    // Kill it between a throw and its move: the throw must survive.
-    let mut turn = table.black.sync().await["turn"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    loop {
+    // Kill it between a throw and its move: the throw must survive. The random play may have
+    // stopped there already (its last action a throw with moves to make).
+    let state = table.black.sync().await;
+    let mut turn = state["turn"].as_str().unwrap().to_string();
+    let mut thrown = state["phase"] == "move";
+    while !thrown {
         let events = table.mover(&turn).ok("roll", Value::Null).await;
         match events.iter().rfind(|e| e["t"] == "passed") {
             Some(passed) => turn = passed["d"]["next"].as_str().unwrap().into(),
-            None => break,
+            None => thrown = true,
         }
     }
     let before = game_part(&table.black.sync().await);
