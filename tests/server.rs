@@ -514,7 +514,10 @@ async fn draw_offers_decline_withdraw_lapse_and_accept_one_per_turn() {
     );
     // White offered in its own turn: spent until black has moved (a throw without a move ends
     // black's turn at once).
-    let passed = events.iter().any(|e| e["t"] == "passed");
+    // Black's own pass, not white's at the end of its turn (which this read may include too).
+    let passed = events
+        .iter()
+        .any(|e| e["t"] == "passed" && e["d"]["next"] == "white");
     let spent = if passed { json!([]) } else { json!(["white"]) };
     assert_eq!(table.black.sync().await["draw_offers_spent"], spent);
 
