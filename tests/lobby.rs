@@ -295,6 +295,44 @@ async fn a_seek_is_cancelled_with_its_token_only() {
     server.stop().await;
 }
 
+/// A seek cancelled or withdrawn takes its room with it: a late joiner, by the seek or by the
+/// room's id, finds nothing to join, and the creator's socket on the room is closed.
+#[tokio::test]
+async fn a_cancelled_or_withdrawn_seeks_room_cannot_be_joined() {
+    let server = TestServer::start_with(|config| config.seek_grace = Duration::from_secs(1)).await;
+    let mut watcher = Lobby::open(server.addr).await;
+
+    let cancelled = post_seek(server.addr, json!({})).await;
+    let room = room_of(&cancelled);
+    watcher.added(&room).await;
+    // The creator's page on the room holds it in memory.
+    let mut creator = Client::join(server.addr, &room, cancelled["token"].as_str()).await;
+    let path = format!("/api/seeks/{room}");
+    let token = json!({"token": cancelled["token"]});
+    let (status, _) = http(server.addr, "DELETE", &path, Some(token)).await;
+    assert_eq!(status, 204);
+    creator.closed().await;
+    cannot_be_joined(server.addr, &room).await;
+
+    let withdrawn = room_of(&post_seek(server.addr, json!({})).await);
+    assert_eq!(watcher.gone(&withdrawn).await["why"], "withdrawn");
+    cannot_be_joined(server.addr, &withdrawn).await;
+    server.stop().await;
+}
+
+/// Nothing of `room` is left to join: not its seek, not its seat, not its socket.
+async fn cannot_be_joined(addr: SocketAddr, room: &str) {
+    let (status, refused) = take(addr, room).await;
+    assert_eq!((status, &refused["error"]), (409, &json!("seek_taken")));
+    let join = format!("/api/rooms/{room}/join");
+    let (status, refused) = http(addr, "POST", &join, Some(json!({}))).await;
+    assert_eq!((status, &refused["error"]), (404, &json!("room_not_found")));
+    let (status, _) = http(addr, "GET", &format!("/api/rooms/{room}"), None).await;
+    assert_eq!(status, 404);
+    let socket = format!("ws://{addr}/ws/rooms/{room}");
+    assert!(tokio_tungstenite::connect_async(socket).await.is_err());
+}
+
 #[tokio::test]
 async fn an_address_holds_a_few_open_seeks_at_most() {
     let server = TestServer::start_with(|config| config.max_seeks_per_address = 2).await;

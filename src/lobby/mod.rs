@@ -5,7 +5,10 @@
 //!
 //! Who wins a seek: the store's `take_seek` marks the row taken in one statement, so of several
 //! takers at once (on any instance) exactly one gets it and the others hear `seek_taken`;
-//! cancelling and withdrawing delete the row only while it is open, so they race the same way.
+//! cancelling and withdrawing delete the row only while it is open, so they race the same way,
+//! and take the seek's room with them (unless someone joined it by id and started the game): a
+//! late joiner finds no room, and a task holding it here ends (`Rooms::close_if_deleted`), or it
+//! would still seat a socket.
 //! Quick pairing asks the store for the oldest compatible open seek under a lock that serializes
 //! pairings; whoever finds none posts a seek and asks again, so two visitors who ask at once end
 //! up in one game instead of both waiting (see `store::seeks`).
@@ -285,7 +288,7 @@ impl Lobby {
         {
             return Err(LobbyError::SeekTaken);
         }
-        self.gone(room, SeekGone::Cancelled);
+        self.withdrawn(room, SeekGone::Cancelled).await;
         Ok(())
     }
 
@@ -315,7 +318,7 @@ impl Lobby {
         pairing.at = now_ms();
         match self.store().pair_seek(&pairing).await? {
             Some(room) => {
-                self.gone(&own.room, SeekGone::Cancelled);
+                self.withdrawn(&own.room, SeekGone::Cancelled).await;
                 self.paired(&room).await
             }
             None => Ok(Paired {
@@ -422,12 +425,12 @@ impl Lobby {
         list.open.insert((seek.created_at, seek.room.clone()), seek);
     }
 
-    /// Takes a seek off the list (once, however often we hear of it).
-    fn gone(&self, room: &str, why: SeekGone) {
+    /// Takes a seek off the list (once, however often we hear of it): whether it was listed.
+    fn gone(&self, room: &str, why: SeekGone) -> bool {
         let held = self.held().contains_key(room);
         let mut list = self.list();
         let Some(at) = list.at.remove(room) else {
-            return;
+            return false;
         };
         list.open.remove(&(at, room.to_string()));
         let handed_out = list.handed_out;
@@ -435,6 +438,18 @@ impl Lobby {
         drop(list);
         if why == SeekGone::Taken {
             self.inner.games_changed.notify_one();
+        }
+        true
+    }
+
+    /// Takes a seek off the list that went without being taken (as far as we know): the store
+    /// deleted its room with it unless someone joined by id first, and a task holding that room
+    /// here must end, or it would still seat a late joiner's socket.
+    async fn withdrawn(&self, room: &str, why: SeekGone) {
+        if self.gone(room, why)
+            && let Err(error) = self.inner.rooms.close_if_deleted(room).await
+        {
+            tracing::warn!(%room, %error, "could not end a withdrawn seek's room");
         }
     }
 
@@ -453,7 +468,7 @@ impl Lobby {
         };
         // Why they went was in the notifications missed; "withdrawn" is the least claim.
         for room in missing {
-            self.gone(&room, SeekGone::Withdrawn);
+            self.withdrawn(&room, SeekGone::Withdrawn).await;
         }
         for seek in open {
             self.opened(seek, None);
@@ -477,7 +492,10 @@ impl Lobby {
 
     async fn heard(&self, room: &str, change: SeekChange) -> Result<(), LobbyError> {
         match change {
-            SeekChange::Gone(why) => self.gone(room, why),
+            SeekChange::Gone(SeekGone::Taken) => {
+                self.gone(room, SeekGone::Taken);
+            }
+            SeekChange::Gone(why) => self.withdrawn(room, why).await,
             // Read it: the notification says only that it was posted, and it may be gone again.
             SeekChange::Open => {
                 if let Some(seek) = self.store().seek(room).await?
@@ -533,7 +551,7 @@ impl Lobby {
         }
         for room in self.store().expire_seeks(now).await? {
             tracing::info!(%room, "seek withdrawn: its creator's page is gone");
-            self.gone(&room, SeekGone::Withdrawn);
+            self.withdrawn(&room, SeekGone::Withdrawn).await;
         }
         Ok(())
     }

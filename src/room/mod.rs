@@ -427,14 +427,28 @@ impl Rooms {
         loop {
             let deleted = self.inner.store.delete_unstarted(before, BATCH).await?;
             for id in &deleted {
-                if let Some(handle) = self.live_handle(id) {
-                    handle.send_soon(Command::Close);
-                }
+                self.close(id);
             }
             total += deleted.len();
             if deleted.len() < BATCH as usize {
                 return Ok(total);
             }
+        }
+    }
+
+    /// Ends the task of a room that is no longer in the store (its seek was withdrawn before
+    /// anyone joined), if this instance holds one: its sockets close, and nobody finds it again.
+    pub async fn close_if_deleted(&self, id: &str) -> Result<(), RoomError> {
+        if self.live_handle(id).is_some() && self.inner.store.room(id).await?.is_none() {
+            self.close(id);
+        }
+        Ok(())
+    }
+
+    /// Ends the task of a room deleted from the store, if this instance holds it.
+    fn close(&self, id: &str) {
+        if let Some(handle) = self.live_handle(id) {
+            handle.send_soon(Command::Close);
         }
     }
 

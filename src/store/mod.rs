@@ -175,7 +175,8 @@ pub trait Store: Send + Sync + 'static {
     /// takers at once exactly one gets `true`.
     async fn take_seek(&self, room: &str, at: UnixMs) -> Result<bool, StoreError>;
 
-    /// Deletes an open seek; `false` if it is not open.
+    /// Deletes an open seek with its room, unless someone joined the room by its id and started
+    /// its game (then the room stays, unlisted); `false` if the seek is not open.
     async fn withdraw_seek(&self, room: &str, why: SeekGone) -> Result<bool, StoreError>;
 
     /// Deletes a listed room's row, open or taken (its game ended).
@@ -184,7 +185,8 @@ pub trait Store: Send + Sync + 'static {
     /// Keeps these open seeks listed until `until`.
     async fn renew_seeks(&self, rooms: &[String], until: UnixMs) -> Result<(), StoreError>;
 
-    /// Withdraws the open seeks not renewed before `now`; returns their rooms.
+    /// Withdraws the open seeks not renewed before `now` (as [`Store::withdraw_seek`]); returns
+    /// their rooms.
     async fn expire_seeks(&self, now: UnixMs) -> Result<Vec<String>, StoreError>;
 
     /// Quick pairing: takes the oldest compatible open seek (see [`Pairing`]) and returns its

@@ -96,6 +96,7 @@ const SQL: Statements = Statements {
 
 /// This backend's SQL for the lobby's rows.
 const SEEKS: SeekStatements = SeekStatements {
+    rooms: &SQL,
     insert: "INSERT INTO seeks (room, side, clock_initial, clock_increment, created_at, \
              expires_at, owner, visitor) SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
              WHERE ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL AND owner = $9) < $10 OR $11 = 0) \

@@ -137,25 +137,55 @@ where
     let mut deleted = Vec::with_capacity(candidates.len());
     for (id,) in candidates {
         // Started meanwhile (through another instance): keep it.
-        let still: Option<(String,)> = sqlx::query_as(sql.lock_unstarted)
-            .bind(id.clone())
-            .fetch_optional(&mut *tx)
-            .await?;
-        if still.is_none() {
-            continue;
+        if lock_unstarted::<DB>(&mut *tx, sql, &id).await? {
+            delete_room::<DB>(&mut *tx, sql, &id).await?;
+            deleted.push(id);
         }
-        sqlx::query(sql.delete_events)
-            .bind(id.clone())
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(sql.delete_room)
-            .bind(id.clone())
-            .execute(&mut *tx)
-            .await?;
-        deleted.push(id);
     }
     tx.commit().await?;
     Ok(deleted)
+}
+
+/// Whether a room exists and its game has not started, its row locked until the transaction
+/// ends where the database can: nobody appends to it or takes its seat meanwhile.
+pub(super) async fn lock_unstarted<DB>(
+    conn: &mut DB::Connection,
+    sql: &Statements,
+    id: &str,
+) -> Result<bool, StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> Decode<'r, DB>,
+    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    let still: Option<(String,)> = sqlx::query_as(sql.lock_unstarted)
+        .bind(id.to_string())
+        .fetch_optional(&mut *conn)
+        .await?;
+    Ok(still.is_some())
+}
+
+/// Deletes a room and its events (its seek row, if any, goes with it).
+pub(super) async fn delete_room<DB>(
+    conn: &mut DB::Connection,
+    sql: &Statements,
+    id: &str,
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+{
+    for statement in [sql.delete_events, sql.delete_room] {
+        sqlx::query(statement)
+            .bind(id.to_string())
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
 }
 
 /// The room with this id, if there is one.

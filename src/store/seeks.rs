@@ -3,6 +3,9 @@
 //! bound per column type and statement; the macro keeps the functions readable), and each
 //! backend gives its SQL ([`SeekStatements`]).
 //!
+//! A seek cancelled or withdrawn takes its room with it (unless someone joined it by its id and
+//! started its game): a late joiner finds no room, and no game can start there.
+//!
 //! Every change runs in one transaction with, on PostgreSQL, a notification per seek it changes
 //! ([`super::postgres::listener::seek_payload`]), so the other instances' lobbies hear of it when
 //! (and only if) it commits. Quick pairing first takes a lock that serializes pairings across
@@ -12,11 +15,14 @@
 use sqlx::{Pool, QueryBuilder, Row, Transaction};
 
 use super::postgres::listener::{CHANNEL, seek_payload};
+use super::rows::{self, Statements};
 use super::{SeekChange, SeekRow, StoreError};
 use crate::protocol::{SeekGone, TimeControl, UnixMs};
 
 /// One backend's SQL for the lobby's rows.
 pub(super) struct SeekStatements {
+    /// The same backend's statements on rooms: a withdrawn seek's room is deleted with it.
+    pub rooms: &'static Statements,
     /// Inserts a seek (room, side, clock initial and increment, created_at, expires_at, owner,
     /// visitor) unless its owner holds the cap (bound twice, 0: none) of open seeks, or all
     /// owners together hold the total cap (bound twice).
@@ -160,18 +166,26 @@ macro_rules! seek_rows {
                 Ok(gone)
             }
 
+            /// Deletes an open seek and, unless its game started (someone joined by the room's
+            /// id), its room: nobody can join a seek's room once it is withdrawn.
             async fn withdraw_in(
                 tx: &mut Transaction<'_, Db>,
                 sql: &SeekStatements,
                 room: &str,
                 why: SeekGone,
             ) -> Result<bool, StoreError> {
+                // The room's row first, as the unstarted-room sweep takes them (rooms, then
+                // their seeks): the two never wait for each other.
+                let unstarted = rows::lock_unstarted::<Db>(&mut **tx, sql.rooms, room).await?;
                 let gone = sqlx::query(sql.delete_open)
                     .bind(room.to_string())
                     .execute(&mut **tx)
                     .await?
                     .rows_affected()
                     > 0;
+                if gone && unstarted {
+                    rows::delete_room::<Db>(&mut **tx, sql.rooms, room).await?;
+                }
                 notify(tx, sql, gone, room, SeekChange::Gone(why)).await?;
                 Ok(gone)
             }

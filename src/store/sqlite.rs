@@ -86,6 +86,7 @@ const SQL: Statements = Statements {
 
 /// This backend's SQL for the lobby's rows.
 const SEEKS: SeekStatements = SeekStatements {
+    rooms: &SQL,
     insert: "INSERT INTO seeks (room, side, clock_initial, clock_increment, created_at, \
              expires_at, owner, visitor) SELECT ?, ?, ?, ?, ?, ?, ?, ? \
              WHERE ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL AND owner = ?) < ? OR ? = 0) \
