@@ -57,7 +57,8 @@ pub struct Config {
     pub ping_interval: Duration,
 
     /// Seconds between checks that a player the log shows connected to another
-    /// instance (PostgreSQL) still is, so one whose instance died is seen to be gone.
+    /// instance (PostgreSQL) still is, so one whose instance died is seen to be gone; also
+    /// between checks that the instances whose spectators are counted still live.
     #[arg(long, env = "SENET_PRESENCE_CHECK", default_value = "10", value_parser = parse_positive_seconds)]
     pub presence_check: Duration,
 

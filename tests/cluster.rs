@@ -187,8 +187,8 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
         match next(&mut news).await {
             News::Resync => break,
             News::Appended { room, v } => assert_ne!(room, id, "heard v{v} while frozen"),
-            // Other tests' lobbies.
-            News::Seek { .. } => {}
+            // Other tests' lobbies and spectators.
+            News::Seek { .. } | News::Spectators { .. } | News::SpectatorsAsked { .. } => {}
         }
     }
     store.append(&id, &[event(3, "test")]).await.unwrap();
@@ -674,6 +674,46 @@ async fn a_killed_instance_s_players_finish_on_the_other(url: String) {
     }
 }
 
+/// A room's spectators count over every live instance: one watching through the second instance
+/// is in the `watchers` frames, the state and the summary seen through the first, and stops
+/// counting when they leave, and when the second instance is killed.
+async fn spectators_count_on_every_live_instance(url: String) {
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let table = Table::open(one.addr, one.addr).await;
+    let (room, mut black) = (table.room, table.black.client);
+    assert_eq!(spectators_in_summary(one.addr, &room).await, 0);
+
+    let far = Client::join(two.addr, &room, None).await;
+    watchers_become(&mut black, 1).await;
+    assert_eq!(spectators_in_summary(one.addr, &room).await, 1);
+    let near = Client::join(one.addr, &room, None).await;
+    assert_eq!(near.state["spectators"], 2, "{}", near.state);
+    watchers_become(&mut black, 2).await;
+    far.close().await;
+    watchers_become(&mut black, 1).await;
+    near.close().await;
+    watchers_become(&mut black, 0).await;
+    assert_eq!(spectators_in_summary(one.addr, &room).await, 0);
+
+    let _far = Client::join(two.addr, &room, None).await;
+    watchers_become(&mut black, 1).await;
+    two.kill().await;
+    // Within `--presence-check` (1 s here) of the death.
+    watchers_become(&mut black, 0).await;
+    assert_eq!(spectators_in_summary(one.addr, &room).await, 0);
+}
+
+/// Reads `client`'s frames until a `watchers` frame says `count`.
+async fn watchers_become(client: &mut Client, count: u64) {
+    while client.wait_for("watchers").await["d"]["count"] != count {}
+}
+
+async fn spectators_in_summary(at: SocketAddr, room: &str) -> Value {
+    let (status, summary) = http(at, "GET", &format!("/api/rooms/{room}"), None).await;
+    assert_eq!(status, 200, "{summary}");
+    summary["spectators"].clone()
+}
+
 // ------------------------------------------------------------ nginx
 
 /// Debian's nginx running deploy/nginx/senet.conf on loopback, in front of
@@ -1121,6 +1161,7 @@ postgres_support::postgres_tests!(
     simultaneous_actions_on_two_instances_never_fork_a_game,
     an_action_right_after_an_event_committed_elsewhere_is_judged_after_it,
     a_killed_instance_s_players_finish_on_the_other,
+    spectators_count_on_every_live_instance,
     a_game_through_the_deployed_nginx_config,
     a_second_instance_gives_no_time_back_and_takes_over_the_clock,
 );

@@ -482,7 +482,9 @@ impl Lobby {
             let applied = match news {
                 crate::store::News::Seek { room, change } => self.heard(&room, change).await,
                 crate::store::News::Resync => self.reload().await,
-                crate::store::News::Appended { .. } => Ok(()),
+                crate::store::News::Appended { .. }
+                | crate::store::News::Spectators { .. }
+                | crate::store::News::SpectatorsAsked { .. } => Ok(()),
             };
             if let Err(error) = applied {
                 tracing::warn!(%error, "could not bring the lobby up to date");

@@ -23,6 +23,7 @@ pub mod rate;
 pub mod ring;
 pub mod seats;
 pub mod task;
+pub mod watchers;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -40,6 +41,7 @@ pub use game::{Context, Decision, Game, Room};
 pub use rate::{RateLimit, SeatBudget};
 pub use seats::{Seats, Sitter};
 pub use task::{Attached, Command, ConnId, Frame};
+pub use watchers::Watchers;
 
 use crate::ai::Level;
 use crate::analysis::{Analysis, analyse};
@@ -71,7 +73,8 @@ pub struct RoomConfig {
     /// The computer's pace and the bound on searches running at once.
     pub bots: BotConfig,
     /// How often a room whose log says a player is connected to another
-    /// instance checks that the instance still holds the connection.
+    /// instance checks that the instance still holds the connection, and how often the
+    /// instances whose spectators are counted here are checked ([`watchers`]).
     pub presence_check: Duration,
     /// The shortest initial time of a timed game, in seconds.
     pub min_clock_initial: u32,
@@ -231,6 +234,8 @@ struct Inner {
     store: Arc<dyn Store>,
     config: RoomConfig,
     live: Mutex<HashMap<String, RoomHandle>>,
+    /// Spectators here and on the other instances.
+    watchers: Watchers,
     /// Counts room uses, for [`Usage::last_used`].
     ticks: AtomicU64,
     tracker: TaskTracker,
@@ -249,6 +254,7 @@ impl Rooms {
     ) -> Rooms {
         Rooms {
             inner: Arc::new(Inner {
+                watchers: Watchers::new(store.instance()),
                 store,
                 config,
                 live: Mutex::new(HashMap::new()),
@@ -334,7 +340,8 @@ impl Rooms {
     }
 
     /// A live room answers itself (it knows its spectators); any other is read from the log
-    /// without loading it, so that looking at many rooms holds no memory.
+    /// without loading it, so that looking at many rooms holds no memory, and counts the
+    /// spectators other instances announced.
     pub async fn summary(&self, id: &str) -> Result<RoomSummary, RoomError> {
         if let Some(handle) = self.live_handle(id)
             && let Some(summary) = handle.call(|reply| Command::Summary { reply }).await
@@ -350,7 +357,7 @@ impl Rooms {
         for stored in store.events_after(id, 0).await? {
             game.apply(stored.v, stored.at, &decode(&stored)?)?;
         }
-        Ok(game.summary(0))
+        Ok(game.summary(self.inner.watchers.elsewhere(id)))
     }
 
     /// Loads the timed rooms being played ([`Rooms::load_timed_in_play`]) in the background, so
@@ -513,9 +520,11 @@ impl Rooms {
     }
 
     /// Passes news from other instances (see [`crate::store::Listener`]) to the
-    /// rooms held here until the listener stops. Rooms not held here are
-    /// none of this instance's business: whoever loads one reads the log.
+    /// rooms held here until the listener stops, and shares spectator counts with them
+    /// ([`watchers`]). Rooms not held here are none of this instance's business: whoever loads
+    /// one reads the log.
     pub fn follow(&self, mut news: Subscription) {
+        self.share_spectators(self.inner.shutdown.clone());
         let rooms = self.clone();
         tokio::spawn(async move {
             while let Some(news) = news.recv().await {
@@ -527,15 +536,29 @@ impl Rooms {
                     }
                     // The lobby's business (crate::lobby).
                     News::Seek { .. } => {}
+                    News::Spectators { instance, counts } => {
+                        rooms.heard_spectators(instance, counts);
+                    }
+                    News::SpectatorsAsked { instance } => rooms.asked_for_spectators(instance),
                     News::Resync => {
                         let live: Vec<RoomHandle> = rooms.live().values().cloned().collect();
                         for handle in live {
                             handle.catch_up(None);
                         }
+                        rooms.resync_spectators().await;
                     }
                 }
             }
         });
+    }
+
+    /// Tells the rooms held here among `changed` that their spectators elsewhere changed.
+    fn watchers_changed(&self, changed: &[String]) {
+        for room in changed {
+            if let Some(handle) = self.live_handle(room) {
+                handle.send_soon(Command::WatchersChanged);
+            }
+        }
     }
 
     /// Whether a room exists (live or in the store), checked before a
@@ -579,9 +602,14 @@ impl Rooms {
         if self.inner.shutdown.is_cancelled() {
             return Err(RoomError::Unavailable);
         }
-        let task = RoomTask::load(self.inner.store.clone(), self.inner.config.clone(), id)
-            .await?
-            .ok_or(RoomError::NotFound)?;
+        let task = RoomTask::load(
+            self.inner.store.clone(),
+            self.inner.config.clone(),
+            self.inner.watchers.clone(),
+            id,
+        )
+        .await?
+        .ok_or(RoomError::NotFound)?;
         self.make_room().await;
         let mut live = self.live();
         // Another caller may have loaded it while we read the log: use theirs.

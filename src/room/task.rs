@@ -35,7 +35,10 @@
 //! A person counts as connected if they have a connection here or on another
 //! live instance ([`Store::held_elsewhere`]); a task whose log says a person
 //! is connected elsewhere checks that every `presence_check`, so a player
-//! whose instance died is seen to be gone (see docs/ARCHITECTURE.md).
+//! whose instance died is seen to be gone (see docs/ARCHITECTURE.md). Its
+//! spectators are those here and those other live instances announced
+//! ([`super::watchers`]): the task notes its own count as it changes, and
+//! hears [`Command::WatchersChanged`] when the others' change.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,6 +54,7 @@ use super::game::{Context, Decision, Game, index};
 use super::rate::SeatBudget;
 use super::ring;
 use super::seats::Seats;
+use super::watchers::Watchers;
 use super::{RoomConfig, create_room, decode, new_seat, now_ms};
 use crate::engine::Side;
 use crate::protocol::{
@@ -141,6 +145,8 @@ pub enum Command {
     },
     /// The room was deleted from the store: end the task (its connections are closed).
     Close,
+    /// The room's spectators on other instances changed: tell everyone the number.
+    WatchersChanged,
     /// The registry holds too many rooms: end the task if the room is idle (no connection, no
     /// running clock), answering whether it ended (see [`super::Rooms`]'s cap).
     LetGo {
@@ -152,6 +158,7 @@ pub struct RoomTask {
     game: Game,
     store: Arc<dyn Store>,
     config: RoomConfig,
+    watchers: Watchers,
     frames: ring::Sender<Arc<Frame>>,
     conns: HashMap<ConnId, Conn>,
     next_conn: ConnId,
@@ -169,6 +176,7 @@ impl RoomTask {
     pub async fn load(
         store: Arc<dyn Store>,
         config: RoomConfig,
+        watchers: Watchers,
         id: &str,
     ) -> Result<Option<RoomTask>, RoomError> {
         let Some(row) = store.room(id).await? else {
@@ -179,6 +187,7 @@ impl RoomTask {
             game: Game::of_row(&row),
             store,
             config,
+            watchers,
             frames,
             conns: HashMap::new(),
             next_conn: 1,
@@ -259,6 +268,8 @@ impl RoomTask {
                 (true, since) => since,
             };
         }
+        // Its sockets go with it.
+        self.watchers.set_here(self.game.id(), 0);
         if timed && let Err(error) = self.store.let_go_of_clock(self.game.id()).await {
             tracing::warn!(%error, "could not let go of the clock");
         }
@@ -288,6 +299,7 @@ impl RoomTask {
                 let _ = reply.send(self.summary());
             }
             Command::CatchUp { up_to } => self.heard(up_to).await,
+            Command::WatchersChanged => self.tell_watchers(),
             // The loop handles them: they may end the task.
             Command::Close | Command::LetGo { .. } => {}
         }
@@ -375,11 +387,26 @@ impl RoomTask {
         }
     }
 
+    /// The room's spectators, here and on the other live instances.
     fn spectators(&self) -> usize {
+        self.spectators_here() + self.watchers.elsewhere(self.game.id())
+    }
+
+    fn spectators_here(&self) -> usize {
         self.conns
             .values()
             .filter(|conn| conn.seat == Seat::Spectator)
             .count()
+    }
+
+    /// Tells every connection how many spectators the room has.
+    fn tell_watchers(&self) {
+        let count = self.spectators();
+        self.send(Frame {
+            v: None,
+            text: Reply::Watchers { count }.to_json().into(),
+            rematch: None,
+        });
     }
 
     fn summary(&self) -> RoomSummary {
@@ -498,12 +525,9 @@ impl RoomTask {
     /// the number of spectators if that changed.
     async fn connections_changed(&mut self, seat: Seat) {
         if seat == Seat::Spectator {
-            let count = self.spectators();
-            self.send(Frame {
-                v: None,
-                text: Reply::Watchers { count }.to_json().into(),
-                rematch: None,
-            });
+            self.watchers
+                .set_here(self.game.id(), self.spectators_here());
+            self.tell_watchers();
             return;
         }
         self.record_presence().await;

@@ -79,6 +79,9 @@ pub struct SeekRow {
     pub taken_at: Option<UnixMs>,
 }
 
+/// Names one instance among those sharing a database (see [`Store::instance`]).
+pub type InstanceId = u64;
+
 /// How many open seeks may exist (0: no cap).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeekCaps {
@@ -226,6 +229,30 @@ pub trait Store: Send + Sync + 'static {
     /// Several instances: this instance no longer keeps `room`'s clock.
     async fn let_go_of_clock(&self, _room: &str) -> Result<(), StoreError> {
         Ok(())
+    }
+
+    /// Several instances: this instance's name among them, in what it announces. `None` with
+    /// one instance: there is nobody to tell anything.
+    fn instance(&self) -> Option<InstanceId> {
+        None
+    }
+
+    /// Several instances: tells the others how many spectators this instance holds in each of
+    /// these rooms (0: none any more), heard as [`News::Spectators`]. From then until this
+    /// instance dies, [`Store::instance_alive`] answers for it.
+    async fn announce_spectators(&self, _counts: &[(String, u32)]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Several instances: asks every other to announce all its spectators again
+    /// ([`News::SpectatorsAsked`]), after this one may have missed some.
+    async fn ask_for_spectators(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Several instances: whether the instance that announced spectators as `instance` lives.
+    async fn instance_alive(&self, _instance: InstanceId) -> Result<bool, StoreError> {
+        Ok(false)
     }
 }
 

@@ -9,7 +9,8 @@
 //! only the room id and its new last version; listeners read the events
 //! themselves from the log. Which
 //! players each instance holds connections of, and which timed rooms' clocks
-//! it keeps, is kept in advisory locks ([`super::presence`]).
+//! it keeps, is kept in advisory locks ([`super::presence`]). Each instance's spectator counts
+//! travel on the same channel ([`Store::announce_spectators`]).
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -24,7 +25,7 @@ use super::group_commit::{Append, Committer, GroupCommit};
 use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
-use super::{RoomRow, SeatRow, SeekCaps, SeekRow, Store, StoreError, StoredEvent};
+use super::{InstanceId, RoomRow, SeatRow, SeekCaps, SeekRow, Store, StoreError, StoredEvent};
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
 
@@ -227,6 +228,36 @@ impl Store for PgStore {
     async fn let_go_of_clock(&self, room: &str) -> Result<(), StoreError> {
         Ok(self.presence.let_go_of_clock(room).await?)
     }
+
+    fn instance(&self) -> Option<InstanceId> {
+        Some(self.presence.instance())
+    }
+
+    async fn announce_spectators(&self, counts: &[(String, u32)]) -> Result<(), StoreError> {
+        // Held before anyone hears the counts, so whoever hears them finds this instance alive.
+        self.presence.hold_instance().await?;
+        let payloads = listener::spectators_payloads(self.presence.instance(), counts);
+        notify_all(&self.pool, payloads).await
+    }
+
+    async fn ask_for_spectators(&self) -> Result<(), StoreError> {
+        let asked = listener::spectators_asked_payload(self.presence.instance());
+        notify_all(&self.pool, vec![asked]).await
+    }
+
+    async fn instance_alive(&self, instance: InstanceId) -> Result<bool, StoreError> {
+        Ok(PresenceLocks::instance_alive(&self.pool, instance).await?)
+    }
+}
+
+/// Sends a notification per payload on [`listener::CHANNEL`], in one statement.
+async fn notify_all(pool: &PgPool, payloads: Vec<String>) -> Result<(), StoreError> {
+    sqlx::query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload")
+        .bind(listener::CHANNEL)
+        .bind(payloads)
+        .execute(pool)
+        .await?;
+    Ok(())
 }
 
 /// Commits a batch with one statement, so one round trip and one transaction:

@@ -15,6 +15,10 @@
 //! that loads a timed game being played asks for that key first: if a live
 //! instance keeps the clock, its time has run all along and nothing is to be
 //! given back (no `resumed`, see `crate::room::task`).
+//!
+//! And it holds one key that names the instance itself ([`PresenceLocks::instance`]), from its
+//! first announcement of spectators on: other instances count the spectators it announced only
+//! while that key is held (see `crate::room::watchers`).
 
 use std::collections::HashSet;
 
@@ -23,7 +27,9 @@ use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection, PgConnection, PgPool};
 use tokio::sync::Mutex;
 
+use super::InstanceId;
 use crate::engine::Side;
+use crate::secrets::random_bytes;
 
 /// The `application_name` of presence sessions (unless the URL sets one).
 const APPLICATION_NAME: &str = "senet-presence";
@@ -43,8 +49,16 @@ fn clock_key(room: &str) -> i64 {
     i64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
 }
 
+/// The advisory lock key of an instance: its random name's 64 bits, so that it is no room's
+/// presence or clock key (but by a 2^-63 chance).
+fn instance_key(instance: InstanceId) -> i64 {
+    i64::from_be_bytes(instance.to_be_bytes())
+}
+
 /// This instance's presence session and the keys it holds.
 pub(super) struct PresenceLocks {
+    /// This instance's name, random, which is also its own key's.
+    instance: InstanceId,
     options: PgConnectOptions,
     session: Mutex<Session>,
 }
@@ -64,6 +78,7 @@ impl PresenceLocks {
             options = options.application_name(APPLICATION_NAME);
         }
         PresenceLocks {
+            instance: u64::from_be_bytes(random_bytes()),
             options,
             session: Mutex::new(Session::default()),
         }
@@ -108,6 +123,15 @@ impl PresenceLocks {
         }
     }
 
+    pub(super) fn instance(&self) -> InstanceId {
+        self.instance
+    }
+
+    /// Holds this instance's own key (or makes sure the session holding it still lives).
+    pub(super) async fn hold_instance(&self) -> Result<(), sqlx::Error> {
+        self.set_key(instance_key(self.instance), true).await
+    }
+
     /// Lets go of this session's hold on `room`'s clock.
     pub(super) async fn let_go_of_clock(&self, room: &str) -> Result<(), sqlx::Error> {
         self.set_key(clock_key(room), false).await
@@ -148,21 +172,34 @@ impl PresenceLocks {
         Ok(())
     }
 
-    /// Whether any session holds the key of (room, side). Asked on a
-    /// pooled connection, which never holds presence keys itself.
+    /// Whether any session holds the key of (room, side).
     pub(super) async fn held_anywhere(
         pool: &PgPool,
         room: &str,
         side: Side,
     ) -> Result<bool, sqlx::Error> {
-        sqlx::query_scalar(
-            "SELECT CASE WHEN pg_try_advisory_lock($1) THEN NOT pg_advisory_unlock($1) \
-             ELSE true END",
-        )
-        .bind(key(room, side))
-        .fetch_one(pool)
-        .await
+        held(pool, key(room, side)).await
     }
+
+    /// Whether the instance named `instance` lives: its session holds its key.
+    pub(super) async fn instance_alive(
+        pool: &PgPool,
+        instance: InstanceId,
+    ) -> Result<bool, sqlx::Error> {
+        held(pool, instance_key(instance)).await
+    }
+}
+
+/// Whether any session holds `key`. Asked on a pooled connection, which never holds presence
+/// keys itself.
+async fn held(pool: &PgPool, key: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT CASE WHEN pg_try_advisory_lock($1) THEN NOT pg_advisory_unlock($1) \
+         ELSE true END",
+    )
+    .bind(key)
+    .fetch_one(pool)
+    .await
 }
 
 /// Tries `key` exclusively, takes it shared (unless `take` is false: the session holds it

@@ -1,5 +1,6 @@
 //! Several instances on one PostgreSQL: how an instance hears that another
-//! one appended to a room it holds in memory.
+//! one appended to a room it holds in memory (and, on the same channel, of
+//! seeks and of other instances' spectators: [`News`]).
 //!
 //! [`PgStore::append`](crate::store::postgres::PgStore) sends `NOTIFY` on
 //! [`CHANNEL`] in the appending transaction, with [`payload`] = room id and
@@ -26,7 +27,7 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::super::SeekChange;
+use super::super::{InstanceId, SeekChange};
 use crate::protocol::{SeekGone, Version};
 use crate::secrets::random_bytes;
 
@@ -69,6 +70,37 @@ pub fn seek_payload(room: &str, change: SeekChange) -> String {
     format!("{SEEK} {room} {change}")
 }
 
+/// Starts the payload of an instance's spectator counts, or its question for everyone's.
+const WATCHERS: &str = "watchers";
+/// Stands for the counts in a question for everyone's.
+const ASKED: &str = "?";
+/// PostgreSQL refuses payloads of 8,000 bytes or more.
+const MAX_PAYLOAD: usize = 7_900;
+
+/// The payloads that announce `instance`'s spectators in `counts` (room, how many; 0: none any
+/// more): `"watchers <instance> <room>=<count> ..."`, as many rooms in each as fit.
+pub fn spectators_payloads(instance: InstanceId, counts: &[(String, u32)]) -> Vec<String> {
+    let head = format!("{WATCHERS} {instance:016x}");
+    let mut payloads = Vec::new();
+    let mut payload = head.clone();
+    for (room, count) in counts {
+        let entry = format!(" {room}={count}");
+        if payload.len() + entry.len() > MAX_PAYLOAD {
+            payloads.push(std::mem::replace(&mut payload, head.clone()));
+        }
+        payload.push_str(&entry);
+    }
+    if payload.len() > head.len() {
+        payloads.push(payload);
+    }
+    payloads
+}
+
+/// The payload of `instance`'s question to every other: announce all your spectators again.
+pub fn spectators_asked_payload(instance: InstanceId) -> String {
+    format!("{WATCHERS} {instance:016x} {ASKED}")
+}
+
 /// What a subscriber hears.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum News {
@@ -76,6 +108,14 @@ pub enum News {
     Appended { room: String, v: Version },
     /// A seek was posted or went (see `crate::store::seeks`): the lobby reads what it needs.
     Seek { room: String, change: SeekChange },
+    /// How many spectators another instance (or this one) holds in some rooms, 0 for none any
+    /// more (see `crate::room::watchers`).
+    Spectators {
+        instance: InstanceId,
+        counts: Vec<(String, u32)>,
+    },
+    /// An instance asks every other to announce all its spectators again.
+    SpectatorsAsked { instance: InstanceId },
     /// Notifications may have been missed: every held room should read its
     /// log for events after its version (and the lobby its seeks).
     Resync,
@@ -87,6 +127,9 @@ impl News {
     fn from_payload(text: &str) -> News {
         if let Some(seek) = text.strip_prefix(SEEK) {
             return Self::seek(seek).unwrap_or_else(|| Self::unreadable(text));
+        }
+        if let Some(counts) = text.strip_prefix(WATCHERS) {
+            return Self::spectators(counts).unwrap_or_else(|| Self::unreadable(text));
         }
         let parsed = text
             .split_once(' ')
@@ -109,6 +152,24 @@ impl News {
         };
         let room = room.to_owned();
         Some(News::Seek { room, change })
+    }
+
+    /// Spectator counts, or the question for them, from what follows [`WATCHERS`].
+    fn spectators(text: &str) -> Option<News> {
+        let mut words = text.strip_prefix(' ')?.split(' ');
+        let instance = InstanceId::from_str_radix(words.next()?, 16).ok()?;
+        let rest: Vec<&str> = words.collect();
+        if rest == [ASKED] {
+            return Some(News::SpectatorsAsked { instance });
+        }
+        let counts = rest
+            .into_iter()
+            .map(|entry| {
+                let (room, count) = entry.split_once('=')?;
+                Some((room.to_owned(), count.parse().ok()?))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(News::Spectators { instance, counts })
     }
 
     fn unreadable(text: &str) -> News {
@@ -343,6 +404,34 @@ mod tests {
             }
         );
         assert_eq!(News::from_payload("seek 0a1b eaten"), News::Resync);
+        assert_eq!(
+            News::from_payload(&spectators_asked_payload(7)),
+            News::SpectatorsAsked { instance: 7 }
+        );
+        assert_eq!(News::from_payload("watchers 7 0a1b=x"), News::Resync);
         assert_eq!(News::from_payload("room -1"), News::Resync);
+    }
+
+    /// Many rooms' counts go out in several payloads, each short enough for PostgreSQL, and
+    /// read back as they went.
+    #[test]
+    fn spectator_counts_fit_in_payloads_and_read_back() {
+        let counts: Vec<(String, u32)> =
+            (0..500u32).map(|n| (format!("{n:032x}"), n % 7)).collect();
+        let payloads = spectators_payloads(u64::MAX, &counts);
+        assert!(payloads.len() > 1);
+        let mut heard = Vec::new();
+        for payload in &payloads {
+            assert!(payload.len() <= MAX_PAYLOAD, "{}", payload.len());
+            match News::from_payload(payload) {
+                News::Spectators { instance, counts } => {
+                    assert_eq!(instance, u64::MAX);
+                    heard.extend(counts);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(heard, counts);
+        assert!(spectators_payloads(1, &[]).is_empty());
     }
 }
