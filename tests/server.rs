@@ -144,6 +144,48 @@ async fn local_rooms_start_at_once_and_one_token_plays_both_sides() {
         .await;
 }
 
+/// `acks: false` in the hello: the actor's last event carries the action's id and no `ack`
+/// follows; the other player gets the same event without the id; a refusal is still an `error`.
+#[tokio::test]
+async fn a_client_without_acks_finds_its_answer_in_the_event() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let joined = join_room(server.addr, room).await;
+    let mut black = Client::connect(server.addr, room).await;
+    black
+        .send(json!({"t": "hello", "d": {"token": created["token"], "acks": false}}))
+        .await;
+    assert_eq!(black.next_reply().await["t"], "welcome");
+    let mut white = Client::join(server.addr, room, joined["token"].as_str()).await;
+
+    black.send(json!({"t": "roll", "d": {"id": "r1"}})).await;
+    let answer = loop {
+        let frame = black.next().await;
+        assert_ne!(frame["t"], "ack", "{frame}");
+        if frame["d"]["id"] == "r1" {
+            break frame;
+        }
+    };
+    assert!(
+        ["rolled", "passed"].contains(&answer["t"].as_str().unwrap()),
+        "{answer}"
+    );
+    let v = answer["d"]["v"].as_u64().unwrap();
+    assert_eq!(black.last_v(), v, "the answer is the action's last event");
+    black.send(json!({"t": "ping", "d": {"id": "p"}})).await;
+    assert_eq!(black.next_reply().await["t"], "pong", "no ack between");
+
+    white.wait_for_v(v).await;
+    let seen = white.events.iter().find(|e| e["d"]["v"] == v).unwrap();
+    let mut expected = answer.clone();
+    expected["d"].as_object_mut().unwrap().remove("id");
+    assert_eq!(seen, &expected);
+
+    let refused = black.act("roll", Value::Null).await;
+    assert_eq!(refused["t"], "error", "{refused}");
+}
+
 /// The state fields an invalid action must not change.
 fn game_part(state: &Value) -> Value {
     json!({

@@ -14,6 +14,8 @@ pub struct Incoming {
     frame: ServerFrame,
     /// An event's `d.v`.
     v: Option<Version>,
+    /// An event's `d.id`: the event ends this connection's action with that id (`acks: false`).
+    id: Option<u64>,
 }
 
 /// Replies are boxed: a `welcome` or `state` is much larger than an event.
@@ -24,7 +26,7 @@ enum ServerFrame {
     Reply(Box<Reply>),
 }
 
-/// Just the version of an event frame, `{"d":{"v":n}}`.
+/// Just the version and answered id of an event frame, `{"d":{"v":n,"id":n}}`.
 #[derive(Deserialize)]
 struct VersionOf {
     d: Option<VersionField>,
@@ -33,16 +35,20 @@ struct VersionOf {
 #[derive(Deserialize)]
 struct VersionField {
     v: Option<Version>,
+    id: Option<u64>,
 }
 
 impl Incoming {
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
         let frame: ServerFrame = serde_json::from_str(text)?;
-        let v = match frame {
-            ServerFrame::Event(_) => serde_json::from_str::<VersionOf>(text)?.d.and_then(|d| d.v),
-            ServerFrame::Reply(_) => None,
+        let (v, id) = match frame {
+            ServerFrame::Event(_) => match serde_json::from_str::<VersionOf>(text)?.d {
+                Some(field) => (field.v, field.id),
+                None => (None, None),
+            },
+            ServerFrame::Reply(_) => (None, None),
         };
-        Ok(Incoming { frame, v })
+        Ok(Incoming { frame, v, id })
     }
 
     fn reply(&self) -> Option<&Reply> {
@@ -52,8 +58,12 @@ impl Incoming {
         }
     }
 
-    /// The action id this frame answers (`ack`, `error`, `state` or `pong` carrying an id).
+    /// The action id this frame answers (`ack`, `error`, `state` or `pong` carrying an id, or
+    /// the event that ended the action).
     pub fn answers(&self) -> Option<u64> {
+        if self.id.is_some() {
+            return self.id;
+        }
         let id = match self.reply()? {
             Reply::Ack { id, .. }
             | Reply::Error { id, .. }
@@ -207,9 +217,10 @@ pub fn caused_by(seat: Side, frame: &Incoming) -> Option<ActionKind> {
     }
 }
 
-/// The first frame of a connection: take the seat the token gives.
+/// The first frame of a connection: take the seat the token gives, and have actions answered in
+/// their events rather than by `ack` frames, as the web client does.
 pub fn hello(token: &str) -> String {
-    json!({"t": "hello", "d": {"token": token}}).to_string()
+    json!({"t": "hello", "d": {"token": token, "acks": false}}).to_string()
 }
 
 /// A frame for the echo endpoint: shaped as the server's `pong`, so that the echo parses as
@@ -295,6 +306,10 @@ mod tests {
         assert_eq!(error.error_code().as_deref(), Some("not_your_turn"));
         assert_eq!(error.answers(), Some(8));
         assert_eq!(frame(&echo_frame(5)).answers(), Some(5));
+        let answering = frame(r#"{"d":{"id":6,"side":"black","v":3},"t":"draw-offered"}"#);
+        assert!(answering.is_event());
+        assert_eq!(answering.answers(), Some(6));
+        assert_eq!(answering.version(), Some(3));
         assert!(Incoming::parse(r#"{"t":"nonsense"}"#).is_err());
     }
 

@@ -102,7 +102,12 @@ impl Action {
 /// A parsed client frame.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientMessage {
-    Hello { token: Option<String> },
+    /// `acks: false`: a successful action is answered by its last event carrying the action's
+    /// `id`, not by a separate `ack` frame (a third fewer frames per action).
+    Hello {
+        token: Option<String>,
+        acks: bool,
+    },
     Act(Action),
     Sync,
     Ping,
@@ -134,6 +139,13 @@ struct Envelope {
 struct HelloData {
     #[serde(default)]
     token: Option<String>,
+    #[serde(default = "acks_by_default")]
+    acks: bool,
+}
+
+/// Clients written before `acks` existed wait for `ack` frames.
+fn acks_by_default() -> bool {
+    true
 }
 
 #[derive(Deserialize)]
@@ -162,7 +174,10 @@ impl Request {
         let message = match t.as_str() {
             "hello" => {
                 let hello: HelloData = serde_json::from_value(d.clone()).map_err(data_error)?;
-                ClientMessage::Hello { token: hello.token }
+                ClientMessage::Hello {
+                    token: hello.token,
+                    acks: hello.acks,
+                }
             }
             "move" => {
                 let data: MoveData = serde_json::from_value(d.clone()).map_err(data_error)?;
@@ -249,6 +264,27 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn hello_asks_for_acks_unless_told_not_to() {
+        let hello = |text| Request::parse(text).unwrap().message;
+        assert_eq!(
+            hello(r#"{"t":"hello","d":{"token":"abc"}}"#),
+            ClientMessage::Hello {
+                token: Some("abc".into()),
+                acks: true
+            }
+        );
+        assert_eq!(
+            hello(r#"{"t":"hello","d":{"acks":false}}"#),
+            ClientMessage::Hello {
+                token: None,
+                acks: false
+            }
+        );
+        let bad = Request::parse(r#"{"t":"hello","d":{"acks":"no"}}"#).unwrap_err();
+        assert_eq!(bad.code, ErrorCode::BadRequest);
+    }
 
     #[test]
     fn parses_actions_with_and_without_data() {

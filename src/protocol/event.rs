@@ -280,10 +280,49 @@ impl Event {
     }
 }
 
+/// How every event frame begins: `serde_json` writes object keys in order, and `"d"` sorts
+/// before `"t"`.
+const FRAME_START: &str = r#"{"d":{"#;
+
+/// An event frame made by [`Event::frame`] for the connection whose action it ends: the same
+/// frame with the action's `id` first in `d` (events have no `id` of their own). Spliced into
+/// the text, not serialized again: the frame was serialized once for the whole room. `None` for
+/// a frame that is not an event's, or an id that is not a number or a string.
+pub fn frame_answering(frame: &str, id: &Value) -> Option<String> {
+    let rest = frame.strip_prefix(FRAME_START)?;
+    if !(id.is_number() || id.is_string()) {
+        return None;
+    }
+    let separator = if rest.starts_with('}') { "" } else { "," };
+    Some(format!(r#"{FRAME_START}"id":{id}{separator}{rest}"#))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    #[test]
+    fn a_frame_answering_an_action_is_the_event_with_its_id() {
+        let event = Event::Passed {
+            side: Side::White,
+            value: 3,
+            next: Side::Black,
+            clocks: None,
+        };
+        let frame = event.frame(7);
+        for id in [serde_json::json!(12), serde_json::json!("a\"b")] {
+            let answering = frame_answering(&frame, &id).expect("an event frame");
+            let mut expected: Value = serde_json::from_str(&frame).unwrap();
+            expected["d"]["id"] = id;
+            assert_eq!(serde_json::from_str::<Value>(&answering).unwrap(), expected);
+        }
+        assert_eq!(
+            frame_answering(r#"{"t":"watchers"}"#, &serde_json::json!(1)),
+            None
+        );
+        assert_eq!(frame_answering(&frame, &serde_json::json!({"x": 1})), None);
+    }
 
     #[test]
     fn events_round_trip_through_the_log_and_get_v_on_the_wire() {

@@ -76,6 +76,10 @@ impl FrameText {
     pub fn into_bytes(self) -> bytes::Bytes {
         self.0
     }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("a FrameText is made from a String")
+    }
 }
 
 /// A room page's address: what a creator shares and a rematch moves to.

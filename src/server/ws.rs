@@ -26,7 +26,8 @@ use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
 use super::limits::{ConnectionPermit, Gate};
 use crate::protocol::{
-    Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, room_url,
+    Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, frame_answering,
+    room_url,
 };
 use crate::room::ring;
 use crate::room::{Attached, ConnId, Frame, RateLimit, RoomError, RoomHandle, Rooms, SeatBudget};
@@ -68,6 +69,7 @@ pub async fn upgrade(
         attached: None,
         evicted: CancellationToken::new(),
         last_v: 0,
+        acks: true,
         rate: RateLimit::new(state.max_messages_per_second),
         ping_every: state.ping_every,
         _permit: permit,
@@ -127,6 +129,9 @@ struct Connection {
     evicted: CancellationToken,
     /// The last event version sent, so nothing is sent twice.
     last_v: u64,
+    /// Whether a successful action gets an `ack` frame; a client that said `acks: false` in its
+    /// hello finds the action's `id` in the action's last event instead.
+    acks: bool,
     rate: RateLimit,
     /// How often the server pings; silence for a few of these drops the peer
     /// (a vanished network sends no close, and presence must still change).
@@ -253,7 +258,10 @@ impl Connection {
         let id = request.id;
         match request.message {
             ClientMessage::Ping => peer.reply(&Reply::Pong { id }).await,
-            ClientMessage::Hello { token } => self.hello(peer, token, id).await,
+            ClientMessage::Hello { token, acks } => {
+                self.acks = acks;
+                self.hello(peer, token, id).await
+            }
             ClientMessage::Sync => match &self.attached {
                 None => peer.reply(&hello_required(id)).await,
                 Some(seated) => match seated.room.snapshot().await {
@@ -318,29 +326,45 @@ impl Connection {
         match seated.room.act(seated.conn, action).await {
             Ok(v) => {
                 // The action's events are already in our queue: send them
-                // first, so the ack never overtakes what it acknowledges.
-                self.drain_until(peer, v).await?;
+                // first, so the answer never overtakes what it answers.
+                let answer = Answer {
+                    v,
+                    id: id.as_ref().filter(|_| !self.acks),
+                };
+                let answered = self.drain_until(peer, v, Some(answer)).await?;
                 telemetry::action_answered(received);
+                if answered && !self.acks {
+                    return Ok(());
+                }
+                // Also when a fresh state replaced the events (the connection fell behind).
                 peer.reply(&Reply::Ack { id, v }).await
             }
             Err(error) => peer.reply(&error_reply(error.into(), id)).await,
         }
     }
 
-    async fn drain_until(&mut self, peer: &mut Peer, v: u64) -> Result<(), Close> {
+    /// Forwards the frames already queued, up to version `v`; whether they answered `answer`
+    /// (see [`Connection::on_frame`]).
+    async fn drain_until(
+        &mut self,
+        peer: &mut Peer,
+        v: u64,
+        answer: Option<Answer<'_>>,
+    ) -> Result<bool, Close> {
+        let mut answered = false;
         while self.last_v < v {
             let Some(seated) = self.attached.as_mut() else {
-                return Ok(());
+                break;
             };
             let frame = match seated.frames.try_recv() {
                 Ok(frame) => Ok(frame),
                 Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
                 Err(TryRecvError::Closed) => Err(RecvError::Closed),
-                Err(TryRecvError::Empty) => return Ok(()),
+                Err(TryRecvError::Empty) => break,
             };
-            self.on_frame(peer, frame).await?;
+            answered = self.on_frame(peer, frame, answer).await?;
         }
-        Ok(())
+        Ok(answered)
     }
 
     /// Forwards a frame from the room, and the others already behind it.
@@ -349,38 +373,50 @@ impl Connection {
         peer: &mut Peer,
         frame: Result<Arc<Frame>, RecvError>,
     ) -> Result<(), Close> {
-        self.on_frame(peer, frame).await?;
-        self.drain_until(peer, u64::MAX).await
+        self.on_frame(peer, frame, None).await?;
+        self.drain_until(peer, u64::MAX, None).await?;
+        Ok(())
     }
 
+    /// Forwards one frame from the room; `true` when it is `answer`'s event, sent as itself with
+    /// the answer's id in it.
     async fn on_frame(
         &mut self,
         peer: &mut Peer,
         frame: Result<Arc<Frame>, RecvError>,
-    ) -> Result<(), Close> {
+        answer: Option<Answer<'_>>,
+    ) -> Result<bool, Close> {
         match frame {
             Ok(frame) => {
                 if let Some(v) = frame.v {
                     if v <= self.last_v {
-                        return Ok(());
+                        return Ok(false);
                     }
                     self.last_v = v;
                 }
-                let text = Utf8Bytes::try_from(frame.text.clone().into_bytes())
-                    .expect("a FrameText is made from a String");
+                let answer = answer.filter(|answer| frame.v == Some(answer.v));
+                let (text, answered) = match answer {
+                    Some(Answer { id: Some(id), .. }) => {
+                        match frame_answering(frame.text.as_str(), id) {
+                            Some(text) => (Utf8Bytes::from(text), true),
+                            None => (shared_text(&frame), false),
+                        }
+                    }
+                    answer => (shared_text(&frame), answer.is_some()),
+                };
                 peer.text(text).await?;
-                match &frame.rematch {
-                    Some(room) => self.send_rematch_seat(peer, room).await,
-                    None => Ok(()),
+                if let Some(room) = &frame.rematch {
+                    self.send_rematch_seat(peer, room).await?;
                 }
+                Ok(answered)
             }
             Err(RecvError::Lagged(missed)) => {
                 tracing::debug!(room = %self.room, missed, "connection lagged; sending a fresh state");
                 let Some(seated) = &self.attached else {
-                    return Ok(());
+                    return Ok(false);
                 };
                 match seated.room.snapshot().await {
-                    Ok(state) => self.send_state(peer, state, None).await,
+                    Ok(state) => self.send_state(peer, state, None).await.map(|()| false),
                     Err(_) => Err(Close::With(CLOSE_RESTART, "room restarting")),
                 }
             }
@@ -415,6 +451,19 @@ impl Connection {
         };
         peer.reply(&reply).await
     }
+}
+
+/// The action a forwarded frame may answer: the version of its last event, and the id to put in
+/// that event (`None` when the client gets an `ack` anyway, or sent no id).
+#[derive(Clone, Copy)]
+struct Answer<'a> {
+    v: u64,
+    id: Option<&'a Value>,
+}
+
+/// A room frame's text as it is sent to every connection (a reference count, not a copy).
+fn shared_text(frame: &Frame) -> Utf8Bytes {
+    Utf8Bytes::try_from(frame.text.clone().into_bytes()).expect("a FrameText is made from a String")
 }
 
 async fn next_frame(seated: Option<&mut Seated>) -> Result<Arc<Frame>, RecvError> {

@@ -16,9 +16,11 @@ const CLOSE_SEAT_ELSEWHERE = 4000;
 
 /**
  * Handlers: `status(name, detail)` with name "connecting" | "open" | "retrying" (detail.at = ms
- * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry); `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in
- * order; `reply(t, d)` for ack/error/pong; `seat(d)`; `watchers(d)`; `tokenRejected()` when the
- * server refuses the seat token (the socket then watches).
+ * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry);
+ * `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in order; `reply(t, d)` for
+ * ack/error/pong (an event that answers an action is passed on as an ack too); `seat(d)`;
+ * `watchers(d)`; `tokenRejected()` when the server refuses the seat token (the socket then
+ * watches).
  */
 export class RoomSocket {
   #url;
@@ -78,9 +80,13 @@ export class RoomSocket {
     });
   }
 
-  /** Take the seat of the token, or watch without one. */
+  /**
+   * Take the seat of the token, or watch without one. `acks: false`: an action is answered by its
+   * last event carrying the action's id, not by a separate `ack` (fewer frames).
+   */
   #hello(ws) {
-    ws.send(JSON.stringify({ t: ClientMessage.Hello, d: this.#token ? { token: this.#token } : {} }));
+    const d = this.#token ? { token: this.#token, acks: false } : { acks: false };
+    ws.send(JSON.stringify({ t: ClientMessage.Hello, d }));
   }
 
   /** Forget a socket that closed or went silent, and try again after a while. */
@@ -167,6 +173,12 @@ export class RoomSocket {
   }
 
   #event(type, data) {
+    this.#eventInOrder(type, data);
+    // The event that ends an action answers it, even when it came too early or late to be applied.
+    if (data.id != null) this.#handlers.reply(Reply.Ack, { id: data.id, v: data.v });
+  }
+
+  #eventInOrder(type, data) {
     if (data.v <= this.#lastVersion) return; // already seen (state was newer)
     if (data.v > this.#lastVersion + 1) {
       // A gap: some events were missed; a fresh state replaces them.
