@@ -70,7 +70,7 @@ impl Writer {
         let checkpoints = tokio::spawn(checkpoint_now_and_then(checkpoints, writing.clone()));
         Ok(Writer {
             appends: GroupCommit::start(Appends {
-                pool,
+                connection: Mutex::new(pool.acquire().await?.detach()),
                 writing: writing.clone(),
             }),
             writing,
@@ -99,7 +99,11 @@ impl Writer {
 /// Commits a batch with one statement, never while a checkpoint has the
 /// writer paused.
 struct Appends {
-    pool: SqlitePool,
+    /// The writer's own connection, not one from the pool: each SQLite connection keeps a page
+    /// cache, and one that another connection wrote after finds it stale and reads its pages
+    /// again. Taking whichever pooled connection was idle, flat out, the writer spent a fifth
+    /// of its time re-reading pages (docs/PERFORMANCE.md).
+    connection: Mutex<SqliteConnection>,
     writing: Arc<Mutex<()>>,
 }
 
@@ -108,7 +112,7 @@ impl Committer for Appends {
     async fn commit(&self, appends: &[Append<'_>]) -> Result<(), sqlx::Error> {
         let mut insert = insert_events(appends);
         let _writing = self.writing.lock().await;
-        insert.build().execute(&self.pool).await?;
+        insert.build().execute(&mut *self.connection.lock().await).await?;
         Ok(())
     }
 }
