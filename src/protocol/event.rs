@@ -439,7 +439,10 @@ mod tests {
             let mut whole = serde_json::to_value(&event).unwrap();
             let (stored, frame) = event.encode(9);
             assert_eq!(stored.0, whole["t"]);
-            assert_eq!(serde_json::from_str::<Value>(&stored.1).unwrap(), whole["d"]);
+            assert_eq!(
+                serde_json::from_str::<Value>(&stored.1).unwrap(),
+                whole["d"]
+            );
             whole["d"]["v"] = Value::from(9);
             assert_eq!(serde_json::from_str::<Value>(&frame).unwrap(), whole);
         }
