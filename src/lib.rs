@@ -41,7 +41,8 @@
 //! 4. it broadcasts each event's frame (serialized once, `protocol/event.rs`) to every socket of
 //!    the room, and answers the actor's command with the last version;
 //! 5. each socket's loop forwards the frames in version order, then the actor's socket sends the
-//!    `ack`; a refusal goes back as an `error` reply worded by `server/error.rs`.
+//!    `ack` (or, for a client that said `"acks": false`, puts the action's `id` in its last
+//!    event); a refusal goes back as an `error` reply worded by `server/error.rs`.
 pub mod ai;
 pub mod analysis;
 pub mod commands;
