@@ -63,8 +63,15 @@ for i in $(seq "$instances"); do
         --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
         --trusted-proxies 127.0.0.1/32 ${SENET_SERVE_FLAGS:-} >"$work/server$i.log" 2>&1 &
     pids+=($!) ports+=("$port")
-    # The next starts once this one has migrated the schema.
-    until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
+    # The next starts once this one has migrated the schema; one that is not ready in a minute
+    # (a flag refused, the database unreachable) ends the run with its log.
+    for _ in $(seq 300); do
+        curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || ! kill -0 "${pids[-1]}" 2>/dev/null && break
+        sleep 0.2
+    done
+    if ! curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; then
+        echo "instance $i is not ready; its log:" >&2; cat "$work/server$i.log" >&2; exit 1
+    fi
 done
 
 # deploy/'s nginx config, pointed at these instances, in a prefix of its own.
