@@ -250,7 +250,7 @@ impl Event {
     }
 
     /// The type, and the data as JSON text, from one serialization straight to text (through a
-    /// `serde_json::Value` it took a tenth of the server's CPU flat out: docs/PERFORMANCE.md).
+    /// `serde_json::Value` it took 8% of the server's CPU flat out: docs/PERFORMANCE.md).
     fn split(&self) -> (&'static str, String) {
         let kind: &'static str = EventKind::from(self).into();
         let text = serde_json::to_string(self).expect("events serialize");
