@@ -327,13 +327,10 @@ impl Connection {
             Ok(v) => {
                 // The action's events are already in our queue: send them
                 // first, so the answer never overtakes what it answers.
-                let answer = Answer {
-                    v,
-                    id: id.as_ref().filter(|_| !self.acks),
-                };
-                let answered = self.drain_until(peer, v, Some(answer)).await?;
+                let answer = (!self.acks).then_some(Answer { v, id: id.as_ref() });
+                let answered = self.drain_until(peer, v, answer).await?;
                 telemetry::action_answered(received);
-                if answered && !self.acks {
+                if answered {
                     return Ok(());
                 }
                 // Also when a fresh state replaced the events (the connection fell behind).
@@ -453,8 +450,8 @@ impl Connection {
     }
 }
 
-/// The action a forwarded frame may answer: the version of its last event, and the id to put in
-/// that event (`None` when the client gets an `ack` anyway, or sent no id).
+/// The action of a client without `ack`s that a forwarded frame may answer: the version of its
+/// last event, and the id to put in that event (`None`: the action had none).
 #[derive(Clone, Copy)]
 struct Answer<'a> {
     v: u64,
