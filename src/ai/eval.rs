@@ -151,7 +151,7 @@ fn squares_to_go(pieces: u32) -> u32 {
 }
 
 /// Pieces that stand next to another piece of the same side.
-fn blocking(pieces: u32) -> u32 {
+pub(super) fn blocking(pieces: u32) -> u32 {
     pieces & ((pieces << 1) | (pieces >> 1))
 }
 
@@ -173,7 +173,7 @@ fn squares_between(from: u32, to: u32) -> u32 {
 /// Squares a victim would lose to a swap on the attacker's next throw,
 /// weighted by that throw's probability. A swap with roll `r` always costs
 /// the victim `r` squares, so each roll counts once however many swaps it allows.
-fn expected_swap_loss(attacker: u32, victim: u32) -> f64 {
+pub(super) fn expected_swap_loss(attacker: u32, victim: u32) -> f64 {
     let safe = SAFE_SQUARES.iter().fold(0u32, |acc, &s| acc | 1 << s);
     let victim_blocks = blocking(victim);
     let exposed = victim & !victim_blocks & !safe;
@@ -198,7 +198,7 @@ fn expected_swap_loss(attacker: u32, victim: u32) -> f64 {
 
 /// For each enemy piece, the chance that its next throw would have to land
 /// on or pass one of our blocks (and so cannot be used by that piece).
-fn cut_off_throws(enemy: u32, own: u32) -> f64 {
+pub(super) fn cut_off_throws(enemy: u32, own: u32) -> f64 {
     let blocks = blocking(own);
     if blocks == 0 {
         return 0.0;

@@ -3,9 +3,14 @@
 //!
 //! Inputs, from the point of view of the side about to throw ("us"): one per
 //! square 1..=30 with one of our pieces, one per square with one of theirs,
-//! and the pieces each side has borne off (divided by five). Colour is not
-//! an input: the rules are the same for both sides, so the side to move is
-//! always "us" and one output suffices.
+//! the pieces each side has borne off (divided by five), and for each side
+//! three tactical terms of the hand-written evaluation ([`TACTICS`]): what a
+//! swap on its next throw would cost the other side, how much of the other
+//! side's next throw its blocks cut off, and how many of its pieces stand
+//! in a block. A single layer learns such conjunctions of squares only
+//! slowly; given as inputs, they made the network stronger (docs/AI.md).
+//! Colour is not an input: the rules are the same for both sides, so the
+//! side to move is always "us" and one output suffices.
 //!
 //! One hidden layer of [`HIDDEN`] units with a cheap sigmoid,
 //! `½ + ½·x/(1+|x|)`, which needs no `exp` (the search evaluates hundreds of
@@ -15,13 +20,17 @@
 
 use std::sync::LazyLock;
 
+use super::eval::{blocking, cut_off_throws, expected_swap_loss};
 use crate::engine::{PIECES_PER_SIDE, Position, SQUARES};
 
 /// 30 squares for us, 30 for them, pieces borne off for us and for them.
-pub const INPUTS: usize = 2 * SQUARES as usize + 2;
-pub const HIDDEN: usize = 40;
-/// Ten pieces and two counts.
-const MAX_ACTIVE: usize = 2 * PIECES_PER_SIDE as usize + 2;
+const BOARD_INPUTS: usize = 2 * SQUARES as usize + 2;
+/// Swap threat, cut-off throws and pieces in a block, for us then for them.
+pub const TACTICS: usize = 6;
+pub const INPUTS: usize = BOARD_INPUTS + TACTICS;
+pub const HIDDEN: usize = 64;
+/// Ten pieces, two counts and the tactical terms.
+const MAX_ACTIVE: usize = 2 * PIECES_PER_SIDE as usize + 2 + TACTICS;
 
 /// Header of the weights file: a name and a version, then the two sizes.
 const MAGIC: &[u8; 8] = b"SENETNN1";
@@ -187,7 +196,27 @@ pub(super) fn features(position: &Position) -> Features {
     let off = |side| f32::from(position.borne_off(side)) / f32::from(PIECES_PER_SIDE);
     features.push(2 * squares, off(us));
     features.push(2 * squares + 1, off(them));
+    let (ours, theirs) = (position.bitboard(us), position.bitboard(them));
+    for (side, (own, enemy)) in [(ours, theirs), (theirs, ours)].into_iter().enumerate() {
+        let [threat, cut_off, blocked] = tactics(own, enemy);
+        let at = BOARD_INPUTS + 3 * side;
+        features.push(at, threat);
+        features.push(at + 1, cut_off);
+        features.push(at + 2, blocked);
+    }
     features
+}
+
+/// One side's tactical terms, each scaled to about 0..1: the squares its
+/// swap would cost the enemy on its next throw (expected), the enemy's
+/// throws cut off by its blocks (summed over enemy pieces), its pieces in
+/// a block.
+fn tactics(own: u32, enemy: u32) -> [f32; 3] {
+    [
+        expected_swap_loss(own, enemy) as f32 / 2.0,
+        cut_off_throws(enemy, own) as f32 / 2.0,
+        blocking(own).count_ones() as f32 / f32::from(PIECES_PER_SIDE),
+    ]
 }
 
 /// `½ + ½·x/(1+|x|)`: sigmoid-shaped in (0, 1) without `exp`.
@@ -218,34 +247,37 @@ mod tests {
     }
 
     #[test]
-    fn features_are_the_pieces_from_the_throwers_side_and_the_counts_borne_off() {
-        // Black to throw: black on 10 and 13, white on 12, 16 and 17; black
-        // has bore off three, white two.
+    fn features_hold_the_pieces_and_each_sides_tactics() {
+        // Black to throw: pieces on 10 and 13, a white single on 12 (a swap
+        // with a 2, 6/16) and a white block on 16-17, which cuts off the
+        // throws of 3 or more (6/16) of the black piece on 13.
         let position: Position = ".........B.WB..WW............. b".parse().unwrap();
-        let expected = [
-            (9, 1.0),
-            (12, 1.0),
-            (30 + 11, 1.0),
-            (30 + 15, 1.0),
-            (30 + 16, 1.0),
-            (60, 0.6),
-            (61, 0.4),
-        ];
-        assert_eq!(&*features(&position), &expected);
-        // Seen by white, the halves swap.
-        let white = features(&position.with_turn(crate::engine::Side::White));
+        let active = features(&position);
+        let value = |input: usize| {
+            active
+                .iter()
+                .find(|&&(i, _)| i == input)
+                .map_or(0.0, |&(_, v)| v)
+        };
+        assert_eq!((value(9), value(12)), (1.0, 1.0), "black on 10 and 13");
         assert_eq!(
-            &*white,
-            &[
-                (11, 1.0),
-                (15, 1.0),
-                (16, 1.0),
-                (30 + 9, 1.0),
-                (30 + 12, 1.0),
-                (60, 0.4),
-                (61, 0.6)
-            ]
+            (value(30 + 11), value(30 + 15)),
+            (1.0, 1.0),
+            "white on 12, 16"
         );
+        let ours = BOARD_INPUTS;
+        let theirs = BOARD_INPUTS + 3;
+        assert_eq!(value(ours), 6.0 / 16.0 * 2.0 / 2.0, "our swap threat");
+        assert_eq!(value(ours + 2), 0.0, "no black block");
+        assert_eq!(
+            value(theirs + 1),
+            6.0 / 16.0 / 2.0,
+            "white's block cuts off"
+        );
+        assert_eq!(value(theirs + 2), 2.0 / 5.0, "two white pieces in a block");
+        // The same position seen by white swaps the two halves.
+        let flipped = features(&position.with_turn(crate::engine::Side::White));
+        assert_eq!(flipped.len(), active.len());
     }
 
     #[test]
