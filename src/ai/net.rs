@@ -275,9 +275,18 @@ mod tests {
             "white's block cuts off"
         );
         assert_eq!(value(theirs + 2), 2.0 / 5.0, "two white pieces in a block");
-        // The same position seen by white swaps the two halves.
+        // The same position seen by white swaps the two sides' tactics.
         let flipped = features(&position.with_turn(crate::engine::Side::White));
-        assert_eq!(flipped.len(), active.len());
+        let flipped_value = |input: usize| {
+            flipped
+                .iter()
+                .find(|&&(i, _)| i == input)
+                .map_or(0.0, |&(_, v)| v)
+        };
+        for k in 0..3 {
+            assert_eq!(flipped_value(ours + k), value(theirs + k), "term {k}");
+            assert_eq!(flipped_value(theirs + k), value(ours + k), "term {k}");
+        }
     }
 
     #[test]
