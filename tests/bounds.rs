@@ -108,3 +108,37 @@ async fn a_full_log_refuses_play_and_chatter_but_the_game_can_still_end() {
         .count();
     assert_eq!(presence_past_chatter, 0, "{CHATTER_UNTIL}");
 }
+
+#[tokio::test]
+async fn a_rematch_draws_on_the_creation_quota_as_a_new_room_does() {
+    let server = TestServer::start_with(|config| {
+        config.edge.create_burst = 3;
+        config.edge.create_per_minute = 1;
+    })
+    .await;
+    let created = create_room(server.addr, "local", "black").await;
+    let token = created["token"].as_str();
+    let mut room = created["room"].as_str().unwrap().to_string();
+    // The creation took one token; two rematches take the other two.
+    for _ in 0..2 {
+        let mut client = Client::join(server.addr, &room, token).await;
+        client.ok("resign", Value::Null).await;
+        let events = client.ok("rematch", Value::Null).await;
+        let rematch = events.iter().find(|e| e["t"] == "rematch").unwrap();
+        room = rematch["d"]["room"].as_str().unwrap().to_string();
+        client.close().await;
+    }
+    let mut client = Client::join(server.addr, &room, token).await;
+    client.ok("resign", Value::Null).await;
+    let refused = client.refused("rematch", Value::Null, "rate_limited").await;
+    assert!(
+        refused["d"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("try again"),
+        "{refused}"
+    );
+    // Nothing was logged for it: no rematch room exists.
+    let record = record(server.addr, &room).await;
+    assert_eq!(count(&record, "rematch"), 0, "{record}");
+}

@@ -202,16 +202,7 @@ impl IntoResponse for AppError {
                 StatusCode::TOO_MANY_REQUESTS,
                 WireError::new(ErrorCode::TooManyConnections, message),
             ),
-            AppError::RateLimited(wait) => (
-                StatusCode::TOO_MANY_REQUESTS,
-                WireError::new(
-                    ErrorCode::RateLimited,
-                    format!(
-                        "too many requests from this address: try again in {} s",
-                        retry_after_seconds(wait)
-                    ),
-                ),
-            ),
+            AppError::RateLimited(wait) => (StatusCode::TOO_MANY_REQUESTS, rate_limited(wait)),
         };
         crate::telemetry::error_answered(error.code);
         let body = HttpError {
@@ -224,6 +215,17 @@ impl IntoResponse for AppError {
         }
         response
     }
+}
+
+/// A spent quota, in words: over HTTP (429) and for a `rematch` over a room's socket.
+pub(super) fn rate_limited(wait: Duration) -> WireError {
+    WireError::new(
+        ErrorCode::RateLimited,
+        format!(
+            "too many requests from this address: try again in {} s",
+            retry_after_seconds(wait)
+        ),
+    )
 }
 
 /// Whole seconds to wait, rounded up: `Retry-After` has no fractions.

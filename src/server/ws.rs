@@ -22,8 +22,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::AppState;
-use super::edge::ClientAddr;
-use super::error::{AppError, WireError};
+use super::edge::{ClientAddr, Quotas};
+use super::error::{AppError, WireError, rate_limited};
 use super::limits::{ConnectionPermit, Gate};
 use crate::protocol::{
     Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, frame_answering,
@@ -71,6 +71,8 @@ pub async fn upgrade(
         last_v: 0,
         acks: true,
         rate: RateLimit::new(state.max_messages_per_second),
+        quotas: state.quotas.clone(),
+        client,
         ping_every: state.ping_every,
         _permit: permit,
     });
@@ -133,6 +135,9 @@ struct Connection {
     /// hello finds the action's `id` in the action's last event instead.
     acks: bool,
     rate: RateLimit,
+    /// A rematch opens a room: it takes a token from this address's creation quota.
+    quotas: Arc<Quotas>,
+    client: ClientAddr,
     /// How often the server pings; silence for a few of these drops the peer
     /// (a vanished network sends no close, and presence must still change).
     ping_every: Duration,
@@ -323,6 +328,11 @@ impl Connection {
         let Some(seated) = &self.attached else {
             return peer.reply(&hello_required(id)).await;
         };
+        if action == Action::Rematch
+            && let Err(wait) = self.quotas.create.take(self.client)
+        {
+            return peer.reply(&error_reply(rate_limited(wait), id)).await;
+        }
         match seated.room.act(seated.conn, action).await {
             Ok(v) => {
                 // The action's events are already in our queue: send them
