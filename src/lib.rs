@@ -53,6 +53,7 @@ pub mod lessons;
 pub mod loadgen;
 pub mod lobby;
 pub mod os;
+pub mod players;
 pub mod protocol;
 pub mod room;
 pub mod secrets;
