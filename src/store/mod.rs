@@ -119,6 +119,21 @@ pub enum StoreError {
     Migration(#[from] sqlx::migrate::MigrateError),
 }
 
+impl StoreError {
+    /// A short name for the kind of failure, for the `senet_store_errors_total` metric.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::VersionConflict(_) => "version_conflict",
+            StoreError::RoomExists => "room_exists",
+            StoreError::Corrupt(_) => "corrupt",
+            StoreError::NotMigrated(_) => "not_migrated",
+            StoreError::UnsupportedUrl(_) => "unsupported_url",
+            StoreError::Database(_) => "database",
+            StoreError::Migration(_) => "migration",
+        }
+    }
+}
+
 /// Rooms, seats and event logs. Object safe, so the server holds an
 /// `Arc<dyn Store>` and never knows which database is behind it.
 #[async_trait]
