@@ -7,6 +7,7 @@
 //! refuses a version that already exists with [`StoreError::VersionConflict`],
 //! and the room task answers that by reloading and judging again.
 
+pub mod backup;
 mod group_commit;
 pub mod postgres;
 mod presence;
