@@ -37,7 +37,7 @@ enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
     /// Run the room server.
-    Serve(Box<crate::config::Config>),
+    Serve(Box<crate::server::config::Config>),
     /// Check a finished game's record: seed, every throw, every move.
     Verify(verify::Args),
     Bestmove(bestmove::Args),

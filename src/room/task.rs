@@ -55,7 +55,7 @@ use super::rate::SeatBudget;
 use super::ring;
 use super::seats::Seats;
 use super::watchers::Watchers;
-use super::{RoomConfig, create_room, decode, new_seat, now_ms};
+use super::{RoomConfig, create_room, decode, new_seat, now_ms, unplayed};
 use crate::engine::Side;
 use crate::protocol::{
     Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
@@ -184,7 +184,7 @@ impl RoomTask {
         };
         let frames = ring::channel(config.broadcast_capacity);
         let mut task = RoomTask {
-            game: Game::of_row(&row),
+            game: unplayed(&row),
             store,
             config,
             watchers,

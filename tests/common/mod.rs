@@ -8,10 +8,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use senet::config::Config;
 use senet::protocol::Mode;
 use senet::secrets::hash_token;
 use senet::server::Server;
+use senet::server::config::Config;
 use senet::store::{RoomRow, SeatRow, StoredEvent};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
