@@ -682,7 +682,12 @@ impl RoomTask {
             })
             .unzip();
         let appending = Instant::now();
-        self.store.append(self.game.id(), &stored).await?;
+        let appended = self.store.append(self.game.id(), &stored).await;
+        match &appended {
+            Err(StoreError::VersionConflict(_)) | Ok(()) => {}
+            Err(error) => telemetry::store_failed(error.kind()),
+        }
+        appended?;
         telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
         self.game = decision.game;
         if decision
