@@ -31,7 +31,6 @@ use crate::protocol::{
     Presence, RoomSummary, Seat, State, Status, Throw, TimeControl, To, UnixMs, Version, Winner,
 };
 use crate::secrets::rematch_room_id;
-use crate::store::RoomRow;
 
 /// What a decision may depend on besides the state.
 #[derive(Clone, Debug)]
@@ -193,12 +192,6 @@ impl Next {
 }
 
 impl Game {
-    /// A stored room before any of its events: replay its log through [`Game::apply`].
-    pub fn of_row(row: &RoomRow) -> Game {
-        let room = Room::new(row.id.clone(), row.mode, row.seed, row.clock);
-        Game::new(room, Seats::of_room(row))
-    }
-
     /// A room with no events yet.
     pub fn new(room: Room, seats: Seats) -> Game {
         let absent = Presence {

@@ -56,7 +56,7 @@ use super::rate::SeatBudget;
 use super::ring;
 use super::seats::Seats;
 use super::watchers::Watchers;
-use super::{RoomConfig, create_room, decode, new_seat, now_ms};
+use super::{RoomConfig, create_room, decode, new_seat, now_ms, unplayed};
 use crate::engine::Side;
 use crate::protocol::{
     Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
@@ -189,7 +189,7 @@ impl RoomTask {
         };
         let frames = ring::channel(config.broadcast_capacity);
         let mut task = RoomTask {
-            game: Game::of_row(&row),
+            game: unplayed(&row),
             store,
             config,
             watchers,
@@ -682,7 +682,12 @@ impl RoomTask {
             })
             .unzip();
         let appending = Instant::now();
-        self.store.append(self.game.id(), &stored).await?;
+        let appended = self.store.append(self.game.id(), &stored).await;
+        match &appended {
+            Err(StoreError::VersionConflict(_)) | Ok(()) => {}
+            Err(error) => telemetry::store_failed(error.kind()),
+        }
+        appended?;
         telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
         self.game = decision.game;
         if decision

@@ -104,6 +104,12 @@ export const Phase = Object.freeze({
   Over: 'over',
 });
 
+export const Status = Object.freeze({
+  Waiting: 'waiting',
+  Playing: 'playing',
+  Finished: 'finished',
+});
+
 export const Winner = Object.freeze({
   Black: 'black',
   White: 'white',
