@@ -142,3 +142,40 @@ async fn a_rematch_draws_on_the_creation_quota_as_a_new_room_does() {
     let record = record(server.addr, &room).await;
     assert_eq!(count(&record, "rematch"), 0, "{record}");
 }
+
+#[tokio::test]
+async fn a_rematch_logged_before_a_crash_gets_its_room_when_the_room_loads_again() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = Client::join(server.addr, room, token).await;
+    client.ok("resign", Value::Null).await;
+    let v = client.last_v();
+    client.close().await;
+    // The server committed `rematch` and died before it opened the room.
+    let rematch = senet::secrets::rematch_room_id(room);
+    let event = StoredEvent {
+        v: v + 1,
+        at: senet::room::now_ms(),
+        kind: "rematch".into(),
+        data: json!({ "room": rematch }).to_string(),
+    };
+    server.rooms.store().append(room, &[event]).await.unwrap();
+    let server = server.restart_with(|_| {}).await;
+    let path = format!("/api/rooms/{rematch}");
+    assert_eq!(common::http(server.addr, "GET", &path, None).await.0, 404);
+
+    // A player comes back: the room loads, opens the rematch and tells the player their seat.
+    let mut client = Client::join(server.addr, room, token).await;
+    let seat = client.reply_of_type("seat").await;
+    assert_eq!(seat["d"]["room"], rematch.as_str(), "{seat}");
+    let (status, summary) = common::http(server.addr, "GET", &path, None).await;
+    assert_eq!(
+        (status, &summary["status"]),
+        (200, &json!("playing")),
+        "{summary}"
+    );
+    let mut next = Client::join(server.addr, &rematch, token).await;
+    assert_eq!(next.seat, "both");
+    next.ok("roll", Value::Null).await;
+}

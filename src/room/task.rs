@@ -50,7 +50,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bot::Bot;
 use super::bounds::{PresencePace, check_log_room};
-use super::error::RoomError;
+use super::error::{Refusal, RoomError};
 use super::game::{Context, Decision, Game, index};
 use super::rate::SeatBudget;
 use super::ring;
@@ -207,6 +207,10 @@ impl RoomTask {
         // leaves a full room that never started: start it now.
         if let Err(error) = task.start_if_full().await {
             tracing::warn!(room = id, %error, "could not start a full room");
+        }
+        // Likewise between logging `rematch` and opening its room.
+        if let Err(error) = task.open_rematch_room().await {
+            tracing::warn!(room = id, %error, "could not open the rematch room");
         }
         tracing::debug!(room = id, v = task.game.version(), "room loaded");
         Ok(Some(task))
@@ -600,6 +604,11 @@ impl RoomTask {
         // timeout first (the commands' branch of the loop goes first).
         self.commit_now(Game::decide_timeout).await;
         let v = match self.judge(seat, action).await {
+            Err(RoomError::Refused(Refusal::RematchOpen(room))) => {
+                // Perhaps it was logged and never opened (a crash between the two): open it now.
+                self.open_rematch_room().await?;
+                return Err(Refusal::RematchOpen(room).into());
+            }
             Err(RoomError::Refused(refusal)) if refusal.depends_on_the_game() => {
                 // Perhaps another instance moved the game on and its news has not come yet:
                 // judge against the log, so that an action sent after an event committed
@@ -614,10 +623,8 @@ impl RoomTask {
             judged => judged?,
         };
         // Only the rematch action opens a room; other actions need not look.
-        if action == Action::Rematch
-            && let Some(room) = self.game.rematch_room().map(str::to_string)
-        {
-            self.open_rematch_room(&room).await?;
+        if action == Action::Rematch {
+            self.open_rematch_room().await?;
         }
         Ok(v)
     }
@@ -628,10 +635,18 @@ impl RoomTask {
             .await
     }
 
-    /// Opens the room a committed `rematch` event sends the players to: colours swapped, same
-    /// tokens, already started. Its id comes from this room's, so an instance that finds it
-    /// already opened (by another that decided the same rematch) has nothing to do.
-    async fn open_rematch_room(&self, id: &str) -> Result<(), RoomError> {
+    /// Opens the room a committed `rematch` event sends the players to, if the log has one: colours
+    /// swapped, same tokens, already started. Its id comes from this room's, so an instance that
+    /// finds it already opened (by another that decided the same rematch, or before a crash) has
+    /// nothing to do; the room's task tries on load, and on every `rematch` asked again.
+    async fn open_rematch_room(&self) -> Result<(), RoomError> {
+        let Some(id) = self.game.rematch_room() else {
+            return Ok(());
+        };
+        if self.store.room(id).await?.is_some() {
+            return Ok(());
+        }
+        tracing::info!(rematch = id, "opening the rematch room");
         let seats = self.game.seats().swapped();
         let (mode, clock) = (self.game.mode(), self.game.room().clock);
         match create_room(self.store.as_ref(), id, mode, &seats, clock).await {
