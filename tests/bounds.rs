@@ -179,3 +179,35 @@ async fn a_rematch_logged_before_a_crash_gets_its_room_when_the_room_loads_again
     assert_eq!(next.seat, "both");
     next.ok("roll", Value::Null).await;
 }
+
+#[tokio::test]
+async fn concurrent_first_requests_for_an_analysis_compute_it_once() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = Client::join(server.addr, room, token).await;
+    for _ in 0..20 {
+        common::play_turn(&mut client, "black").await;
+        common::play_turn(&mut client, "white").await;
+    }
+    client.ok("resign", Value::Null).await;
+    let computed_before = analyses_computed(server.addr).await;
+    let path = format!("/api/rooms/{room}/analysis");
+    let requests = (0..8).map(|_| common::http(server.addr, "GET", &path, None));
+    let answers = futures_util::future::join_all(requests).await;
+    assert!(
+        answers.iter().all(|(status, _)| *status == 200),
+        "{answers:?}"
+    );
+    assert!(answers.windows(2).all(|pair| pair[0].1 == pair[1].1));
+    assert_eq!(analyses_computed(server.addr).await - computed_before, 1);
+}
+
+/// How many analyses this process has computed, from `/metrics` (only this test here asks).
+async fn analyses_computed(addr: std::net::SocketAddr) -> u64 {
+    let metrics = common::metrics_text(addr).await;
+    let count = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("senet_analysis_seconds_count"));
+    count.map_or(0, |n| n.trim().parse().unwrap())
+}

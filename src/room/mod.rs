@@ -186,6 +186,10 @@ struct Inner {
     watchers: Watchers,
     /// Counts room uses, for [`Usage::last_used`].
     ticks: AtomicU64,
+    /// One lock per room whose analysis is being computed: concurrent first requests wait for
+    /// the first one's, then read it from the store (single flight). An entry lives while its
+    /// analysis runs.
+    analysing: Flights,
     tracker: TaskTracker,
     shutdown: CancellationToken,
 }
@@ -207,6 +211,7 @@ impl Rooms {
                 config,
                 live: Mutex::new(HashMap::new()),
                 ticks: AtomicU64::new(0),
+                analysing: Mutex::default(),
                 tracker,
                 shutdown,
             }),
@@ -410,13 +415,31 @@ impl Rooms {
     /// The engine's analysis of a finished game. The first request computes
     /// it on the blocking pool with one of the computer's search permits (so
     /// analyses and bot moves together never run more searches than the
-    /// limit) and stores it; every later request reads it.
+    /// limit) and stores it; requests that come meanwhile wait for it, and every later request
+    /// reads it.
     pub async fn analysis(&self, id: &str) -> Result<Analysis, RoomError> {
-        let store = &self.inner.store;
-        if let Some(stored) = store.analysis(id).await? {
-            return serde_json::from_str(&stored)
-                .map_err(|e| StoreError::Corrupt(e.to_string()).into());
+        if let Some(stored) = self.stored_analysis(id).await? {
+            return Ok(stored);
         }
+        let flight = Flight::join(&self.inner.analysing, id);
+        let _first = flight.lock.lock().await;
+        match self.stored_analysis(id).await? {
+            Some(stored) => Ok(stored),
+            None => self.compute_analysis(id).await,
+        }
+    }
+
+    async fn stored_analysis(&self, id: &str) -> Result<Option<Analysis>, RoomError> {
+        let Some(stored) = self.inner.store.analysis(id).await? else {
+            return Ok(None);
+        };
+        let analysis =
+            serde_json::from_str(&stored).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(Some(analysis))
+    }
+
+    async fn compute_analysis(&self, id: &str) -> Result<Analysis, RoomError> {
+        let store = &self.inner.store;
         let record = self.record(id).await?;
         if record.seed.is_none() {
             return Err(RoomError::NotFinished);
@@ -641,6 +664,43 @@ impl Rooms {
             .is_some_and(|h| h.commands.same_channel(&handle.commands))
         {
             live.remove(id);
+        }
+    }
+}
+
+/// The analyses being computed, each room's with the lock its requests share.
+type Flights = Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>;
+
+/// A request's place in the single flight of one room's analysis: the lock it shares with the
+/// others asking meanwhile; the last one to leave (done or cancelled) removes the entry.
+struct Flight<'a> {
+    flights: &'a Flights,
+    id: &'a str,
+    lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl<'a> Flight<'a> {
+    fn join(flights: &'a Flights, id: &'a str) -> Self {
+        let lock = Self::entries(flights)
+            .entry(id.to_string())
+            .or_default()
+            .clone();
+        Flight { flights, id, lock }
+    }
+
+    fn entries(
+        flights: &Flights,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, Arc<tokio::sync::Mutex<()>>>> {
+        flights.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for Flight<'_> {
+    fn drop(&mut self) {
+        let mut entries = Self::entries(self.flights);
+        // Two holders: the map and this request, the last one.
+        if Arc::strong_count(&self.lock) == 2 {
+            entries.remove(self.id);
         }
     }
 }
