@@ -211,3 +211,19 @@ async fn analyses_computed(addr: std::net::SocketAddr) -> u64 {
         .find_map(|line| line.strip_prefix("senet_analysis_seconds_count"));
     count.map_or(0, |n| n.trim().parse().unwrap())
 }
+
+#[tokio::test]
+async fn a_header_past_the_buffer_limit_is_answered_431_at_once() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start().await;
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let big = "a".repeat(64 * 1024);
+    let head = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {big}");
+    // Unfinished: no end of the headers. The server must not wait for it (or keep it).
+    let _ = tcp.write_all(head.as_bytes()).await;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(common::PATIENCE, tcp.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "still waiting for the header's end");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+}

@@ -7,7 +7,10 @@
 //! hyper's HTTP/1 server bounds the time to receive a request's headers, from the
 //! connection's start and again from the end of each answer (`header_read_timeout`: a silent
 //! or slow-headers client is cut off). A kept-alive connection with no request in flight is
-//! closed after the shorter keep-alive timeout ([`Activity`]). Only HTTP/1.1 is spoken: the
+//! closed after the shorter keep-alive timeout ([`Activity`]). Headers are read into a buffer
+//! of at most [`MAX_HEADER_BYTES`], answered `431` past it: hyper's default (~400 KiB) let each
+//! unfinished header hold that much for the whole header timeout (issue 28: 256 such
+//! connections took the RSS from 14 to 118 MB). Only HTTP/1.1 is spoken: the
 //! browser's page and the reverse proxy in deploy/ need nothing else.
 
 use std::convert::Infallible;
@@ -145,6 +148,10 @@ fn refuse(tcp: &TcpStream, cap: CapReached) {
     let _ = tcp.try_write(answer);
 }
 
+/// The most a request's line and headers may take; the browser's and nginx's are well under
+/// 8 KiB.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
 /// Serves HTTP on one connection until it closes, times out, or the server shuts down.
 async fn serve_connection(
     connection: Counted,
@@ -179,6 +186,7 @@ async fn serve_connection(
         http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(edge.header_read_timeout)
+            .max_buf_size(MAX_HEADER_BYTES)
             .serve_connection(TokioIo::new(connection), service)
             .with_upgrades()
     );
