@@ -8,6 +8,7 @@ mod healthcheck;
 mod legal;
 mod loadgen;
 mod perft;
+mod ratings;
 mod selfplay;
 mod serve;
 mod train;
@@ -48,6 +49,8 @@ enum Command {
     Healthcheck(healthcheck::Args),
     /// Play many rooms on a running server; report throughput, latency and memory as JSON.
     Loadgen(loadgen::Args),
+    /// Recompute every rating from the event log, or calibrate the rating system.
+    Ratings(ratings::Args),
 }
 
 impl Cli {
@@ -86,6 +89,8 @@ impl Cli {
             // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
+            // Verify's exit status 1 means a rating differs from the log.
+            Command::Ratings(args) => return ratings::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
