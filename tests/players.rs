@@ -389,3 +389,147 @@ async fn two_instances_rating_one_player_at_once_lose_nothing() {
     })
     .await
 }
+
+/// A room's log as a rated game leaves it: two moves a side unless `moves_each` says fewer,
+/// then `game-over` at `at`.
+fn game_log(moves_each: u32, winner: &str, at: i64) -> Vec<senet::store::StoredEvent> {
+    let moved = |side: &str| {
+        format!(
+            r#"{{"side":"{side}","from":2,"to":7,"effect":"swap","extra":false,"next":"white","position":"WWWBWBBBWB.................... b","swapped":2}}"#
+        )
+    };
+    let mut data = Vec::new();
+    for _ in 0..moves_each {
+        data.push(("moved", moved("black")));
+        data.push(("moved", moved("white")));
+    }
+    let seed = "6ff3b1a0c741ef22cdd7faae479859c4537db4b2d7443ed5a2d47852cbb23a97";
+    data.push((
+        "game-over",
+        format!(r#"{{"winner":"{winner}","reason":"resign","seed":"{seed}"}}"#),
+    ));
+    let last = data.len() as u64;
+    data.into_iter()
+        .zip(1..)
+        .map(|((kind, data), v)| senet::store::StoredEvent {
+            v,
+            at: at - (last - v) as i64,
+            kind: kind.into(),
+            data,
+        })
+        .collect()
+}
+
+/// Plays out a rated game in both stores as the server would leave it.
+async fn rated_game(
+    players: &dyn PlayerStore,
+    rooms: &dyn Store,
+    id: &str,
+    (black, white): (&str, &str),
+    moves_each: u32,
+    at: i64,
+) {
+    rooms
+        .create_room(&room(id), &game_log(moves_each, "white", at))
+        .await
+        .unwrap();
+    players.open_room(id, true).await.unwrap();
+    assert!(players.bind_seat(id, Side::Black, black).await.unwrap());
+    assert!(players.bind_seat(id, Side::White, white).await.unwrap());
+    let finished = game(id, black, white, Score::Loss, at);
+    assert!(matches!(
+        players.rate_game(&finished).await.unwrap(),
+        Rated::Changed(_)
+    ));
+}
+
+fn ratings_verify(url: &str) -> (Option<i32>, serde_json::Value) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(["ratings", "verify", "--database-url", url])
+        .output()
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), verdict)
+}
+
+async fn execute(url: &str, statement: &'static str) {
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    } else {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+}
+
+/// `senet ratings verify` recomputes every rating from the log and exits 0; a stored number
+/// off by one part in 10^12, or a game the rule would not rate, makes it exit 1 naming it.
+async fn verify_recomputes_every_rating(url: &str) {
+    let rooms = senet::store::open(url).await.unwrap();
+    let players = senet::players::store::open(url).await.unwrap();
+    let (p, q, r) = (
+        new_player(players.as_ref()).await.0,
+        new_player(players.as_ref()).await.0,
+        new_player(players.as_ref()).await.0,
+    );
+    let day = rating::RATING_PERIOD_MS;
+    rated_game(players.as_ref(), rooms.as_ref(), "v1", (&p, &q), 2, T0).await;
+    rated_game(players.as_ref(), rooms.as_ref(), "v2", (&q, &r), 3, T0 + 5).await;
+    // Idle days grow the deviation before the third game.
+    rated_game(
+        players.as_ref(),
+        rooms.as_ref(),
+        "v3",
+        (&r, &p),
+        2,
+        T0 + 40 * day,
+    )
+    .await;
+    let (status, verdict) = ratings_verify(url);
+    assert_eq!(status, Some(0), "{verdict}");
+    assert_eq!(verdict, serde_json::json!({"consistent": true, "games": 3}));
+
+    // A game with one move a side is aborted: the rule does not rate it (the store was told
+    // to, as a faulty server would).
+    rated_game(
+        players.as_ref(),
+        rooms.as_ref(),
+        "v4",
+        (&p, &q),
+        1,
+        T0 + 41 * day,
+    )
+    .await;
+    let (status, verdict) = ratings_verify(url);
+    assert_eq!(status, Some(1), "{verdict}");
+    assert_eq!(verdict["difference"]["game"], 4, "{verdict}");
+    assert_eq!(verdict["difference"]["what"], "rated", "{verdict}");
+
+    // The first difference is named: game 2's stored rating, one part in 10^12 off.
+    execute(
+        url,
+        "UPDATE rating_changes SET rating = rating * (1 + 1e-12) WHERE seq = 2",
+    )
+    .await;
+    let (status, verdict) = ratings_verify(url);
+    assert_eq!(status, Some(1), "{verdict}");
+    assert_eq!(verdict["difference"]["game"], 2, "{verdict}");
+    assert_eq!(verdict["difference"]["what"], "rating after", "{verdict}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_verify_recomputes_every_rating() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("test.db").display());
+    verify_recomputes_every_rating(&url).await;
+}
+
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_verify_recomputes_every_rating() {
+    postgres_support::in_fresh_schema(async |url| verify_recomputes_every_rating(&url).await).await
+}

@@ -9,6 +9,7 @@ mod healthcheck;
 mod legal;
 mod loadgen;
 mod perft;
+mod ratings;
 mod selfplay;
 mod serve;
 mod train;
@@ -51,6 +52,8 @@ enum Command {
     Loadgen(loadgen::Args),
     /// Copy a running server's SQLite database into a new file, consistently.
     Backup(backup::Args),
+    /// Recompute every rating from the event log, or calibrate the rating system.
+    Ratings(ratings::Args),
 }
 
 impl Cli {
@@ -90,6 +93,8 @@ impl Cli {
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
             Command::Backup(args) => backup::run(args),
+            // Verify's exit status 1 means a rating differs from the log.
+            Command::Ratings(args) => return ratings::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
