@@ -373,11 +373,11 @@ async fn quick_pairing_of_two_visitors_gives_one_started_room() {
     let server = TestServer::start_with(|config| config.max_seeks_per_address = 0).await;
     let first = pair(server.addr, "cat", three_plus_two()).await;
     assert_eq!(first["paired"], false);
-    // One's own seek is never one's match, nor a seek with another time control.
-    assert_eq!(
-        pair(server.addr, "cat", three_plus_two()).await["paired"],
-        false
-    );
+    // One's own seek is never one's match, and a second one is refused while it is open.
+    let body = json!({"clock": three_plus_two(), "visitor": "cat"});
+    let (status, refused) = http(server.addr, "POST", "/api/pairing", Some(body)).await;
+    assert_eq!((status, &refused["error"]), (409, &json!("seek_open")));
+    // Nor is a seek with another time control.
     assert_eq!(pair(server.addr, "dan", BLITZ).await["paired"], false);
     let second = pair(server.addr, "eve", three_plus_two()).await;
     assert_eq!(second["paired"], true);
