@@ -158,3 +158,32 @@ test('focus: the room has an h1, the move list is focusable, resigning opens on 
   await expect(game.black.getByTestId('turn')).toBeFocused();
   await expect(game.black.getByTestId('turn')).toHaveText('White to throw.');
 });
+
+test('reduced motion stops the pulse; in forced colours pieces, highlights and the water stay apart', async ({ open }) => {
+  const page = await open('/', { reducedMotion: 'reduce', forcedColors: 'active' });
+  await page.getByTestId('create-local').click();
+  await page.waitForURL(/\/r\/[^/]+$/);
+  await page.getByTestId('throw').click();
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', /move|roll/);
+  const looks = await page.evaluate(() => {
+    const style = (selector) => getComputedStyle(document.querySelector(selector));
+    const halo = document.querySelector('.piece.movable .halo');
+    return {
+      forced: matchMedia('(forced-colors: active)').matches,
+      animations: document.getAnimations().length,
+      halo: halo ? { animation: getComputedStyle(halo).animationName, stroke: getComputedStyle(halo).stroke, width: getComputedStyle(halo).strokeWidth } : null,
+      black: style('.piece .shape-black').fill,
+      white: style('.piece .shape-white').fill,
+      water: style('.cell.house-water rect').strokeDasharray,
+      plain: style('.cell:not(.house) rect').strokeDasharray,
+    };
+  });
+  expect(looks.forced).toBe(true);
+  expect(looks.animations).toBe(0);
+  expect(looks.black).not.toBe(looks.white);
+  expect(looks.water).not.toBe(looks.plain);
+  if (looks.halo) {
+    expect(looks.halo.animation).toBe('none');
+    expect(looks.halo.stroke).not.toBe('none');
+  }
+});
