@@ -404,6 +404,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   }
 
   function relabel() {
+    announcer.clear();
     view.relabel();
     replay.relabel();
     verification.relabel();
