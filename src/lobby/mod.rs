@@ -102,6 +102,10 @@ pub enum LobbyError {
     /// The address's cap, or the lobby's, is reached.
     #[error("too many open seeks")]
     TooManySeeks,
+    /// The visitor (a browser) already has an open seek: a second one would be a game its
+    /// poster never sees, since the page follows one seek at a time.
+    #[error("this browser already has an open seek")]
+    SeekOpen,
     /// The token is not the seat token of the seek's creator.
     #[error("this token does not hold a seat of the seek's room")]
     NotYours,
@@ -243,6 +247,9 @@ impl Lobby {
         // checks again as it lists it.
         if per_owner != 0 && self.open_of(owner) >= per_owner as usize {
             return Err(LobbyError::TooManySeeks);
+        }
+        if visitor.starts_with(NAMED_VISITOR) && self.has_open_seek(&visitor) {
+            return Err(LobbyError::SeekOpen);
         }
         let created = self
             .inner
@@ -411,6 +418,14 @@ impl Lobby {
             .values()
             .filter(|seek| seek.owner == owner)
             .count()
+    }
+
+    /// Whether a visitor (a browser's id) has a seek listed now.
+    fn has_open_seek(&self, visitor: &str) -> bool {
+        self.list()
+            .open
+            .values()
+            .any(|seek| seek.visitor == visitor)
     }
 
     fn grace_ms(&self) -> UnixMs {
@@ -646,6 +661,10 @@ fn public(seek: &SeekRow) -> Seek {
     }
 }
 
+/// How a visitor id the client gave is stored; the address standing in for a missing one is
+/// not a browser, so the one-open-seek rule does not apply to it (the per-address cap does).
+const NAMED_VISITOR: &str = "visitor ";
+
 /// The visitor id given, or the client's address standing for it.
 fn visitor_or(visitor: Option<String>, owner: &str) -> Result<String, LobbyError> {
     match visitor {
@@ -655,7 +674,7 @@ fn visitor_or(visitor: Option<String>, owner: &str) -> Result<String, LobbyError
             if length == 0 || length > MAX_VISITOR || id.chars().any(char::is_control) {
                 return Err(LobbyError::BadVisitor);
             }
-            Ok(format!("visitor {id}"))
+            Ok(format!("{NAMED_VISITOR}{id}"))
         }
     }
 }

@@ -6,7 +6,7 @@
 // A game has a hundred throws or more: drawn as a hundred circles they overlapped into a smear,
 // with 6-pixel labels at 360 px. So only the labelled moves and the chosen throw (the cursor) are
 // drawn; the other throws are invisible targets, and a pointer over the chart moves the cursor to
-// the nearest throw (a tap or a click shows it). The sizes are in chart units, 600 across: 22 of
+// the nearest throw (a tap or a click shows it). The sizes are in chart units, 600 across: 24 of
 // them are 12 px once the chart is scaled to a phone's width.
 
 import { part, show, svg } from './dom.js';
