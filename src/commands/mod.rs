@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand. Each prints JSON on stdout;
 //! bad input gives a one-line message on stderr and exit status 2.
 
+mod admin;
 mod analyse;
 mod backup;
 mod bestmove;
@@ -51,6 +52,8 @@ enum Command {
     Loadgen(loadgen::Args),
     /// Copy a running server's SQLite database into a new file, consistently.
     Backup(backup::Args),
+    /// Operator commands on the database: ban or lift, list bans, the audit log.
+    Admin(admin::Args),
 }
 
 impl Cli {
@@ -90,6 +93,7 @@ impl Cli {
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
             Command::Backup(args) => backup::run(args),
+            Command::Admin(args) => admin::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
