@@ -6,3 +6,4 @@
 pub mod identity;
 pub mod name;
 pub mod rating;
+pub mod store;

@@ -95,6 +95,22 @@ impl Score {
         }
     }
 
+    /// White's result for the same game.
+    pub fn flipped(self) -> Score {
+        match self {
+            Score::Win => Score::Loss,
+            Score::Loss => Score::Win,
+            Score::Draw => Score::Draw,
+        }
+    }
+
+    /// Black's result from stored points; `None` for anything but 1, ½ or 0.
+    pub fn from_points(points: f64) -> Option<Score> {
+        [Score::Win, Score::Loss, Score::Draw]
+            .into_iter()
+            .find(|score| score.points() == points)
+    }
+
     fn outcome(self) -> Outcomes {
         match self {
             Score::Win => Outcomes::WIN,
