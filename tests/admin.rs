@@ -63,6 +63,30 @@ async fn wait_for_status(server: SocketAddr, path: &str, from: &str, status: u16
     started.elapsed()
 }
 
+/// A started game is listed by `senet admin rooms`; a finished one and an unstarted one are not.
+async fn live_rooms_are_listed(url: &str, server: &TestServer) {
+    let mut started = Vec::new();
+    for _ in 0..2 {
+        let created = create_room(server.addr, "online", "black").await;
+        let room = created["room"].as_str().unwrap().to_string();
+        let joined = join_room(server.addr, &room).await;
+        started.push((room, created, joined));
+    }
+    let (over, token, _) = &started[1];
+    let mut black = Client::join(server.addr, over, token["token"].as_str()).await;
+    black.ok("resign", Value::Null).await;
+    let (code, listed, stderr) = admin(url, &["rooms"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let rooms: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["room"].clone())
+        .collect();
+    assert_eq!(rooms, [Value::from(started[0].0.clone())], "{listed}");
+    assert_eq!(listed[0]["mode"], "online");
+}
+
 async fn bans_reach_every_instance(url: String) {
     let trusting = |config: &mut senet::server::config::Config| {
         config.edge.trusted_proxies = "127.0.0.1".parse().unwrap();
@@ -75,6 +99,7 @@ async fn bans_reach_every_instance(url: String) {
         .to_string();
     let socket = format!("/ws/rooms/{room}");
     assert_eq!(get_from(two.addr, &socket, BANNED).await.0, 101);
+    live_rooms_are_listed(&url, &one).await;
 
     let reason = ["--reason", "flooding <rooms>", "--as", "alice"];
     let ban = [&["ban", "203.0.113.0/24", "--for", "1h"][..], &reason].concat();

@@ -1,5 +1,5 @@
 //! `senet admin …`: operator commands that talk to the database directly, not over the network
-//! (whoever can reach the database is the operator). Bans of an address or a network for a
+//! (whoever can reach the database is the operator). The games in progress; bans of an address or a network for a
 //! while, lifting them, and the audit log where every such action is recorded with who did it
 //! (`--as`), when and why. The instances read the bans every few seconds
 //! ([`crate::server::edge::bans`]). Each command prints JSON.
@@ -44,6 +44,11 @@ enum AdminCommand {
     },
     /// The bans in force.
     Bans,
+    /// Games in progress (started, not over), the most recently active first.
+    Rooms {
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
     /// The last operator actions, newest first.
     Audit {
         #[arg(long, default_value_t = 50)]
@@ -99,6 +104,7 @@ async fn answer(args: Args) -> Result<serde_json::Value, UsageError> {
             serde_json::json!({"lifted": id})
         }
         AdminCommand::Bans => serde_json::to_value(store.active(crate::room::now_ms()).await?)?,
+        AdminCommand::Rooms { limit } => serde_json::to_value(store.live_rooms(limit).await?)?,
         AdminCommand::Audit { limit } => serde_json::to_value(store.audit_log(limit).await?)?,
     })
 }

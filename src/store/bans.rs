@@ -1,5 +1,5 @@
-//! Operator bans and the audit log (`senet admin`, issue 32): their own concern, on their own
-//! small pool, beside the game store. A ban names a network (an address is a /32 or /128) and
+//! What operators read and change by hand (`senet admin`, issue 32): bans, the audit log, and
+//! the list of live rooms. Their own concern, on their own small pool, beside the game store. A ban names a network (an address is a /32 or /128) and
 //! lasts until a time; lifting one keeps its row. Every operator action writes its audit row in
 //! the same transaction as the change, so nothing is done that is not recorded. The instances
 //! read the active bans every few seconds ([`crate::server`]'s ban list), the same way on both
@@ -37,6 +37,18 @@ pub struct AuditRow {
     pub reason: String,
 }
 
+/// A game in progress (started, not over), as the log has it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct LiveRoomRow {
+    pub room: String,
+    pub mode: String,
+    pub created_at: UnixMs,
+    /// The version of its last event.
+    pub v: i64,
+    /// When its last event was committed.
+    pub last_at: UnixMs,
+}
+
 /// Who does what, why, when: what every operator action carries.
 #[derive(Clone, Debug)]
 pub struct Operator {
@@ -69,6 +81,22 @@ struct Sql {
     active_bans: &'static str,
     insert_audit: &'static str,
     audit: &'static str,
+    live_rooms: &'static str,
+}
+
+/// Rooms with a `started` event and no `game-over`, the most recently active first; the same
+/// SQL on both backends but for the placeholder.
+macro_rules! live_rooms_sql {
+    ($limit:literal) => {
+        concat!(
+            "SELECT r.id AS room, r.mode, r.created_at, MAX(e.v) AS v, MAX(e.at) AS last_at \
+             FROM rooms r JOIN events e ON e.room = r.id \
+             WHERE EXISTS (SELECT 1 FROM events s WHERE s.room = r.id AND s.kind = 'started') \
+             AND NOT EXISTS (SELECT 1 FROM events o WHERE o.room = r.id AND o.kind = 'game-over') \
+             GROUP BY r.id, r.mode, r.created_at ORDER BY last_at DESC LIMIT ",
+            $limit
+        )
+    };
 }
 
 const SQLITE: Sql = Sql {
@@ -80,6 +108,7 @@ const SQLITE: Sql = Sql {
                   WHERE lifted_at IS NULL AND until_ms > ? ORDER BY id",
     insert_audit: "INSERT INTO audit (at, actor, action, target, reason) VALUES (?, ?, ?, ?, ?)",
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT ?",
+    live_rooms: live_rooms_sql!("?"),
 };
 
 const POSTGRES: Sql = Sql {
@@ -92,6 +121,7 @@ const POSTGRES: Sql = Sql {
     insert_audit: "INSERT INTO audit (at, actor, action, target, reason) \
                    VALUES ($1, $2, $3, $4, $5)",
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT $1",
+    live_rooms: live_rooms_sql!("$1"),
 };
 
 /// Runs `$body` with `$tx` a transaction and `$sql` the SQL of whichever backend `$store` is.
@@ -201,6 +231,24 @@ impl BanStore {
             BanStore::Postgres(pool) => {
                 sqlx::query_as(POSTGRES.active_bans)
                     .bind(now)
+                    .fetch_all(pool)
+                    .await?
+            }
+        })
+    }
+
+    /// Up to `limit` games in progress, the most recently active first.
+    pub async fn live_rooms(&self, limit: i64) -> Result<Vec<LiveRoomRow>, BansError> {
+        Ok(match self {
+            BanStore::Sqlite(pool) => {
+                sqlx::query_as(SQLITE.live_rooms)
+                    .bind(limit)
+                    .fetch_all(pool)
+                    .await?
+            }
+            BanStore::Postgres(pool) => {
+                sqlx::query_as(POSTGRES.live_rooms)
+                    .bind(limit)
                     .fetch_all(pool)
                     .await?
             }
