@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand. Each prints JSON on stdout;
 //! bad input gives a one-line message on stderr and exit status 2.
 
+mod admin;
 mod analyse;
 mod backup;
 mod bestmove;
@@ -54,6 +55,8 @@ enum Command {
     Backup(backup::Args),
     /// Recompute every rating from the event log, or calibrate the rating system.
     Ratings(ratings::Args),
+    /// Operator commands on the database: ban or lift, list bans, the audit log.
+    Admin(admin::Args),
 }
 
 impl Cli {
@@ -95,6 +98,7 @@ impl Cli {
             Command::Backup(args) => backup::run(args),
             // Verify's exit status 1 means a rating differs from the log.
             Command::Ratings(args) => return ratings::run(args),
+            Command::Admin(args) => admin::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

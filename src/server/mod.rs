@@ -64,6 +64,8 @@ pub struct AppState {
     pub metrics: metrics_exporter_prometheus::PrometheusHandle,
     /// Room creations and joins per client address.
     pub quotas: Arc<edge::Quotas>,
+    /// The operators' bans in force (`senet admin ban`), refused before any handler.
+    pub bans: Arc<edge::BanList>,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -87,6 +89,7 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
     if with_metrics {
         api = api.route("/metrics", get(ops::metrics));
     }
+    let bans = state.bans.clone();
     api.with_state(state)
         // Answers carry seat tokens: no cache may keep them.
         .layer(SetResponseHeaderLayer::overriding(
@@ -95,6 +98,10 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         ))
         // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs, cached as it says:
         .merge(crate::web::router())
+        .layer(axum::middleware::from_fn_with_state(
+            bans,
+            edge::bans::refuse_banned,
+        ))
         .layer(SetResponseHeaderLayer::overriding(
             X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -150,6 +157,7 @@ impl Server {
             shutdown.clone(),
         )
         .await?;
+        let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let listener = TcpListener::bind(&config.listen).await?;
         let metrics_listener = match &config.metrics_listen {
             Some(address) => Some(TcpListener::bind(address).await?),
@@ -174,6 +182,7 @@ impl Server {
                     ),
                     join: edge::Quota::new(config.edge.join_burst, config.edge.join_per_minute),
                 }),
+                bans,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,

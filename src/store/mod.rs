@@ -8,6 +8,7 @@
 //! and the room task answers that by reloading and judging again.
 
 pub mod backup;
+pub mod bans;
 mod group_commit;
 pub mod postgres;
 mod presence;
