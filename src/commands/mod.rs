@@ -10,6 +10,7 @@ mod loadgen;
 mod perft;
 mod selfplay;
 mod serve;
+mod tablebase;
 mod train;
 mod verify;
 
@@ -48,6 +49,7 @@ enum Command {
     Healthcheck(healthcheck::Args),
     /// Play many rooms on a running server; report throughput, latency and memory as JSON.
     Loadgen(loadgen::Args),
+    Tablebase(tablebase::Args),
 }
 
 impl Cli {
@@ -86,6 +88,7 @@ impl Cli {
             // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
+            Command::Tablebase(args) => tablebase::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
