@@ -345,6 +345,31 @@ mod tests {
     }
 
     #[test]
+    fn in_the_tablebase_the_verdict_is_exact() {
+        let table = &crate::ai::tablebase::k2_for_tests().1;
+        let start = "....B....................B..W. b";
+        let game = record(start, &[(3, Some(5)), (2, Some(29))]);
+        let analysis = analyse_with(&game, Some(table)).unwrap();
+        let blunder = &analysis.throws[0];
+        assert!(analysis.throws.iter().all(|t| t.exact), "{analysis:?}");
+        let position: Position = start.parse().unwrap();
+        let exact = |from| {
+            table.after(
+                &position,
+                &position.check(from, Roll::new(3).unwrap()).unwrap(),
+            )
+        };
+        let loss = exact(26) - exact(5);
+        assert_eq!(blunder.loss, Some(rounded(loss)));
+        // The network calls this a blunder; exactly it gives away 5 to 10 points.
+        assert_eq!(blunder.label, Some(Label::of_loss(loss)));
+        assert_eq!(blunder.label, Some(Label::Mistake), "{loss}");
+        assert_eq!(blunder.before, rounded(table.value(&position).unwrap()));
+        let estimated = analyse_with(&game, None).unwrap();
+        assert!(estimated.throws.iter().all(|t| !t.exact));
+    }
+
+    #[test]
     fn a_pass_is_listed_but_not_judged() {
         // Black's only piece on 30 cannot use a 3.
         let analysis = analyse(&record("W............................B b", &[(3, None)])).unwrap();

@@ -420,6 +420,51 @@ mod tests {
         assert!(serde_json::from_str::<Level>("\"random\"").is_err());
     }
 
+    fn pos(text: &str) -> Position {
+        text.parse().unwrap()
+    }
+
+    fn roll(value: u8) -> Roll {
+        Roll::new(value).unwrap()
+    }
+
+    #[test]
+    fn hard_plays_the_tablebase_move_where_the_table_covers_the_position() {
+        let table = &tablebase::k2_for_tests().1;
+        // White's last piece on 29 wins with a 2; black's 3 from 26 swaps it back.
+        let position = pos("....B....................B..W. b");
+        let hard = Level::Hard.config();
+        let decision = decide_with(&position, roll(3), &hard, 7, Some(table));
+        assert_eq!(decision.chosen.map(|mv| mv.from), Some(26));
+        assert_eq!(decision.depth, 0, "decided by the table, not searched");
+        let best = position
+            .legal_moves(roll(3))
+            .iter()
+            .map(|mv| table.after(&position, mv))
+            .fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(table.after(&position, &decision.chosen.unwrap()), best);
+        let without = decide_with(&position, roll(3), &hard, 7, None);
+        assert!(without.depth > 0, "without the table hard searches");
+    }
+
+    #[test]
+    fn odds_are_exact_in_the_table_and_use_it_at_the_leaves_outside() {
+        let table = &tablebase::k2_for_tests().1;
+        let inside = pos("....B....................B..W. b");
+        let odds = odds_with(&inside, roll(3), Some(table));
+        assert!(odds.exact);
+        assert_eq!(Some(odds.before), table.value(&inside));
+        // Three black pieces: not covered. Bearing off from 30 leaves two,
+        // and that position (black throws again) is.
+        let outside = pos("W..................B....B....B b");
+        let odds = odds_with(&outside, roll(1), Some(table));
+        assert!(!odds.exact);
+        let (bear_off, chance) = odds.moves.iter().find(|(mv, _)| mv.from == 30).unwrap();
+        let exact = table.after(&outside, bear_off);
+        assert!((chance - exact).abs() < 1e-9, "{chance} vs exact {exact}");
+        assert!(!odds_with(&outside, roll(1), None).exact);
+    }
+
     #[test]
     fn unit_interval_stays_in_range() {
         assert_eq!(unit_interval(0), -1.0);

@@ -259,5 +259,17 @@ pub fn installed() -> Option<&'static Tablebase> {
     INSTALLED.get()
 }
 
+/// The K = 2 solution and its table, shared by every test of the library
+/// (a solve takes a minute unoptimised).
+#[cfg(test)]
+pub(crate) fn k2_for_tests() -> &'static (solve::Solution, Tablebase) {
+    static BUILT: OnceLock<(solve::Solution, Tablebase)> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let solution = solve::solve(&Index::new(2));
+        let table = Tablebase::rounded(Index::new(2), &solution.values);
+        (solution, table)
+    })
+}
+
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,6 @@
 //! out with the table's moves.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -13,15 +12,8 @@ use super::solve::{self, CONVERGED};
 use super::*;
 use crate::engine::{HOUSE_OF_WATER, Side, Sticks};
 
-/// The K = 2 solution and its table, shared by the tests of this binary
-/// (a solve takes a minute unoptimised).
 fn k2() -> &'static (solve::Solution, Tablebase) {
-    static BUILT: OnceLock<(solve::Solution, Tablebase)> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let solution = solve::solve(&Index::new(2));
-        let table = Tablebase::rounded(Index::new(2), &solution.values);
-        (solution, table)
-    })
+    super::k2_for_tests()
 }
 
 /// What `senet tablebase build --pieces 2` printed in release mode: the
