@@ -2,13 +2,18 @@
 //!
 //! # Layout
 //!
-//! Modules by layer, from the outside in. A module may import from its own layer's helpers and
-//! from layers below it, never from above: commands → server → room → store / protocol →
-//! engine / ai (and the leaf helpers `fairness`, `secrets`, `telemetry`, `os` from anywhere).
+//! Modules by layer, from the outside in. A module may import from its own layer and from the
+//! layers below it, never from above, and the modules import one another without cycles:
+//! commands → server / web → lobby → room → store → analysis / lessons / loadgen → protocol →
+//! ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
+//! anywhere and import only each other and the protocol, ai and engine. `tests/layout.rs` reads
+//! `src/` and fails on any `crate::` path against this order (and on a pure file of the game
+//! that names the store).
 //!
-//! - [`commands`]: the `senet` command line, one file per subcommand; [`config`] is
-//!   `senet serve`'s flags and environment variables; [`loadgen`] is `senet loadgen`, scripted
-//!   players measuring a running server (a client: it speaks only the protocol).
+//! - [`commands`]: the `senet` command line, one file per subcommand; `senet serve`'s flags and
+//!   environment variables are `server::config` (each default a `DEFAULT_*` constant of the
+//!   layer that owns the setting); [`loadgen`] is `senet loadgen`, scripted players measuring a
+//!   running server (a client: it imports the protocol and the engine, never the server).
 //! - [`server`]: HTTP + WebSocket front (axum): the edge (`server::edge`: our accept loop with
 //!   TCP caps and timeouts, the client's address behind trusted proxies, quotas), router,
 //!   handlers, one task per socket, the connection gate, shutdown; `server::error` words every error for the wire, once;
@@ -46,13 +51,13 @@
 pub mod ai;
 pub mod analysis;
 pub mod commands;
-pub mod config;
 pub mod engine;
 pub mod fairness;
 pub mod lessons;
 pub mod loadgen;
 pub mod lobby;
 pub mod os;
+pub mod players;
 pub mod protocol;
 pub mod room;
 pub mod secrets;

@@ -396,7 +396,8 @@ async fn both_seated_and_playing(addr: SocketAddr, room: &str, one: &Value, two:
 /// Two instances on one PostgreSQL: a seek posted on one appears on the other's lobby sockets;
 /// two visitors pairing through different instances meet in one room and play.
 async fn two_visitors_on_two_instances_pair_and_play(url: String) {
-    let on = |url: String| move |config: &mut senet::config::Config| config.database_url = url;
+    let on =
+        |url: String| move |config: &mut senet::server::config::Config| config.database_url = url;
     let one = TestServer::start_with(on(url.clone())).await;
     let two = TestServer::start_with(on(url)).await;
     let mut watcher = Lobby::open(two.addr).await;

@@ -2,6 +2,7 @@
 //! bad input gives a one-line message on stderr and exit status 2.
 
 mod analyse;
+mod backup;
 mod bestmove;
 mod calibration;
 mod healthcheck;
@@ -41,7 +42,7 @@ enum Command {
     Legal(legal::Args),
     Perft(perft::Args),
     /// Run the room server.
-    Serve(Box<crate::config::Config>),
+    Serve(Box<crate::server::config::Config>),
     /// Check a finished game's record: seed, every throw, every move.
     Verify(verify::Args),
     Bestmove(bestmove::Args),
@@ -53,7 +54,12 @@ enum Command {
     Healthcheck(healthcheck::Args),
     /// Play many rooms on a running server; report throughput, latency and memory as JSON.
     Loadgen(loadgen::Args),
+<<<<<<< HEAD
     Tablebase(tablebase::Args),
+=======
+    /// Copy a running server's SQLite database into a new file, consistently.
+    Backup(backup::Args),
+>>>>>>> main
 }
 
 impl Cli {
@@ -96,7 +102,11 @@ impl Cli {
             // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
+<<<<<<< HEAD
             Command::Tablebase(args) => tablebase::run(args),
+=======
+            Command::Backup(args) => backup::run(args),
+>>>>>>> main
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

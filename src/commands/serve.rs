@@ -3,7 +3,7 @@
 use tokio_util::sync::CancellationToken;
 
 use super::UsageError;
-use crate::config::Config;
+use crate::server::config::Config;
 use crate::{os, telemetry};
 
 pub fn run(config: Config) -> Result<(), UsageError> {

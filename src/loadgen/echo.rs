@@ -17,7 +17,7 @@ use super::conn::{Conn, Pacing};
 use super::player::DRAIN_TIMEOUT;
 use super::stats::Stats;
 use super::wire::{self, ActionKind};
-use crate::server::limits::DEFAULT_WS_READ_BUFFER;
+use crate::protocol::DEFAULT_WS_READ_BUFFER;
 
 /// The echo endpoint, running until dropped.
 pub struct EchoServer {

@@ -70,8 +70,13 @@ const FRAME_BUFFER: usize = 16;
 /// Longest visitor id accepted, in characters.
 const MAX_VISITOR: usize = 64;
 
+/// Open seeks one client address may hold at once by default.
+pub const DEFAULT_MAX_SEEKS_PER_ADDRESS: u32 = 3;
+/// How long a seek stays listed by default after its creator's lobby page is gone.
+pub const DEFAULT_SEEK_GRACE: Duration = Duration::from_secs(5);
+
 /// How the lobby behaves; fixed at start.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LobbyConfig {
     /// Open seeks one client address may hold (0: no cap).
     pub max_seeks_per_address: u32,
@@ -82,8 +87,8 @@ pub struct LobbyConfig {
 impl Default for LobbyConfig {
     fn default() -> Self {
         LobbyConfig {
-            max_seeks_per_address: 3,
-            grace: Duration::from_secs(5),
+            max_seeks_per_address: DEFAULT_MAX_SEEKS_PER_ADDRESS,
+            grace: DEFAULT_SEEK_GRACE,
         }
     }
 }

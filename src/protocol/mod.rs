@@ -8,6 +8,7 @@
 //! - [`event`]: what happened in a room, as logged and broadcast;
 //! - [`lobby`]: the lobby's seeks, quick pairing and `/ws/lobby` frames;
 //! - [`error`]: the stable error codes of both transports;
+//! - [`limits`]: the frame and read-buffer sizes both ends rely on;
 //! - [`vocabulary`]: the names the browser client shares, written out as `web/js/protocol.js`.
 //!
 //! Everything is re-exported here, so `crate::protocol::Event` and the like are the names to use.
@@ -16,6 +17,7 @@ pub mod client;
 pub mod error;
 pub mod event;
 pub mod http;
+pub mod limits;
 pub mod lobby;
 pub mod reply;
 pub mod vocabulary;
@@ -24,6 +26,7 @@ pub use client::*;
 pub use error::*;
 pub use event::*;
 pub use http::*;
+pub use limits::*;
 pub use lobby::*;
 pub use reply::*;
 

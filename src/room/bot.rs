@@ -84,15 +84,6 @@ impl BotConfig {
     }
 }
 
-impl Default for BotConfig {
-    fn default() -> Self {
-        BotConfig::new(
-            Duration::from_millis(700),
-            usize::from(default_max_concurrent()),
-        )
-    }
-}
-
 /// One search per CPU: more would only slow each one down.
 pub fn default_max_concurrent() -> u16 {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);

@@ -17,6 +17,8 @@
 //! loaded while it is full.
 
 pub mod bot;
+pub mod bounds;
+pub mod config;
 pub mod error;
 pub mod game;
 pub mod rate;
@@ -36,6 +38,7 @@ use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 pub use bot::BotConfig;
+pub use config::*;
 pub use error::{Refusal, ReplayError, RoomError};
 pub use game::{Context, Decision, Game, Room};
 pub use rate::{RateLimit, SeatBudget};
@@ -55,61 +58,6 @@ use crate::secrets::{hash_token, is_room_id, new_room_id, new_token, random_byte
 use crate::store::{News, RoomRow, Store, StoreError, StoredEvent, Subscription};
 use crate::telemetry::{self, GaugeGuard};
 use task::RoomTask;
-
-/// How rooms behave; fixed at start.
-#[derive(Clone, Debug)]
-pub struct RoomConfig {
-    /// How long the side to move may be away before the other may claim.
-    pub abandon_after: Duration,
-    /// How long the side to move of an untimed online game may take over its turn, connected
-    /// or not, before the other may claim.
-    pub idle_turn_after: Duration,
-    /// How long a room with no connection stays in memory.
-    pub idle_after: Duration,
-    /// Frames a connection may fall behind before it gets a fresh `state`.
-    pub broadcast_capacity: usize,
-    /// Commands queued for one room before callers wait.
-    pub command_capacity: usize,
-    /// The computer's pace and the bound on searches running at once.
-    pub bots: BotConfig,
-    /// How often a room whose log says a player is connected to another
-    /// instance checks that the instance still holds the connection, and how often the
-    /// instances whose spectators are counted here are checked ([`watchers`]).
-    pub presence_check: Duration,
-    /// The shortest initial time of a timed game, in seconds.
-    pub min_clock_initial: u32,
-    /// Sockets one seat may hold; a new one past this closes the seat's oldest.
-    pub max_sockets_per_seat: usize,
-    /// Messages all the sockets of one seat may send in any second, together.
-    pub seat_messages_per_second: usize,
-    /// How long a room may wait for its game to start before it is deleted.
-    pub unstarted_ttl: Duration,
-    /// Rooms held in memory before the least recently used idle one is let go.
-    pub max_in_memory: usize,
-}
-
-impl Default for RoomConfig {
-    fn default() -> Self {
-        RoomConfig {
-            abandon_after: Duration::from_secs(60),
-            idle_turn_after: Duration::from_secs(300),
-            idle_after: Duration::from_secs(30),
-            broadcast_capacity: 64,
-            command_capacity: 64,
-            bots: BotConfig::default(),
-            presence_check: Duration::from_secs(10),
-            min_clock_initial: 30,
-            max_sockets_per_seat: 4,
-            seat_messages_per_second: 20,
-            unstarted_ttl: Duration::from_secs(24 * 3600),
-            max_in_memory: DEFAULT_MAX_IN_MEMORY,
-        }
-    }
-}
-
-/// Rooms held in memory by default: an idle room costs about 15 KiB (docs/PERFORMANCE.md, "Rooms
-/// in memory": 5,000 took the RSS from 22 to 93 MiB), so these take some 71 MiB at most.
-pub const DEFAULT_MAX_IN_MEMORY: usize = 5_000;
 
 /// The room a player asks for, with what only that kind of room needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -353,7 +301,7 @@ impl Rooms {
         }
         let store = &self.inner.store;
         let row = store.room(id).await?.ok_or(RoomError::NotFound)?;
-        let mut game = Game::of_row(&row);
+        let mut game = unplayed(&row);
         for stored in store.events_after(id, 0).await? {
             game.apply(stored.v, stored.at, &decode(&stored)?)?;
         }
@@ -756,6 +704,13 @@ async fn create_room(
 }
 
 /// A logged event, read back.
+/// A stored room before any of its events, as the pure game knows it (the game never sees a
+/// row): replay its log through [`Game::apply`].
+fn unplayed(row: &RoomRow) -> Game {
+    let room = Room::new(row.id.clone(), row.mode, row.seed, row.clock);
+    Game::new(room, Seats::of_room(row))
+}
+
 fn decode(stored: &StoredEvent) -> Result<Event, StoreError> {
     Event::from_parts(&stored.kind, &stored.data)
         .map_err(|e| StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind)))

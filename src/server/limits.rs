@@ -14,12 +14,8 @@ use axum::http::HeaderMap;
 use super::edge::ClientAddr;
 use super::error::AppError;
 use super::origin::{AllowedOrigins, Origins, PublicOrigins};
+use crate::protocol::DEFAULT_WS_READ_BUFFER;
 use crate::telemetry::{self, GaugeGuard};
-
-/// Bytes read from a socket at once. tungstenite allocates this buffer for every connection (its
-/// default, 128 KiB, would be 1.25 GiB for ten thousand sockets); client frames are tens of
-/// bytes and at most 4 KiB, and a larger frame is simply read in several calls.
-pub const DEFAULT_WS_READ_BUFFER: usize = 512;
 
 /// Bytes that may queue for a client that does not read before it is dropped.
 const DEFAULT_WS_MAX_WRITE_BUFFER: usize = 64 * 1024;
@@ -28,7 +24,7 @@ const DEFAULT_MAX_CONNECTIONS: usize = 16_000;
 const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
 
 /// `senet serve` settings for WebSocket connections.
-#[derive(Clone, Debug, clap::Args)]
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub struct ConnectionSettings {
     /// Other sites whose pages may open WebSockets here (comma-separated origins such as
     /// `https://senet.example`, or *); the server's own pages always may. Others get 403.

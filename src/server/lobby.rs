@@ -25,13 +25,12 @@ use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
 use super::http::body;
 use super::ws::{
-    CLOSE_POLICY, CLOSE_RESTART, CLOSE_TOO_BIG, Close, MAX_FRAME_BYTES, Peer, SILENT_HEARTBEATS,
-    with_socket_limits,
+    CLOSE_POLICY, CLOSE_RESTART, CLOSE_TOO_BIG, Close, Peer, SILENT_HEARTBEATS, with_socket_limits,
 };
 use crate::lobby::{Hold, Joined, Lobby};
 use crate::protocol::{
-    CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, Pair, Paired, PostSeek,
-    RoomCreated,
+    CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, MAX_FRAME_BYTES, Pair, Paired,
+    PostSeek, RoomCreated,
 };
 use crate::room::RateLimit;
 

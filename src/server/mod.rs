@@ -10,6 +10,7 @@
 //! [`limits`] and [`origin`] decide which WebSocket handshakes proceed (connection caps, the
 //! page's origin) and size the sockets; [`ops`] answers `/readyz` and `/metrics`.
 
+pub mod config;
 pub mod edge;
 pub mod error;
 pub mod http;
@@ -35,7 +36,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::config::Config;
+use self::config::Config;
 use crate::lobby::Lobby;
 use crate::room::Rooms;
 use crate::store::Listener;

@@ -26,15 +26,12 @@ use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
 use super::limits::{ConnectionPermit, Gate};
 use crate::protocol::{
-    Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, frame_answering,
-    room_url,
+    Action, ClientMessage, ErrorCode, MAX_FRAME_BYTES, Reply, Request, Seat, State as RoomState,
+    frame_answering, room_url,
 };
 use crate::room::ring;
 use crate::room::{Attached, ConnId, Frame, RateLimit, RoomError, RoomHandle, Rooms, SeatBudget};
 use crate::telemetry;
-
-/// Largest text frame a client may send.
-pub const MAX_FRAME_BYTES: usize = 4 * 1024;
 
 /// Frames are queued and written together at the end of each step of the
 /// connection's loop (an event and its ack, a run of events: one write,

@@ -7,6 +7,7 @@
 //! refuses a version that already exists with [`StoreError::VersionConflict`],
 //! and the room task answers that by reloading and judging again.
 
+pub mod backup;
 mod group_commit;
 pub mod postgres;
 mod presence;
@@ -117,6 +118,21 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
     #[error(transparent)]
     Migration(#[from] sqlx::migrate::MigrateError),
+}
+
+impl StoreError {
+    /// A short name for the kind of failure, for the `senet_store_errors_total` metric.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::VersionConflict(_) => "version_conflict",
+            StoreError::RoomExists => "room_exists",
+            StoreError::Corrupt(_) => "corrupt",
+            StoreError::NotMigrated(_) => "not_migrated",
+            StoreError::UnsupportedUrl(_) => "unsupported_url",
+            StoreError::Database(_) => "database",
+            StoreError::Migration(_) => "migration",
+        }
+    }
 }
 
 /// Rooms, seats and event logs. Object safe, so the server holds an

@@ -8,10 +8,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use senet::config::Config;
 use senet::protocol::Mode;
 use senet::secrets::hash_token;
 use senet::server::Server;
+use senet::server::config::Config;
 use senet::store::{RoomRow, SeatRow, StoredEvent};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -49,7 +49,7 @@ impl TestServer {
         Self::start_on(tempfile::tempdir().unwrap(), url, |_| {}).await
     }
 
-    async fn start_on(
+    pub async fn start_on(
         dir: tempfile::TempDir,
         url: String,
         adjust: impl FnOnce(&mut Config),

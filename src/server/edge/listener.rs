@@ -30,8 +30,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_service::Service;
 
+use super::EdgeSettings;
 use super::client::{ClientAddr, TrustedProxies};
-use crate::config::EdgeSettings;
 use crate::server::limits::{CapReached, ConnectionCaps, ConnectionLimiter, ConnectionPermit};
 use crate::telemetry;
 

@@ -13,7 +13,9 @@
 pub mod client;
 pub mod listener;
 pub mod quota;
+pub mod settings;
 
 pub use client::{ClientAddr, TrustedProxies};
 pub use listener::{Edge, serve};
 pub use quota::{Quota, Quotas};
+pub use settings::EdgeSettings;

@@ -1,0 +1,260 @@
+//! The layout `src/lib.rs` states, checked: imports between the top-level modules flow one way
+//! (commands → server → lobby → room → store → protocol → ai → engine, with the helpers from
+//! anywhere), the pure game never sees a stored row, and every `senet serve` default is written
+//! once (a bare `senet serve` parses to the library's own defaults).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use senet::lobby::LobbyConfig;
+use senet::room::RoomConfig;
+use senet::server::config::Config;
+
+/// The layers, from the outside in: a module may import from its own layer and the layers below
+/// it, never from a layer above. `loadgen` is a client: it sits on the protocol, not the server.
+const LAYERS: &[&[&str]] = &[
+    &["commands"],
+    &["server", "web"],
+    &["lobby"],
+    &["room"],
+    &["store"],
+    &["analysis", "lessons", "loadgen"],
+    &["protocol"],
+    &["ai"],
+    &["engine"],
+];
+
+/// Leaf helpers any module may import; they themselves import only each other and the layers
+/// from the protocol down.
+const HELPERS: &[&str] = &["fairness", "secrets", "telemetry", "os"];
+const HELPERS_MAY_IMPORT: &[&str] = &["protocol", "ai", "engine"];
+
+/// Files of pure values (decide and fold, no I/O): they import nothing from the store.
+const PURE: &[&str] = &["src/room/game", "src/engine", "src/analysis"];
+
+#[test]
+fn imports_flow_one_way() {
+    let violations: Vec<String> = imports()
+        .into_iter()
+        .filter(|import| !allowed(&import.from, &import.to))
+        .map(|import| import.to_string())
+        .collect();
+    assert!(
+        violations.is_empty(),
+        "imports against the layer order of src/lib.rs:\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_modules_import_one_another_without_cycles() {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for import in imports() {
+        graph.entry(import.from).or_default().insert(import.to);
+    }
+    for start in graph.keys() {
+        let mut path = vec![start.clone()];
+        assert!(
+            !reaches(&graph, start, start, &mut path, &mut BTreeSet::new()),
+            "the modules import one another in a cycle: {}",
+            path.join(" → ")
+        );
+    }
+}
+
+#[test]
+fn pure_files_never_see_the_store() {
+    let impure: Vec<String> = imports()
+        .into_iter()
+        .filter(|import| import.to == "store" && PURE.iter().any(|p| import.file.starts_with(p)))
+        .map(|import| import.to_string())
+        .collect();
+    assert!(
+        impure.is_empty(),
+        "pure files import the store:\n{}",
+        impure.join("\n")
+    );
+}
+
+/// The parser the `serve` subcommand flattens, alone.
+#[derive(Parser)]
+struct Serve {
+    #[command(flatten)]
+    config: Config,
+}
+
+#[test]
+fn a_bare_senet_serve_parses_to_the_library_defaults() {
+    // Only this test of this file reads the environment: the others read files.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy().into_owned();
+        if name.starts_with("SENET_") || name == "DATABASE_URL" {
+            // SAFETY: no other thread of this test binary reads or writes the environment.
+            unsafe { std::env::remove_var(&name) };
+        }
+    }
+    let parsed = Serve::try_parse_from(["serve"])
+        .expect("a bare `serve` parses")
+        .config;
+    assert_eq!(parsed, Config::default());
+    assert_eq!(parsed.lobby_config(), LobbyConfig::default());
+    assert_eq!(
+        format!("{:?}", parsed.room_config()),
+        format!("{:?}", RoomConfig::default())
+    );
+}
+
+/// One `crate::module` named in code (not in a comment) of a file.
+struct Import {
+    file: String,
+    line: usize,
+    from: String,
+    to: String,
+}
+
+impl std::fmt::Display for Import {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} → {}",
+            self.file, self.line, self.from, self.to
+        )
+    }
+}
+
+fn layer(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+fn allowed(from: &str, to: &str) -> bool {
+    if from == to || HELPERS.contains(&to) {
+        return true;
+    }
+    if HELPERS.contains(&from) {
+        return HELPERS_MAY_IMPORT.contains(&to);
+    }
+    match (layer(from), layer(to)) {
+        (Some(from), Some(to)) => from <= to,
+        _ => false,
+    }
+}
+
+fn reaches(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    from: &str,
+    target: &str,
+    path: &mut Vec<String>,
+    seen: &mut BTreeSet<String>,
+) -> bool {
+    for next in graph.get(from).into_iter().flatten() {
+        path.push(next.clone());
+        if next == target {
+            return true;
+        }
+        if seen.insert(next.clone()) && reaches(graph, next, target, path, seen) {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+/// Every cross-module import of every file in `src/` (besides lib.rs and main.rs, the root).
+fn imports() -> Vec<Import> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for path in rust_files(&root.join("src")) {
+        let file = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Some(own) = module_path(&file).first().cloned() else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for to in named_modules(code) {
+                if to != own {
+                    found.push(Import {
+                        file: file.clone(),
+                        line: number + 1,
+                        from: own.clone(),
+                        to,
+                    });
+                }
+            }
+        }
+    }
+    assert!(
+        found.len() > 100,
+        "the scan found too few imports: {}",
+        found.len()
+    );
+    found
+}
+
+/// The top-level modules a line of code names: `crate::x` and `crate::{x, y::z}` (the house
+/// style writes every path to another top-level module from `crate::`).
+fn named_modules(code: &str) -> Vec<String> {
+    code.match_indices("crate::")
+        .flat_map(|(start, _)| heads(&code[start + "crate::".len()..]))
+        .collect()
+}
+
+/// The first identifier of a path, or of each path in a `{...}` group.
+fn heads(path: &str) -> Vec<String> {
+    let ident = |text: &str| -> String {
+        text.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(group) = path.strip_prefix('{') else {
+        return vec![ident(path)]
+            .into_iter()
+            .filter(|head| !head.is_empty())
+            .collect();
+    };
+    let mut depth = 0;
+    let mut heads = vec![ident(group)];
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => heads.push(ident(&group[i + 1..])),
+            _ => {}
+        }
+    }
+    heads.retain(|head| !head.is_empty() && head != "self");
+    heads
+}
+
+/// `src/room/task/bot_turn.rs` → `[room, task, bot_turn]`; `src/room/mod.rs` → `[room]`.
+fn module_path(file: &str) -> Vec<String> {
+    let inner = file.trim_start_matches("src/").trim_end_matches(".rs");
+    let mut parts: Vec<String> = inner.split('/').map(str::to_owned).collect();
+    if parts
+        .last()
+        .is_some_and(|last| last == "mod" || last == "lib" || last == "main")
+    {
+        parts.pop();
+    }
+    parts
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
