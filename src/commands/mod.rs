@@ -54,12 +54,9 @@ enum Command {
     Healthcheck(healthcheck::Args),
     /// Play many rooms on a running server; report throughput, latency and memory as JSON.
     Loadgen(loadgen::Args),
-<<<<<<< HEAD
-    Tablebase(tablebase::Args),
-=======
     /// Copy a running server's SQLite database into a new file, consistently.
     Backup(backup::Args),
->>>>>>> main
+    Tablebase(tablebase::Args),
 }
 
 impl Cli {
@@ -102,11 +99,8 @@ impl Cli {
             // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
-<<<<<<< HEAD
-            Command::Tablebase(args) => tablebase::run(args),
-=======
             Command::Backup(args) => backup::run(args),
->>>>>>> main
+            Command::Tablebase(args) => tablebase::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

@@ -173,7 +173,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
         'g',
         { class: 'table-entry', 'data-testid': 'analysis-table-entry', 'aria-hidden': 'true' },
         svg('line', { x1: x(first), x2: x(first), y1: y(1), y2: y(0) }),
-        svg('text', { x: x(first) + 4, y: y(1) + 12, text: t('analysis.exactFrom') }),
+        svg('text', { x: x(first) + 6, y: y(1) + 22, text: t('analysis.exactFrom') }),
       ),
     ];
   }
