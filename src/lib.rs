@@ -4,7 +4,7 @@
 //!
 //! Modules by layer, from the outside in. A module may import from its own layer and from the
 //! layers below it, never from above, and the modules import one another without cycles:
-//! commands → server / web → lobby → room → store → analysis / lessons / loadgen → protocol →
+//! commands → server / web → lobby → room → players → store → analysis / lessons / loadgen → protocol →
 //! ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
 //! anywhere and import only each other and the protocol, ai and engine. `tests/layout.rs` reads
 //! `src/` and fails on any `crate::` path against this order (and on a pure file of the game
@@ -23,6 +23,9 @@
 //! - [`lobby`]: open games listed for strangers (seeks), quick pairing and the games started
 //!   from them, live for `/ws/lobby`; beside the rooms, on top of them: a seek is a room plus a
 //!   listing, taking it is joining the room (server → lobby → room / store).
+//! - [`players`]: who comes back — identities without passwords (a public id and a hashed
+//!   secret), display names, Glicko-2 ratings on `skillratings` and their replay from the log
+//!   (`senet ratings verify`), with a store of their own on both backends.
 //! - [`store`]: the `Store` trait (rooms, seats, event log), SQLite and PostgreSQL, and the
 //!   PostgreSQL listener that tells instances of each other's appends.
 //! - [`protocol`]: the wire format, one file per concern; `web/js/protocol.js` is generated from
