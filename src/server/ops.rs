@@ -14,7 +14,7 @@ use crate::protocol::HttpError;
 /// 200 when the database answers and every migration is applied, else 503: a load balancer
 /// sends no players to an instance that could not keep their games.
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    match state.rooms.store().ping().await {
+    match state.rooms.store().log.ping().await {
         Ok(()) => Json(json!({"status": "ready"})).into_response(),
         Err(error) => {
             tracing::warn!(%error, "not ready");
