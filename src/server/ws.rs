@@ -234,15 +234,14 @@ impl Connection {
         if len > MAX_FRAME_BYTES {
             return Err(Close::With(CLOSE_TOO_BIG, "frame larger than 4 KiB"));
         }
-        let now = Instant::now();
-        if !self.rate.allow(now) {
+        if !self.rate.allow() {
             return Err(Close::With(CLOSE_POLICY, "too many messages per second"));
         }
         let budget = self
             .attached
             .as_ref()
             .and_then(|seated| seated.budget.as_ref());
-        if budget.is_some_and(|budget| !budget.allow(now)) {
+        if budget.is_some_and(|budget| !budget.allow()) {
             return Err(Close::With(
                 CLOSE_POLICY,
                 "too many messages per second from this seat's sockets",
