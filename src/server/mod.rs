@@ -18,6 +18,7 @@ pub mod limits;
 pub mod lobby;
 pub mod ops;
 pub mod origin;
+pub mod socket;
 pub mod ws;
 
 use std::net::SocketAddr;
