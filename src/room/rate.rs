@@ -4,7 +4,7 @@
 //! sockets of one seat sent 960 draw offers and declines in 4 seconds).
 //!
 //! Each limit refills at `limit` a second and holds `limit` messages at once; a seat's holds a
-//! tenth more ([`SEAT_BURST_TENTHS`]). A message is counted when the server reads it, not when
+//! tenth more (`SEAT_BURST_TENTHS`). A message is counted when the server reads it, not when
 //! the client sent it, so a server that stalls and then reads a backlog at once sees a burst the
 //! client never sent: with a strict window of 20 in any second, a client sending 15 frames a
 //! second was closed with 1008 under load in two of three two-instance games (issue 27). The
