@@ -4,8 +4,8 @@
 //!
 //! Modules by layer, from the outside in. A module may import from its own layer and from the
 //! layers below it, never from above, and the modules import one another without cycles:
-//! commands → server / web → lobby → room → store → analysis / lessons / loadgen → protocol →
-//! ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
+//! commands → server / web → lobby → room → store / players → analysis / lessons / loadgen →
+//! protocol → ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
 //! anywhere and import only each other and the protocol, ai and engine. `tests/layout.rs` reads
 //! `src/` and fails on any `crate::` path against this order (and on a pure file of the game
 //! that names the store).
@@ -60,6 +60,7 @@ pub mod lessons;
 pub mod loadgen;
 pub mod lobby;
 pub mod os;
+pub mod players;
 pub mod protocol;
 pub mod room;
 pub mod secrets;

@@ -1,6 +1,7 @@
 //! Process-level knobs from the operating system: the open-file limit (every socket is a file,
-//! so ten thousand connections need it raised), and a process's resident memory, CPU time and
-//! context switches (what `senet loadgen` reports of the server it loads).
+//! so ten thousand connections need it raised), a process's resident memory, CPU time and
+//! context switches (what `senet loadgen` reports of the server it loads), and the memory this
+//! process may use (what `/metrics` compares its resident memory with).
 
 use std::io;
 use std::time::Duration;
@@ -83,11 +84,48 @@ pub fn context_switches(pid: u32) -> io::Result<u64> {
     Ok(total)
 }
 
+/// The memory this process may use before the kernel kills it: its cgroup's limit (v2
+/// `memory.max`, else v1 `memory.limit_in_bytes`: a container's or a pod's limit), else, when
+/// the cgroup has none, the machine's memory (`MemTotal`). Linux only.
+pub fn memory_limit_bytes() -> io::Result<u64> {
+    let cgroup_limit = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .find_map(|path| parse_cgroup_limit(&std::fs::read_to_string(path).ok()?));
+    if let Some(limit) = cgroup_limit {
+        return Ok(limit);
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo")?;
+    parse_kib_line(&meminfo, "MemTotal:").ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "no MemTotal line in /proc/meminfo",
+        )
+    })
+}
+
+/// A cgroup memory limit file's value in bytes; `None` for no limit (v2 writes `max`, v1 a
+/// number near `i64::MAX`, above any machine's memory).
+fn parse_cgroup_limit(text: &str) -> Option<u64> {
+    const NO_LIMIT_ABOVE: u64 = 1 << 60;
+    text.trim()
+        .parse()
+        .ok()
+        .filter(|&bytes| bytes < NO_LIMIT_ABOVE)
+}
+
 /// Reads the `VmRSS:   12345 kB` line of a `/proc/<pid>/status` text, in bytes.
 fn parse_vm_rss(status: &str) -> Option<u64> {
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    parse_kib_line(status, "VmRSS:")
+}
+
+/// The `<key>   12345 kB` line of a `/proc` text, in bytes.
+fn parse_kib_line(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|line| line.starts_with(key))?;
     let kib: u64 = line
-        .trim_start_matches("VmRSS:")
+        .trim_start_matches(key)
         .trim()
         .trim_end_matches("kB")
         .trim()
@@ -105,6 +143,19 @@ mod tests {
         let status = "Name:\tsenet\nVmPeak:\t  99 kB\nVmRSS:\t   2048 kB\nThreads:\t3\n";
         assert_eq!(parse_vm_rss(status), Some(2048 * 1024));
         assert_eq!(parse_vm_rss("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn reads_memory_limits() {
+        assert_eq!(parse_cgroup_limit("268435456\n"), Some(268_435_456));
+        assert_eq!(parse_cgroup_limit("max\n"), None);
+        assert_eq!(parse_cgroup_limit("9223372036854771712\n"), None);
+        let meminfo = "MemTotal:       25165824 kB\nMemFree:  1 kB\n";
+        assert_eq!(
+            parse_kib_line(meminfo, "MemTotal:"),
+            Some(25_165_824 * 1024)
+        );
+        assert!(memory_limit_bytes().unwrap() > resident_memory_bytes(std::process::id()).unwrap());
     }
 
     #[test]

@@ -50,12 +50,26 @@ pub const SEEK_POST_LATENCY: &str = "senet_seek_post_seconds";
 /// server's part of the time until a seek appears in every lobby (histogram, seconds).
 pub const SEEK_SHOWN_LATENCY: &str = "senet_seek_shown_seconds";
 
+/// Store operations that failed, a lost version race aside (counter; label `kind`, from
+/// [`crate::store::StoreError::kind`]).
+pub const STORE_ERRORS: &str = "senet_store_errors_total";
+/// 1 when the database answered and was migrated at the last `/readyz` or scrape, else 0
+/// (gauge): what `/readyz` says, for alerting.
+pub const READY: &str = "senet_ready";
+/// This process's resident memory, read at each scrape (gauge, bytes; the name every
+/// Prometheus client library uses).
+pub const RESIDENT_MEMORY: &str = "process_resident_memory_bytes";
+/// The memory this process may use: its container's limit, else the machine's (gauge, bytes;
+/// [`crate::os::memory_limit_bytes`]).
+pub const MEMORY_LIMIT: &str = "senet_memory_limit_bytes";
+
 /// Label keys used with the metrics above.
 pub const LABEL_MODE: &str = "mode";
 pub const LABEL_RESULT: &str = "result";
 pub const LABEL_REASON: &str = "reason";
 pub const LABEL_TYPE: &str = "type";
 pub const LABEL_CODE: &str = "code";
+pub const LABEL_KIND: &str = "kind";
 
 /// Histogram buckets in seconds: 100 µs to 1 s. An action is expected to take well under a
 /// millisecond on its own and a few milliseconds with a commit, so the low end is dense.
@@ -184,8 +198,31 @@ fn describe() {
         Unit::Seconds,
         "From a seek's post arriving to the batch carrying it handed to the lobby sockets."
     );
+    describe_counter!(
+        STORE_ERRORS,
+        Unit::Count,
+        "Store operations that failed (a lost version race aside), by kind."
+    );
+    describe_gauge!(
+        READY,
+        "1 when the database answered and was migrated at the last check, else 0."
+    );
+    describe_gauge!(
+        RESIDENT_MEMORY,
+        Unit::Bytes,
+        "Resident memory of this process."
+    );
+    describe_gauge!(
+        MEMORY_LIMIT,
+        Unit::Bytes,
+        "Memory this process may use: its cgroup's limit, else the machine's."
+    );
     gauge!(CONNECTIONS_OPEN).set(0.0);
     gauge!(TCP_CONNECTIONS_OPEN).set(0.0);
+    // Counters that alerts watch start at zero, so that their first failure is an increase
+    // (`increase()` over a series that did not exist yet sees nothing).
+    counter!(TCP_CONNECTIONS_REFUSED).increment(0);
+    counter!(STORE_ERRORS, LABEL_KIND => "database").increment(0);
     gauge!(ROOMS_IN_MEMORY).set(0.0);
 }
 
@@ -226,6 +263,27 @@ pub fn events_committed(mode: Mode, events: &[Event], append_took: Duration) {
             }
             _ => {}
         }
+    }
+}
+
+/// A store operation failed with an error of `kind`.
+pub fn store_failed(kind: &'static str) {
+    counter!(STORE_ERRORS, LABEL_KIND => kind).increment(1);
+}
+
+/// What the readiness check found.
+pub fn readiness_checked(ready: bool) {
+    gauge!(READY).set(if ready { 1.0 } else { 0.0 });
+}
+
+/// Reads this process's memory and its limit into their gauges, for a scrape; a figure the
+/// system does not give is left as it was.
+pub fn sample_process() {
+    if let Ok(bytes) = crate::os::resident_memory_bytes(std::process::id()) {
+        gauge!(RESIDENT_MEMORY).set(bytes as f64);
+    }
+    if let Ok(bytes) = crate::os::memory_limit_bytes() {
+        gauge!(MEMORY_LIMIT).set(bytes as f64);
     }
 }
 

@@ -1,7 +1,7 @@
-//! The web client: the files of `web/` (the lobby and room pages, the stylesheet, the ES modules)
+//! The web client: the files of `web/` (the home, room, lobby and lesson pages, the stylesheet, the ES modules)
 //! embedded in the binary, served with cache and security headers.
 //!
-//! Pages are served at `/` (lobby), `/r/{id}` (room), `/play` (open games to take, quick
+//! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick
 //! pairing, games to watch) and `/learn` (the rule lessons, whose data
 //! with the engine's answers is `GET /api/lessons`, from [`crate::lessons`]). Assets are served at
 //! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
@@ -40,7 +40,7 @@ where
     S: Clone + Send + Sync + 'static,
 {
     Router::new()
-        .route("/", get(lobby))
+        .route("/", get(home))
         .route("/r/{id}", get(room))
         .route("/learn", get(learn))
         .route("/play", get(play))
@@ -48,7 +48,8 @@ where
         .route("/assets/{version}/{*path}", get(asset))
 }
 
-async fn lobby(headers: HeaderMap) -> Response {
+/// The home page: start a game with a friend, on one screen or against the computer.
+async fn home(headers: HeaderMap) -> Response {
     page("index.html", &headers)
 }
 
@@ -243,7 +244,7 @@ mod tests {
     #[tokio::test]
     async fn pages_name_the_current_asset_version_and_are_revalidated() {
         for response in [
-            lobby(HeaderMap::new()).await,
+            home(HeaderMap::new()).await,
             room(Path("abc".into()), HeaderMap::new()).await,
             learn(HeaderMap::new()).await,
         ] {

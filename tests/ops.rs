@@ -181,6 +181,109 @@ async fn metrics_name_every_series_after_some_play() {
     assert!(open >= 2.0, "{open}");
 }
 
+/// The operators' files that name metrics: the Grafana dashboard and the Prometheus alert rules.
+const OPERATOR_FILES: [&str; 2] = ["deploy/grafana/senet.json", "deploy/prometheus/alerts.yml"];
+
+/// Every metric name in `text`: our series are all `senet_*`, plus the process's
+/// `process_resident_memory_bytes`. (The rules also use `up`, which Prometheus makes itself
+/// for every target it scrapes.)
+fn metric_names(text: &str) -> std::collections::BTreeSet<String> {
+    let is_name_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+    let mut names = std::collections::BTreeSet::new();
+    for prefix in ["senet_", "process_"] {
+        for (at, _) in text.match_indices(prefix) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| is_name_char(c) || c.is_ascii_uppercase()) {
+                continue;
+            }
+            let rest = &text[at..];
+            let end = rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len());
+            names.insert(rest[..end].to_string());
+        }
+    }
+    names
+}
+
+/// Whether a scrape exports `name`: a sample of it (`name{...} v` or `name v`), or a family
+/// of that name (a histogram's `# TYPE name histogram`, whose samples are `name_bucket`...).
+fn exports(scrape: &str, name: &str) -> bool {
+    scrape.lines().any(|line| {
+        let sample = line
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '));
+        let family = line
+            .strip_prefix("# TYPE ")
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|rest| rest.starts_with(' '));
+        sample || family
+    })
+}
+
+#[tokio::test]
+async fn every_metric_the_dashboard_and_the_alert_rules_name_is_exported() {
+    // As deployed (deploy/k8s/): /metrics on a listener of its own.
+    let server = TestServer::start_with(|config| {
+        config.metrics_listen = Some("127.0.0.1:0".into());
+    })
+    .await;
+    let (room, black, white) = full_room(server.addr).await;
+    let mut black = Client::join(server.addr, &room, Some(&black)).await;
+    let _white = Client::join(server.addr, &room, Some(&white)).await;
+    black
+        .refused("move", json!({"from": 10}), "must_roll")
+        .await;
+    black.ok("roll", Value::Null).await;
+    black.ok("resign", Value::Null).await;
+    let seek =
+        json!({"side": "black", "clock": {"initial": 180, "increment": 2}, "visitor": "ann"});
+    let (status, posted) = http(server.addr, "POST", "/api/seeks", Some(seek)).await;
+    assert_eq!(status, 201, "{posted}");
+
+    let scrape = metrics_text(server.metrics_addr.expect("a metrics listener")).await;
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let mut named = std::collections::BTreeSet::new();
+    for file in OPERATOR_FILES {
+        let text = std::fs::read_to_string(format!("{manifest}/{file}")).unwrap();
+        let names = metric_names(&text);
+        assert!(names.len() >= 5, "{file} names only {names:?}");
+        named.extend(names);
+    }
+    let missing: Vec<_> = named
+        .iter()
+        .filter(|name| !exports(&scrape, name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not exported: {missing:?}\nscrape:\n{scrape}"
+    );
+    assert_eq!(gauge(&scrape, telemetry::READY), 1.0);
+    let memory = gauge(&scrape, telemetry::RESIDENT_MEMORY);
+    let limit = gauge(&scrape, telemetry::MEMORY_LIMIT);
+    assert!(memory > 1e6 && memory < limit, "{memory} of {limit}");
+}
+
+#[test]
+fn metric_names_are_read_whole_and_only_where_they_start() {
+    let text = r#"expr: rate(senet_actions_total{x="y"}[5m]) / process_resident_memory_bytes
+        "desc": "see SENET_MAX_ROOMS and my_senet_thing, senet_ready."#;
+    let names: Vec<_> = metric_names(text).into_iter().collect();
+    assert_eq!(
+        names,
+        [
+            "process_resident_memory_bytes",
+            "senet_actions_total",
+            "senet_ready"
+        ]
+    );
+    let scrape =
+        "# TYPE senet_a_seconds histogram\nsenet_a_seconds_bucket{le=\"1\"} 1\nsenet_b 0\n";
+    assert!(exports(scrape, "senet_a_seconds"));
+    assert!(exports(scrape, "senet_a_seconds_bucket"));
+    assert!(exports(scrape, "senet_b"));
+    assert!(!exports(scrape, "senet_a"));
+    assert!(!exports(scrape, "senet_c"));
+}
+
 fn gauge(text: &str, name: &str) -> f64 {
     text.lines()
         .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())

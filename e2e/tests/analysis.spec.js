@@ -39,8 +39,8 @@ test('a finished game shows the chart; clicking a point moves the replay there',
   await expect(page.locator('[data-testid="analysis-chart"] .point.marked')).toHaveCount(judged);
   // Black's chance is drawn between 0% (bottom) and 100% (top) of the chart.
   for (const cy of await points.evaluateAll((nodes) => nodes.map((node) => Number(node.getAttribute('cy'))))) {
-    expect(cy).toBeGreaterThanOrEqual(10);
-    expect(cy).toBeLessThanOrEqual(190);
+    expect(cy).toBeGreaterThanOrEqual(40);
+    expect(cy).toBeLessThanOrEqual(228);
   }
   await expect(page.getByTestId('analysis-summary')).toContainText(`Black: decisions ${analysis.black.decisions}, `);
 
@@ -80,4 +80,32 @@ test('a finished game shows the chart; clicking a point moves the replay there',
   await page.getByTestId('language').selectOption('zh-Hant');
   await expect(page.locator('#analysis-heading')).toHaveText('逐擲勝率');
   expect((await roomInfo(page)).phase).toBe('over');
+});
+
+test('the chart at 360 px: it says whose chance it draws, labels of 12 px, only the marked moves and the cursor drawn, captions that agree', async ({ open }) => {
+  const { page, analysis } = await finishedGame(open);
+  await page.setViewportSize({ width: 360, height: 740 });
+  const chart = page.getByTestId('analysis-chart');
+  await expect(chart.locator('text').filter({ hasText: 'Black’s chance of winning' })).toBeVisible();
+  const sizes = await chart.locator('text').evaluateAll((texts) => texts.map((text) => parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a));
+  for (const size of sizes) expect(size).toBeGreaterThanOrEqual(11.95);
+  // Drawn: a visible stroke. Only the labelled moves and the current throw.
+  const drawn = await page.getByTestId('analysis-point').evaluateAll((points) => points.filter((point) => getComputedStyle(point).stroke !== 'none').length);
+  const judged = analysis.throws.filter((row) => ['inaccuracy', 'mistake', 'blunder'].includes(row.label)).length;
+  expect(drawn).toBeLessThanOrEqual(judged + 1);
+  // A pointer over the chart moves the cursor, and its line names the throw.
+  const box = await chart.boundingBox();
+  await page.mouse.move(box.x + box.width - 8, box.y + box.height / 2);
+  await expect(page.getByTestId('analysis-cursor')).toHaveText(new RegExp(`^Throw ${analysis.throws.length}, `));
+  // Every caption words the loss as winning chance, and never calls a move both best and not.
+  for (const language of ['en', 'ru', 'zh-Hant']) {
+    await page.getByTestId('language').selectOption(language);
+    await page.getByTestId('replay-first').click().catch(() => {});
+    for (let i = 0; i < analysis.throws.length; i += 1) {
+      await page.getByTestId('analysis-point').nth(i).dispatchEvent('click');
+      const caption = await page.getByTestId('replay-caption').textContent();
+      expect(caption).not.toMatch(/points lost|п\. п\.|лучший, /);
+      if (language === 'ru') expect(caption.match(/лучший/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    }
+  }
 });

@@ -78,3 +78,19 @@ test('the page is usable by keyboard at 360 px and speaks every language', async
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(heading);
   }
 });
+
+test('a posted game keeps "Post" and "Find me a game" off until it is cancelled: a second click posts nothing', async ({ open }) => {
+  const poster = await open('/play');
+  const other = await open('/play');
+  await poster.getByTestId('post-seek').click();
+  await expect(poster.getByTestId('waiting-text')).toHaveText('Your game is listed. Waiting for an opponent…');
+  for (const id of ['post-seek', 'quick-pair']) await expect(poster.getByTestId(id)).toBeDisabled();
+  // Enter in the form submits nothing either.
+  await poster.getByTestId('seek-clock').press('Enter');
+  await expect(other.getByTestId('seek')).toHaveCount(1);
+  await poster.waitForTimeout(500);
+  await expect(other.getByTestId('seek')).toHaveCount(1);
+  await poster.getByTestId('cancel-seek').click();
+  await expect(other.getByTestId('seek')).toHaveCount(0);
+  for (const id of ['post-seek', 'quick-pair']) await expect(poster.getByTestId(id)).toBeEnabled();
+});

@@ -305,3 +305,16 @@ test('every word of the server vocabulary the page shows is in every language', 
   await expect(levels.locator('option')).toHaveText(['Easy', 'Medium', 'Hard']);
   await expect(levels).toHaveValue('medium');
 });
+
+test('the absent opponent whose clock runs out before the claim: the page names the clock, whichever comes first', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  const now = await page.evaluate(() => Date.now());
+  const clock = { control: { initial: 180, increment: 2 }, remaining: { black: 150_000, white: 12_000 }, running: 'white' };
+  const gone = { seated: true, connected: false, claim_at: now + 44_000 };
+  await welcome(page, 'black', serverState({ turn: 'white', clock, players: { black: { seated: true, connected: true, claim_at: null }, white: gone }, v: 9 }));
+  await expect(page.getByTestId('claim-status')).toHaveText(/^White has left; their clock runs out in 1[0-2] s\.$/);
+  // With more time on the clock than the claim needs, the claim comes first and is named.
+  await serverSays(page, 'state', serverState({ turn: 'white', clock: { ...clock, remaining: { black: 150_000, white: 120_000 } }, players: { black: { seated: true, connected: true, claim_at: null }, white: gone }, v: 10 }));
+  await expect(page.getByTestId('claim-status')).toHaveText(/^White has left\. You may claim victory in (4[0-4]) s\.$/);
+});

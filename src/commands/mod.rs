@@ -2,6 +2,7 @@
 //! bad input gives a one-line message on stderr and exit status 2.
 
 mod analyse;
+mod backup;
 mod bestmove;
 mod calibration;
 mod healthcheck;
@@ -48,6 +49,8 @@ enum Command {
     Healthcheck(healthcheck::Args),
     /// Play many rooms on a running server; report throughput, latency and memory as JSON.
     Loadgen(loadgen::Args),
+    /// Copy a running server's SQLite database into a new file, consistently.
+    Backup(backup::Args),
 }
 
 impl Cli {
@@ -86,6 +89,7 @@ impl Cli {
             // Exit status 1 means "unhealthy" to the container runtime, not a usage error.
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
+            Command::Backup(args) => backup::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

@@ -26,6 +26,8 @@ pub enum ErrorCode {
     RematchNotAvailable,
     /// `seed` after the game's first throw: the throws' client seeds are fixed by then.
     ClientSeedLocked,
+    /// An action that would take the room's log past its cap: only the game's end is logged.
+    RoomLogFull,
     HelloRequired,
     BadToken,
     RoomNotFound,

@@ -46,6 +46,14 @@ pub struct ClientSeeds {
 }
 
 impl ClientSeeds {
+    /// `side`'s seed.
+    pub fn of(&self, side: Side) -> &str {
+        match side {
+            Side::Black => &self.black,
+            Side::White => &self.white,
+        }
+    }
+
     /// Takes what a logged event sets: one side's `client-seed`, or both from a legacy `started`
     /// (see [`Event::Started`]).
     pub fn set_by(&mut self, event: &Event) {

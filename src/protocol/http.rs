@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use strum::EnumIter;
 
 use super::{
     ClientSeeds, GameResult, Mode, Players, Seat, SideChoice, TimeControl, UnixMs, Version,
@@ -71,7 +72,9 @@ pub struct RoomSummary {
     pub moves: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A room's `status` in its summary (`GET /api/rooms/{id}`); the page reads it from
+/// `web/js/protocol.js`'s `Status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Waiting,

@@ -14,7 +14,7 @@ use strum::IntoEnumIterator;
 
 use super::{
     Action, CancelReason, DEFAULT_LEVEL, EffectName, EndReason, ErrorCode, EventKind,
-    LobbyFrameKind, LobbyRequestKind, Mode, Phase, ReplyKind, Seat, SeekGone, Winner,
+    LobbyFrameKind, LobbyRequestKind, Mode, Phase, ReplyKind, Seat, SeekGone, Status, Winner,
 };
 use crate::ai::Level;
 use crate::engine::IllegalMove;
@@ -28,7 +28,7 @@ pub fn javascript() -> String {
     let client_messages = std::iter::once(HELLO.to_string())
         .chain(Action::iter().map(|action| action.name().to_string()))
         .chain(AFTER_ACTIONS.map(String::from));
-    let tables: [(&str, Vec<String>); 16] = [
+    let tables: [(&str, Vec<String>); 17] = [
         ("ErrorCode", wire_names(ErrorCode::iter())),
         (
             "IllegalReason",
@@ -40,6 +40,7 @@ pub fn javascript() -> String {
         ("Mode", wire_names(Mode::iter())),
         ("Seat", wire_names(Seat::iter())),
         ("Phase", wire_names(Phase::iter())),
+        ("Status", wire_names(Status::iter())),
         ("Winner", wire_names(Winner::iter())),
         ("EndReason", wire_names(EndReason::iter())),
         ("CancelReason", wire_names(CancelReason::iter())),

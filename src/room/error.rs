@@ -58,6 +58,13 @@ pub enum Refusal {
     RematchAlreadyAsked,
     #[error("client seeds are locked once the game's first throw is made")]
     ClientSeedLocked,
+    #[error("each side may set its client seed at most {0} times")]
+    ClientSeedsSpent(u8),
+    /// The room's log holds as many events as it may (see `room::bounds`).
+    #[error(
+        "this room's log is full ({0} events): only resigning, a draw or a claim can end the game"
+    )]
+    RoomLogFull(u64),
     #[error("the {0} seat is taken")]
     SeatTaken(Side),
     #[error("both seats are taken")]

@@ -19,6 +19,7 @@
 use std::sync::Arc;
 
 use super::bot::{Bot, Step};
+use super::bounds::{CHATTER_UNTIL, MAX_CLIENT_SEEDS};
 use super::error::{Refusal, ReplayError};
 use super::seats::Seats;
 use crate::ai::{self, Level};
@@ -106,6 +107,8 @@ pub struct Game {
     stage: Stage,
     /// The players' client seeds as the log last set them: part of every throw.
     client_seeds: Arc<ClientSeeds>,
+    /// How many `client-seed` events each side (black, white) logged: bounded (see `bounds`).
+    client_seeds_logged: [u8; 2],
     /// Number of the next throw (0, 1, 2, ...): fixes it through the seed.
     throws: u32,
     /// Moves played so far: how far along a game is, for the lobby's list of games.
@@ -201,6 +204,7 @@ impl Game {
             position: Position::start(),
             stage: Stage::Waiting,
             client_seeds: Arc::default(),
+            client_seeds_logged: [0; 2],
             throws: 0,
             moves: 0,
             draw_offer: None,
@@ -492,7 +496,11 @@ impl Game {
                     since: at,
                 });
             }
-            Event::ClientSeed { .. } => Arc::make_mut(&mut self.client_seeds).set_by(event),
+            Event::ClientSeed { side, .. } => {
+                Arc::make_mut(&mut self.client_seeds).set_by(event);
+                let logged = &mut self.client_seeds_logged[index(*side)];
+                *logged = logged.saturating_add(1);
+            }
             Event::Rolled { sticks, .. } => {
                 self.throws += 1;
                 self.stage = Stage::Move {
@@ -621,7 +629,8 @@ impl Game {
     }
 
     /// A seated player's client seed, for each side the seat holds (both in a local room),
-    /// until the first throw.
+    /// until the first throw, at most [`MAX_CLIENT_SEEDS`] per side; the seed a side has already
+    /// logs nothing.
     fn decide_client_seed(
         &self,
         seat: Seat,
@@ -631,7 +640,17 @@ impl Game {
         if !self.client_seeds_open() {
             return Err(Refusal::ClientSeedLocked);
         }
-        for side in Side::BOTH.into_iter().filter(|&side| seat.holds(side)) {
+        let new = |side: Side| self.client_seeds.of(side) != seed.as_str();
+        let sides = Side::BOTH
+            .into_iter()
+            .filter(|&side| seat.holds(side) && new(side));
+        if sides
+            .clone()
+            .any(|side| self.client_seeds_logged[index(side)] >= MAX_CLIENT_SEEDS)
+        {
+            return Err(Refusal::ClientSeedsSpent(MAX_CLIENT_SEEDS));
+        }
+        for side in sides {
             next.push(Event::ClientSeed {
                 side,
                 client_seed: seed.as_str().to_string(),
@@ -804,6 +823,10 @@ impl Game {
     /// connected and when a claim becomes possible, if anything changed. Only
     /// the side to move of a running online game gets a `claim_at`.
     fn presence_update(&self, ctx: &Context) -> Option<Event> {
+        // A log this long keeps what is left for play (see `bounds`).
+        if self.v >= CHATTER_UNTIL {
+            return None;
+        }
         let current = |side: Side| {
             let connected = ctx.connected[index(side)];
             let to_move =

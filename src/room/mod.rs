@@ -17,6 +17,7 @@
 //! loaded while it is full.
 
 pub mod bot;
+pub mod bounds;
 pub mod config;
 pub mod error;
 pub mod game;

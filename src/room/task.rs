@@ -49,6 +49,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::bot::Bot;
+use super::bounds::{PresencePace, check_log_room};
 use super::error::RoomError;
 use super::game::{Context, Decision, Game, index};
 use super::rate::SeatBudget;
@@ -169,6 +170,10 @@ pub struct RoomTask {
     /// asked of the store: refreshed when news comes from the log and by the presence check, so
     /// that judging an action waits for no round trip but its own append.
     elsewhere: [bool; 2],
+    /// When this task logged its last `presence` events, and when it logs the next if
+    /// connections changed since the pace held one back (see `super::bounds`).
+    presence_pace: PresencePace,
+    presence_due: Option<Instant>,
 }
 
 impl RoomTask {
@@ -193,6 +198,8 @@ impl RoomTask {
             next_conn: 1,
             budgets: HashMap::new(),
             elsewhere: [false; 2],
+            presence_pace: PresencePace::default(),
+            presence_due: None,
         };
         task.catch_up().await?;
         task.refresh_elsewhere().await;
@@ -258,6 +265,7 @@ impl RoomTask {
                     Box::pin(self.commit_now(Game::decide_timeout)).await
                 }
                 _ = sleep_until_some(idle_deadline) => break,
+                _ = sleep_until_some(self.presence_due) => Box::pin(self.record_presence()).await,
                 _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {
                     Box::pin(self.check_presence()).await
                 }
@@ -268,7 +276,10 @@ impl RoomTask {
                 (true, since) => since,
             };
         }
-        // Its sockets go with it.
+        // Its sockets go with it, and the log hears of those that left since the last `presence`.
+        if self.presence_due.is_some() {
+            Box::pin(self.log_presence()).await;
+        }
         self.watchers.set_here(self.game.id(), 0);
         if timed
             && let Some(cluster) = &self.store.cluster
@@ -545,8 +556,18 @@ impl RoomTask {
         self.record_presence().await;
     }
 
-    /// Logs a `presence` event if the log's differs from who is connected.
+    /// Logs a `presence` event if the log's differs from who is connected, now or, if the room
+    /// logged as many as it may lately, once its pace allows.
     async fn record_presence(&mut self) {
+        match self.presence_pace.next_at(Instant::now()) {
+            Some(next) => self.presence_due = Some(next),
+            None => self.log_presence().await,
+        }
+    }
+
+    /// Logs a `presence` event now if the log's differs from who is connected.
+    async fn log_presence(&mut self) {
+        self.presence_due = None;
         let result = self
             .commit_with_retry(|game, ctx| Ok(game.decide_presence(ctx)))
             .await;
@@ -645,7 +666,9 @@ impl RoomTask {
         decide: impl Fn(&Game, &Context) -> Result<Decision, RoomError>,
     ) -> Result<Version, RoomError> {
         for _ in 0..MAX_CONFLICT_RETRIES {
-            match self.commit(decide(&self.game, &self.context())?).await {
+            let decision = decide(&self.game, &self.context())?;
+            check_log_room(self.game.version(), &decision)?;
+            match self.commit(decision).await {
                 Ok(v) => return Ok(v),
                 Err(StoreError::VersionConflict(v)) => {
                     tracing::info!(v, "lost the race for a version; re-judging");
@@ -676,9 +699,21 @@ impl RoomTask {
             })
             .unzip();
         let appending = Instant::now();
-        self.store.log.append(self.game.id(), &stored).await?;
+        let appended = self.store.log.append(self.game.id(), &stored).await;
+        match &appended {
+            Err(StoreError::VersionConflict(_)) | Ok(()) => {}
+            Err(error) => telemetry::store_failed(error.kind()),
+        }
+        appended?;
         telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
         self.game = decision.game;
+        if decision
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Presence { .. }))
+        {
+            self.presence_pace.logged(appending);
+        }
         for ((event, v), frame) in decision.events.iter().zip(first..).zip(frames) {
             self.send_event(v, event, frame);
         }

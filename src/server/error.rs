@@ -73,7 +73,8 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
             ErrorCode::CannotClaim
         }
         Refusal::RematchBeforeTheEnd | Refusal::RematchOpen(_) => ErrorCode::RematchNotAvailable,
-        Refusal::ClientSeedLocked => ErrorCode::ClientSeedLocked,
+        Refusal::ClientSeedLocked | Refusal::ClientSeedsSpent(_) => ErrorCode::ClientSeedLocked,
+        Refusal::RoomLogFull(_) => ErrorCode::RoomLogFull,
         Refusal::RematchAlreadyAsked | Refusal::BadClock(_) => ErrorCode::BadRequest,
         Refusal::SeatTaken(_) | Refusal::RoomFull => ErrorCode::RoomFull,
     }

@@ -11,6 +11,7 @@
 //! of its own, implemented by both backends, a field of [`Store`] that [`open`] fills, and a
 //! part of the contract in `tests/store.rs` that runs on both.
 
+pub mod backup;
 mod cluster;
 mod group_commit;
 mod listing;
@@ -66,6 +67,21 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
     #[error(transparent)]
     Migration(#[from] sqlx::migrate::MigrateError),
+}
+
+impl StoreError {
+    /// A short name for the kind of failure, for the `senet_store_errors_total` metric.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::VersionConflict(_) => "version_conflict",
+            StoreError::RoomExists => "room_exists",
+            StoreError::Corrupt(_) => "corrupt",
+            StoreError::NotMigrated(_) => "not_migrated",
+            StoreError::UnsupportedUrl(_) => "unsupported_url",
+            StoreError::Database(_) => "database",
+            StoreError::Migration(_) => "migration",
+        }
+    }
 }
 
 /// Opens the store a database URL names, applying migrations.

@@ -49,7 +49,7 @@ impl TestServer {
         Self::start_on(tempfile::tempdir().unwrap(), url, |_| {}).await
     }
 
-    async fn start_on(
+    pub async fn start_on(
         dir: tempfile::TempDir,
         url: String,
         adjust: impl FnOnce(&mut Config),

@@ -2,6 +2,12 @@
 // black's chance of winning after every throw, the labelled moves marked, each point a way into
 // the replay, which then draws the move played and the best one. The points are one tab stop:
 // arrows move between them (a roving tabindex), Enter or Space shows the point's move.
+//
+// A game has a hundred throws or more: drawn as a hundred circles they overlapped into a smear,
+// with 6-pixel labels at 360 px. So only the labelled moves and the chosen throw (the cursor) are
+// drawn; the other throws are invisible targets, and a pointer over the chart moves the cursor to
+// the nearest throw (a tap or a click shows it). The sizes are in chart units, 600 across: 22 of
+// them are 12 px once the chart is scaled to a phone's width.
 
 import { part, show, svg } from './dom.js';
 import { LANGUAGES, STRINGS } from './strings.js';
@@ -11,8 +17,8 @@ import { t, sideName } from './i18n.js';
 for (const code of LANGUAGES) Object.assign(STRINGS[code], ANALYSIS_STRINGS[code]);
 
 const WIDTH = 600;
-const HEIGHT = 200;
-const PAD = { left: 44, right: 10, top: 10, bottom: 10 };
+const HEIGHT = 240;
+export const PAD = { left: 70, right: 14, top: 40, bottom: 12 };
 const JUDGED = new Set(['inaccuracy', 'mistake', 'blunder']);
 
 const forBlack = (side, p) => (side === 'black' ? p : 1 - p);
@@ -61,11 +67,13 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
     const moves = [{ from: row.played, to: entry.to, kind: 'played' }];
     if (row.kind === 'forced') return { moves, text: t('analysis.forced') };
     const lost = (row.loss * 100).toFixed(1);
-    const label = t(`analysis.label.${row.label}`);
     if (row.best === undefined || row.best === null) return { moves, text: t('analysis.engineMove') };
     const to = landing(row.best, row.value);
     moves.push({ from: row.best, to, kind: 'best' });
-    return { moves, text: t('analysis.bestWas', { label, lost, from: row.best, to: to === 'off' ? t('analysis.off') : to }) };
+    const best = { lost, from: row.best, to: to === 'off' ? t('analysis.off') : to };
+    // A move labelled "best" that still lost a little is close to the best, not the best.
+    if (!JUDGED.has(row.label)) return { moves, text: t('analysis.closeTo', best) };
+    return { moves, text: t('analysis.bestWas', { ...best, label: t(`analysis.label.${row.label}`) }) };
   }
 
   function pointLabel(row, i, chance) {
@@ -81,6 +89,17 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
       point.classList.toggle('current', j === i);
     });
     if (focus) points[i]?.focus();
+    const row = analysis?.throws[i];
+    if (row) part('analysis-cursor', root).textContent = points[i]?.getAttribute('aria-label') ?? '';
+  }
+
+  /** The throw nearest to a pointer over the chart, by its horizontal position. */
+  function nearest(event) {
+    const box = chart.getBoundingClientRect();
+    const units = ((event.clientX - box.left) / box.width) * WIDTH;
+    const span = WIDTH - PAD.left - PAD.right;
+    const last = analysis.throws.length - 1;
+    return Math.max(0, Math.min(last, Math.round(((units - PAD.left) / span) * last)));
   }
 
   function choose(i) {
@@ -102,9 +121,11 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
         'g',
         { class: 'grid', 'aria-hidden': 'true' },
         svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(p), y2: y(p) }),
-        svg('text', { x: PAD.left - 6, y: y(p) + 4, text: `${percent(p)}%` }),
+        svg('text', { x: PAD.left - 8, y: y(p) + 8, text: `${percent(p)}%` }),
       ),
     );
+    // Whose chance the line is, on the chart itself.
+    const title = svg('text', { class: 'chart-title', x: PAD.left, y: 26, 'aria-hidden': 'true', text: t('analysis.chartTitle') });
     const line = svg('polyline', {
       class: 'chance',
       'aria-hidden': 'true',
@@ -121,7 +142,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
           'data-label': row.label ?? row.kind,
           cx: x(i).toFixed(1),
           cy: y(chances[i]).toFixed(1),
-          r: judged ? 7 : 4,
+          r: judged ? 9 : 7,
           role: 'button',
           tabindex: i === current ? 0 : -1,
           'aria-label': pointLabel(row, i, chances[i]),
@@ -131,9 +152,16 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
       point.addEventListener('click', () => choose(i));
       return point;
     });
-    chart.replaceChildren(...grid, line, ...points);
+    chart.replaceChildren(...grid, title, line, ...points);
     select(current, false);
   }
+
+  chart.addEventListener('pointermove', (event) => {
+    if (analysis) select(nearest(event), false);
+  });
+  chart.addEventListener('click', (event) => {
+    if (analysis && !event.target.classList.contains('point')) choose(nearest(event));
+  });
 
   chart.addEventListener('keydown', (event) => {
     if (!analysis) return;

@@ -113,7 +113,7 @@ export function createBoard(root, { onMove = null } = {}) {
           svg('title', { text: squareLabel(square) }),
           svg('rect', { x, y, width: CELL, height: CELL }),
           house ? house.draw(x, y) : null,
-          svg('text', { class: 'number', x: x + 5, y: y + 14, text: square }),
+          svg('text', { class: 'number', x: x + 4, y: y + 3, text: square }),
         ),
       );
     }

@@ -47,20 +47,18 @@ export function formatClock(ms) {
 }
 
 /**
- * The room page's clocks: the elements `clock-black`, `clock-white` (each with a `.time`) and
- * the `clock-alert` live region under `root`, shown only in timed games. `update(state)` after every change of the state; the figures it was
- * given are counted from that moment.
+ * The room page's clocks: the elements `clock-black`, `clock-white` (each with a `.time`) under
+ * `root`, shown only in timed games. `update(state)` after every change of the state; the figures
+ * it was given are counted from that moment. (What a screen reader hears of them, at 60, 30 and
+ * 10 s left, is said by the room's announcer; the figures themselves are not a live region.)
  */
 export function createClocks(root, now = () => performance.now()) {
   const nodes = Object.fromEntries(SIDES.map((side) => [side, part(`clock-${side}`, root)]));
-  const alert = part('clock-alert', root);
   let clock = null;
   let since = 0;
   let frame = null;
   // What each clock shows, so the DOM is touched only when it changes.
   const shown = { black: null, white: null };
-  // The sides already warned in this turn of theirs: the alert is said once.
-  const warned = new Set();
 
   function remaining(side) {
     const ms = clock.remaining[side];
@@ -80,10 +78,6 @@ export function createClocks(root, now = () => performance.now()) {
       shown[side] = key;
       Object.assign(node.dataset, { low: String(low), running: String(running), ms: String(Math.max(0, Math.round(ms))) });
       node.setAttribute('aria-label', t(low ? 'clock.lowLabel' : 'clock.label', { side: sideName(side), time: text }));
-      if (low && running && !warned.has(side)) {
-        warned.add(side);
-        alert.textContent = t('clock.low', { side: sideName(side) });
-      }
     }
   }
 
@@ -99,12 +93,15 @@ export function createClocks(root, now = () => performance.now()) {
       const next = state?.clock ?? null;
       for (const side of SIDES) show(nodes[side], Boolean(next));
       if (next === clock) return;
-      if (next?.running !== clock?.running) warned.delete(next?.running);
       clock = next;
       since = now();
       if (!clock) return;
       draw();
       if (clock.running && frame === null) frame = requestAnimationFrame(loop);
+    },
+    /** A side's time left now, in ms (0 in an untimed game). */
+    remaining(side) {
+      return clock ? Math.max(0, remaining(side)) : 0;
     },
     /** Words again after a language switch. */
     relabel() {

@@ -8,7 +8,7 @@ import { mountLanguageSwitch, onLanguageChange, sideName, t } from './i18n.js';
 import { LANGUAGES, STRINGS } from './strings.js';
 import { PLAY_STRINGS } from './play-strings.js';
 import { cancelSeek, pairUp, postSeek, roomPage, roomSummary, saveSeat, takeSeek } from './api.js';
-import { ErrorCode, LobbyFrame, LobbyMessage, SeekGone } from './protocol.js';
+import { ErrorCode, LobbyFrame, LobbyMessage, SeekGone, Status } from './protocol.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], PLAY_STRINGS[code]);
 
@@ -82,9 +82,11 @@ async function busy(button, work) {
     await work();
   } catch (err) {
     report(err);
-  } finally {
-    button.disabled = false;
   }
+  // Enabled again, except the buttons an open game of ours keeps off until it is cancelled or
+  // taken: a second click would post a second game that Cancel does not remove.
+  button.disabled = false;
+  renderWaiting();
 }
 
 function waitOn(seat, quick) {
@@ -148,7 +150,7 @@ function settleOwn() {
   const seek = own;
   roomSummary(seek.room).then(
     (summary) => {
-      if (own === seek) ownGone(summary.status === 'waiting' ? SeekGone.Withdrawn : SeekGone.Taken);
+      if (own === seek) ownGone(summary.status === Status.Waiting ? SeekGone.Withdrawn : SeekGone.Taken);
     },
     () => {
       if (own === seek) setOwn(null);
@@ -233,6 +235,7 @@ function start() {
   const quick = part('quick-form');
   quick.addEventListener('submit', (event) => {
     event.preventDefault();
+    if (own) return;
     busy(part('quick-pair'), async () => {
       const answer = await pairUp({ clock: chosenClock(quick), visitor: visitor() });
       if (answer.paired) enter(answer);
@@ -242,6 +245,7 @@ function start() {
   const seekForm = part('seek-form');
   seekForm.addEventListener('submit', (event) => {
     event.preventDefault();
+    if (own) return;
     busy(part('post-seek'), async () => {
       const side = new FormData(seekForm).get('side') ?? 'random';
       waitOn(await postSeek({ side, clock: chosenClock(seekForm), visitor: visitor() }), false);

@@ -18,6 +18,7 @@ export const ErrorCode = Object.freeze({
   CannotClaim: 'cannot_claim',
   RematchNotAvailable: 'rematch_not_available',
   ClientSeedLocked: 'client_seed_locked',
+  RoomLogFull: 'room_log_full',
   HelloRequired: 'hello_required',
   BadToken: 'bad_token',
   RoomNotFound: 'room_not_found',
@@ -101,6 +102,12 @@ export const Phase = Object.freeze({
   Roll: 'roll',
   Move: 'move',
   Over: 'over',
+});
+
+export const Status = Object.freeze({
+  Waiting: 'waiting',
+  Playing: 'playing',
+  Finished: 'finished',
 });
 
 export const Winner = Object.freeze({

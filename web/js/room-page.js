@@ -7,6 +7,7 @@ import { roomSummary, joinRoom, roomRecord, roomAnalysis, saveSeat, loadSeat, fo
 import { RoomSocket } from './connection.js';
 import { createRoomView } from './room-view.js';
 import { createRoom } from './room.js';
+import { mountSoundSwitch } from './sound.js';
 
 const room = createRoom(part('room'), {
   roomId: decodeURIComponent(location.pathname.split('/')[2] ?? ''),
@@ -16,5 +17,6 @@ const room = createRoom(part('room'), {
   navigate: (url) => location.assign(url),
 });
 mountLanguageSwitch(part('language'));
+mountSoundSwitch(part('sound'));
 onLanguageChange(room.relabel);
 room.start();

@@ -10,6 +10,7 @@ import { createClocks } from './clock.js';
 import { describe } from './movelog.js';
 import { readPosition, opponent } from './state.js';
 import { roomPage } from './api.js';
+import { sidesOf, turnSentence } from './announce.js';
 import { DEFAULT_LEVEL, Mode, Phase, Seat, Winner } from './protocol.js';
 
 const MOVES_SHOWN = 12;
@@ -20,12 +21,6 @@ function phrase({ key, params = {} }) {
   const words = { ...params };
   for (const name of SIDE_PARAMS) if (words[name]) words[name] = sideName(words[name]);
   return t(key, words);
-}
-
-/** The sides this seat plays: both on one screen, none for a spectator. */
-function sidesOf(seat) {
-  if (seat === Seat.Both) return [Seat.Black, Seat.White];
-  return seat === Seat.Black || seat === Seat.White ? [seat] : [];
 }
 
 const isPlaying = (state) => state?.phase === Phase.Roll || state?.phase === Phase.Move;
@@ -53,7 +48,8 @@ export function createRoomView(root, { onMove }) {
     const state = model.state;
     const player = state.players[side];
     const borne = readPosition(state.position ?? '').borneOff[side];
-    const presence = !player.seated ? 'empty' : player.connected ? 'online' : 'away';
+    // Cut off from the server, the page cannot know who is there.
+    const presence = !player.seated ? 'empty' : !model.ready && isPlaying(state) ? 'unknown' : player.connected ? 'online' : 'away';
     const active = isPlaying(state) && state.turn === side;
     const node = part(`player-${side}`, root);
     node.className = `player player-${side}${active ? ' active' : ''}`;
@@ -76,12 +72,18 @@ export function createRoomView(root, { onMove }) {
   }
 
   function turnText(model) {
-    const { state, seat } = model;
+    const { state } = model;
     if (state.phase === Phase.Waiting) return t('turn.waiting');
-    if (!isPlaying(state)) return '';
-    const mine = isMyTurn(model) && seat !== Seat.Both;
-    if (state.phase === Phase.Roll) return mine ? t('turn.yourThrow') : t('turn.throw', { side: sideName(state.turn) });
-    return mine ? t('turn.yourMove') : t('turn.move', { side: sideName(state.turn) });
+    // Where the player looks: the board is dimmed and waits for the connection.
+    if (!model.ready && isPlaying(state)) return t('conn.reconnecting');
+    return turnSentence(model);
+  }
+
+  /** The tab's title: "● Your turn — Senet" while this page has something to do. */
+  function renderTitle(model) {
+    const mine = isMyTurn(model) && model.seat !== Seat.Both;
+    const title = mine ? t('title.yourTurn') : t('room.pageTitle');
+    if (root.ownerDocument.title !== title) root.ownerDocument.title = title;
   }
 
   function renderThrow(model) {
@@ -120,6 +122,22 @@ export function createRoomView(root, { onMove }) {
     part('resign', root).disabled = !canAct;
   }
 
+  /**
+   * What the claim countdown says about the absent opponent: whichever comes first, the claim
+   * or their clock running out (which ends the game without a claim).
+   */
+  function claimSentence(model) {
+    const other = opponent(model.seat);
+    const away = sideName(other);
+    const seconds = Math.ceil((model.state.players[other].claim_at - Date.now()) / 1000);
+    const clock = model.state.clock;
+    if (clock?.running === other) {
+      const flag = Math.ceil(clocks.remaining(other) / 1000);
+      if (flag < seconds) return t('claim.clockFirst', { side: away, s: Math.max(0, flag) });
+    }
+    return seconds > 0 ? t('claim.wait', { side: away, s: seconds }) : t('claim.ready', { side: away });
+  }
+
   /** The claim-victory part: it counts down, so it is redrawn every second too. */
   function renderClaim(model) {
     const { state, seat } = model;
@@ -138,7 +156,7 @@ export function createRoomView(root, { onMove }) {
     if (state.players[other].connected) {
       status.textContent = seconds > 0 ? '' : t('claim.idle', { side: away });
     } else {
-      status.textContent = seconds > 0 ? t('claim.wait', { side: away, s: seconds }) : t('claim.ready', { side: away });
+      status.textContent = claimSentence(model);
     }
     show(button, seconds <= 0);
     button.disabled = !model.ready || model.pending;
@@ -146,10 +164,12 @@ export function createRoomView(root, { onMove }) {
 
   function renderConnection(model) {
     const node = part('connection', root.ownerDocument);
-    const { name, at } = model.connection;
+    const { name } = model.connection;
     node.dataset.state = name;
-    node.textContent =
-      name === 'retrying' ? t('conn.retrying', { s: Math.max(0, Math.ceil((at - Date.now()) / 1000)) }) : t(`conn.${name}`);
+    root.dataset.connection = name;
+    // A status region: rewritten only when the words change, so it is said once per change.
+    const text = t(`conn.${name}`);
+    if (node.textContent !== text) node.textContent = text;
   }
 
   function renderMoves(model) {
@@ -244,7 +264,7 @@ export function createRoomView(root, { onMove }) {
     renderPlayer(model, 'black');
     renderPlayer(model, 'white');
     clocks.update(state);
-    const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending ? state.legal : [];
+    const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending && model.ready ? state.legal : [];
     board.render(state.position, movable);
     renderHint(model);
     part('turn', root).textContent = turnText(model);
@@ -256,6 +276,7 @@ export function createRoomView(root, { onMove }) {
     renderMoves(model);
     renderInvite(model);
     renderEnd(model);
+    renderTitle(model);
   }
 
   return {
@@ -266,6 +287,9 @@ export function createRoomView(root, { onMove }) {
       if (model.state) renderClaim(model);
     },
     animateMove: (moved) => board.animate(moved),
+    /** A clock's time left now, in ms. */
+    remaining: (side) => clocks.remaining(side),
+    claimSentence,
     relabel: () => {
       board.relabel();
       clocks.relabel();

@@ -5,13 +5,16 @@
 // scripted server.
 
 import { part } from './dom.js';
-import { hasText, translate } from './i18n.js';
+import { hasText, t, translate } from './i18n.js';
 import { normalizeState, applyEvent } from './state.js';
 import { entriesFrom } from './movelog.js';
 import { mountVerification } from './verify.js';
 import { createReplay } from './replay.js';
 import { createAnalysis } from './analysis.js';
-import { ClientMessage, ErrorCode, Event, Phase, Reply } from './protocol.js';
+import { createAnnouncer, createThresholds, eventSentence, presenceSentence, sidesOf, turnSentence, who } from './announce.js';
+import { runCommand } from './commands.js';
+import { chime } from './sound.js';
+import { ClientMessage, ErrorCode, Event, Phase, Reply, Status } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
 
@@ -100,7 +103,7 @@ function newClientSeed() {
 async function takeFreeSeat(api, roomId) {
   const summary = await api.roomSummary(roomId);
   const free = ['black', 'white'].some((side) => !summary.players?.[side]?.seated);
-  if (summary.status !== 'waiting' || !free) return null;
+  if (summary.status !== Status.Waiting || !free) return null;
   try {
     const seat = await api.joinRoom(roomId);
     api.saveSeat(roomId, seat);
@@ -153,6 +156,8 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   const enqueue = createQueue((busy) => {
     root.dataset.busy = String(busy);
   });
+  const announcer = createAnnouncer(part('announcements', root));
+  const countdowns = createThresholds();
 
   // Set once the person throws or moves from the page: from then on the keyboard focus follows
   // the game (to the movable pieces, then back to the throw button) so Enter alone can play.
@@ -169,7 +174,40 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     if (usable) return;
     const throwButton = part('throw', root);
     const next = root.querySelector('.piece.movable') ?? (throwButton.hidden || throwButton.disabled ? null : throwButton);
-    next?.focus();
+    // Nothing to do now: the sentence saying whom the game waits for.
+    (next ?? part('turn', root)).focus();
+  }
+
+  /** Whether the turn just came to this page's only side from the other one (or the game began). */
+  function turnCameToUs(type, d) {
+    const mine = sidesOf(model.seat);
+    if (mine.length !== 1) return false;
+    if (type === Event.Started) return true;
+    return (type === Event.Moved || type === Event.Passed) && d.next === mine[0] && d.side !== mine[0];
+  }
+
+  /** Say what an event means, chime when the turn comes to us, and focus the result at the end. */
+  function tell(type, d, before) {
+    announcer.say(type === Event.Presence ? presenceSentence(model, before.players, model.state.players) : eventSentence(model, type, d));
+    if (turnCameToUs(type, d)) chime(root);
+    if (type === Event.GameOver) part('end-title', root).focus();
+  }
+
+  /** The countdowns a screen reader hears at 60, 30 and 10 s: the running clock and the claim. */
+  function announceCountdowns() {
+    const s = model.state;
+    if (!s || (s.phase !== Phase.Roll && s.phase !== Phase.Move)) return;
+    if (s.clock?.running) {
+      const side = s.clock.running;
+      const seconds = Math.ceil(view.remaining(side) / 1000);
+      if (countdowns.cross(`clock-${side}-${s.clock.remaining[side]}`, seconds)) announcer.say(t('say.clock', { who: who(model, side), s: seconds }));
+    }
+    const mine = sidesOf(model.seat);
+    if (mine.length !== 1) return;
+    const other = s.players[mine[0] === 'black' ? 'white' : 'black'];
+    if (other.connected || other.claim_at == null) return;
+    const seconds = Math.ceil((other.claim_at - Date.now()) / 1000);
+    if (seconds > 0 && countdowns.cross(`claim-${other.claim_at}`, seconds)) announcer.say(view.claimSentence(model));
   }
 
   function act(type, data = {}) {
@@ -193,7 +231,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
    */
   function offerSeed() {
     const s = model.state;
-    const ours = ['black', 'white'].filter((side) => model.seat === side || model.seat === 'both');
+    const ours = sidesOf(model.seat);
     if (seedSent || !socket || !s?.client_seeds_open || ours.every((side) => s.client_seeds[side] === clientSeed)) return;
     seedSent = socket.send(ClientMessage.Seed, { client_seed: clientSeed }) !== null;
   }
@@ -232,6 +270,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         seedSent = false;
         offerSeed();
         render();
+        announcer.say(model.state.phase === Phase.Over ? '' : turnSentence(model));
         loadHistory(model.state.v);
       });
     },
@@ -247,10 +286,12 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       enqueue(async () => {
         if (!model.state) return;
         if (type === Event.Moved) await view.animateMove(d);
+        const before = model.state;
         model.state = applyEvent(model.state, type, d);
         react(model, type, d);
         offerSeed();
         render();
+        tell(type, d, before);
       });
     },
     reply(type, d) {
@@ -309,11 +350,40 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       act(ClientMessage.Resign);
     });
     on('copy-link', copyInvite);
+    part('board', root).addEventListener('click', explainOfflineClick);
+    part('command-form', root).addEventListener('submit', (event) => {
+      event.preventDefault();
+      command(part('command', root).value);
+      part('command', root).value = '';
+    });
+  }
+
+  /** A click on the board while the connection is down: say why nothing happens. */
+  function explainOfflineClick() {
+    const playing = model.state?.phase === Phase.Roll || model.state?.phase === Phase.Move;
+    if (model.ready || !playing || sidesOf(model.seat).length === 0) return;
+    model.message = { key: 'conn.clickOffline' };
+    render();
+  }
+
+  /** Run a text command: an action is sent, anything else is answered in the status line. */
+  function command(text) {
+    if (!text.trim()) return;
+    const { action, from, say } = runCommand(text, model, { remaining: view.remaining });
+    if (action === 'roll') act(ClientMessage.Roll);
+    else if (action === 'move') act(ClientMessage.Move, { from });
+    const answer = part('command-answer', root);
+    // The same answer twice is said twice: the status line is emptied first.
+    answer.textContent = '';
+    if (say) setTimeout(() => (answer.textContent = say), 50);
   }
 
   async function start() {
     wireControls();
-    setInterval(() => view.tick(model), 1000);
+    setInterval(() => {
+      view.tick(model);
+      announceCountdowns();
+    }, 1000);
     render();
     let seat = api.loadSeat(roomId);
     if (!seat) {

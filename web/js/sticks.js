@@ -11,7 +11,8 @@ export function drawSticks(root, thrown, { animate = false } = {}) {
   if (!thrown) {
     root.setAttribute('aria-label', t('sticks.none'));
     root.replaceChildren(
-      ...[0, 1, 2, 3].map((i) => svg('rect', { class: 'stick idle', x: 10 + i * 28, y: 8, width: 16, height: 64, rx: 7 })),
+      // Each stick a group like the thrown ones, so `.stick.idle rect` styles them (pale, outlined).
+      ...[0, 1, 2, 3].map((i) => svg('g', { class: 'stick idle' }, svg('rect', { x: 10 + i * 28, y: 8, width: 16, height: 64, rx: 7 }))),
     );
     return;
   }

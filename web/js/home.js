@@ -1,4 +1,4 @@
-// The lobby page: create an online, same-screen or computer room, keep its seat token, and go
+// The home page: create an online, same-screen or computer room, keep its seat token, and go
 // there. The how-to-play panel shows the starting position on a real board drawing.
 
 import { el, part, show } from './dom.js';

@@ -1,0 +1,9 @@
+//! Players who come back: an identity without passwords ([`identity`]), a display name
+//! ([`name`]), and a Glicko-2 rating ([`rating`]) that anyone can recompute from the event log
+//! (`senet ratings verify`). [`store`] keeps them, in a store of its own beside the rooms'
+//! (`migrations/*/0029_players.sql`), on SQLite and PostgreSQL.
+
+pub mod identity;
+pub mod name;
+pub mod rating;
+pub mod store;

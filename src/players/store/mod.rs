@@ -1,0 +1,222 @@
+//! Where players live: identities, names, transfer codes, who sits in which room, and every
+//! rated game with its rating changes. A store of its own beside the rooms' `Store` (a separate
+//! concern, with its own trait and errors), on the same database: [`sqlite`] and [`postgres`]
+//! share every statement (both accept `$1` parameters) through one [`impl_player_store`].
+//!
+//! A rated game is one transaction ([`PlayerStore::rate_game`]): it locks both players' rows
+//! (PostgreSQL `FOR UPDATE` in id order, SQLite `BEGIN IMMEDIATE`), counts the pair's recent
+//! rated games, computes both new ratings from the locked values, numbers the game and writes
+//! it. So two games of one player finishing at once on two instances are rated one after the
+//! other, and the numbering is the order in which each player's ratings changed: the order
+//! `senet ratings verify` replays.
+
+pub mod postgres;
+mod sql;
+pub mod sqlite;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use skillratings::glicko2::Glicko2Rating;
+
+use super::name::Name;
+use super::rating::{Score, Standing};
+use crate::engine::Side;
+use crate::protocol::UnixMs;
+use crate::secrets::TokenHash;
+
+/// A player as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerRow {
+    pub id: String,
+    /// The chosen name; `None` while unnamed (shown as [`super::name::generated_name`]) and
+    /// once deleted.
+    pub name: Option<String>,
+    pub created_at: UnixMs,
+    pub named_at: Option<UnixMs>,
+    pub deleted_at: Option<UnixMs>,
+    pub standing: Standing,
+    pub wins: i64,
+    pub losses: i64,
+    pub draws: i64,
+}
+
+/// Who sits in a room's seats by identity, and whether its game is rated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoomPlayers {
+    pub rated: bool,
+    pub black: Option<String>,
+    pub white: Option<String>,
+}
+
+/// A finished game the rated-game rule accepted so far (the pair limit is judged by the store,
+/// under the players' locks).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedGame {
+    pub room: String,
+    pub black: String,
+    pub white: String,
+    pub score: Score,
+    /// The `game-over` event's time.
+    pub at: UnixMs,
+}
+
+/// One player's change from one rated game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Change {
+    pub seq: i64,
+    /// As of the game: the stored rating with its idle days' growth.
+    pub before: Glicko2Rating,
+    pub after: Glicko2Rating,
+}
+
+/// A rated game as numbered, for the history and for `senet ratings verify`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatedGameRow {
+    pub seq: i64,
+    pub room: String,
+    pub black: String,
+    pub white: String,
+    /// Black's points.
+    pub score: f64,
+    pub at: UnixMs,
+}
+
+/// What [`PlayerStore::rate_game`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rated {
+    /// Both changes, black's first.
+    Changed([Change; 2]),
+    /// Not rated: the pair's limit of rated games was reached.
+    PairLimit,
+    /// The room's game was rated already (nothing written again).
+    Already,
+}
+
+/// A change with its game, as `GET /api/players/{id}` lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryRow {
+    pub change: Change,
+    pub room: String,
+    pub at: UnixMs,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    #[error("no such player")]
+    UnknownPlayer,
+    #[error("this name is taken")]
+    NameTaken,
+    #[error("a name may be changed once a week")]
+    RenameTooSoon,
+    #[error("no such transfer code")]
+    BadCode,
+    #[error("this transfer code has expired")]
+    ExpiredCode,
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    #[error(transparent)]
+    Migration(#[from] sqlx::migrate::MigrateError),
+}
+
+/// Players and ratings, object safe like the rooms' `Store`.
+#[async_trait]
+pub trait PlayerStore: Send + Sync + 'static {
+    /// A new unnamed player with a newcomer's rating.
+    async fn create_player(
+        &self,
+        id: &str,
+        secret_hash: &TokenHash,
+        creator: &str,
+        now: UnixMs,
+    ) -> Result<(), PlayerError>;
+
+    /// The live player whose secret hashes to `secret_hash` (a deleted one has none).
+    async fn player_by_secret(
+        &self,
+        secret_hash: &TokenHash,
+    ) -> Result<Option<PlayerRow>, PlayerError>;
+
+    /// A player by public id, deleted or not.
+    async fn player(&self, id: &str) -> Result<Option<PlayerRow>, PlayerError>;
+
+    /// A live player by a name's key ([`super::name::key_of`]).
+    async fn player_named(&self, key: &str) -> Result<Option<PlayerRow>, PlayerError>;
+
+    /// Names a live player: [`PlayerError::NameTaken`] if another has that key,
+    /// [`PlayerError::RenameTooSoon`] within a week of the last naming; nothing changes then.
+    async fn set_name(&self, id: &str, name: &Name, now: UnixMs) -> Result<(), PlayerError>;
+
+    /// Stores a live player's transfer code (replacing an earlier one) until `expires_at`.
+    async fn issue_transfer_code(
+        &self,
+        id: &str,
+        code_hash: &TokenHash,
+        expires_at: UnixMs,
+    ) -> Result<(), PlayerError>;
+
+    /// Uses a transfer code once: the player's secret becomes `new_secret_hash` (the first
+    /// device's cookie no longer names anyone) and their id is returned.
+    async fn redeem_transfer_code(
+        &self,
+        code_hash: &TokenHash,
+        new_secret_hash: &TokenHash,
+        now: UnixMs,
+    ) -> Result<String, PlayerError>;
+
+    /// Deletes an identity: secret, name and code go, the row stays for the games; `false` if
+    /// it was unknown or deleted already.
+    async fn delete_player(&self, id: &str, now: UnixMs) -> Result<bool, PlayerError>;
+
+    /// Records a new room's rated/casual choice, before anyone sits.
+    async fn open_room(&self, room: &str, rated: bool) -> Result<(), PlayerError>;
+
+    /// Binds a room's seat to a player; `false` if it is bound already (to anyone).
+    async fn bind_seat(&self, room: &str, side: Side, player: &str) -> Result<bool, PlayerError>;
+
+    /// Who sits in a room by identity; `None` for a room without a record.
+    async fn room_players(&self, room: &str) -> Result<Option<RoomPlayers>, PlayerError>;
+
+    /// Rates a finished game (see the module doc).
+    async fn rate_game(&self, game: &FinishedGame) -> Result<Rated, PlayerError>;
+
+    /// A player's rating changes, newest first, at most `limit`.
+    async fn history(&self, id: &str, limit: u32) -> Result<Vec<HistoryRow>, PlayerError>;
+
+    /// The best live, non-provisional players rated since `since`, at most `limit`.
+    async fn leaderboard(&self, since: UnixMs, limit: u32) -> Result<Vec<PlayerRow>, PlayerError>;
+
+    /// Rated games numbered above `after`, in order, at most `limit`.
+    async fn rated_games(&self, after: i64, limit: u32) -> Result<Vec<RatedGameRow>, PlayerError>;
+
+    /// The changes of the rated game `seq`: `(player, change)`.
+    async fn changes(&self, seq: i64) -> Result<Vec<(String, Change)>, PlayerError>;
+
+    /// Players with an id above `after`, in id order, at most `limit` (for verify).
+    async fn players_after(&self, after: &str, limit: u32) -> Result<Vec<PlayerRow>, PlayerError>;
+}
+
+/// Opens the player store a database URL names (migrating it, like the rooms' store).
+pub async fn open(url: &str) -> Result<Arc<dyn PlayerStore>, PlayerError> {
+    if url.starts_with("sqlite:") {
+        Ok(Arc::new(sqlite::SqlitePlayers::open(url).await?))
+    } else {
+        Ok(Arc::new(postgres::PgPlayers::open(url).await?))
+    }
+}
+
+/// The two sides' columns of a room's seats.
+fn seat_column(side: Side) -> &'static str {
+    match side {
+        Side::Black => sql::BIND_BLACK,
+        Side::White => sql::BIND_WHITE,
+    }
+}
+
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .is_some_and(|e| e.is_unique_violation())
+}

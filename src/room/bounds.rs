@@ -1,0 +1,110 @@
+//! How long a room's log may grow: every event a client can cause without playing has a bound,
+//! and the log as a whole has a hard cap (issue 28).
+//!
+//! - `presence`: the room task logs who is connected at most [`PRESENCE_BURST`] times in any
+//!   [`PRESENCE_WINDOW`] ([`PresencePace`]; the changes in between are logged together when the
+//!   window allows: a seat that reconnects in a loop logs one event per 2 s, not two per socket),
+//!   and not at all once the log holds [`CHATTER_UNTIL`] events. The burst keeps a player who
+//!   comes back after a drop from being shown absent.
+//! - `client-seed`: a repeat of the seed a side has logs nothing, and a side may set at most
+//!   [`MAX_CLIENT_SEEDS`] before the first throw (then `client_seed_locked`).
+//! - draw and rematch offers were bounded already: one draw offer per turn of one's own, one
+//!   rematch offer per side, one rematch.
+//! - the cap: a decision that would take the log past [`MAX_ROOM_EVENTS`] is refused
+//!   (`room_log_full`) unless it ends the game or opens its rematch, so resigning always works.
+//!   Past the cap at most [`MAX_PAST_THE_CAP`] events follow (a move with the game's end, two
+//!   rematch offers and the rematch), so no room's log exceeds [`LOG_BOUND`] events.
+//!
+//! Why these numbers: a game between the engine's levels lasts 172 throws on average (docs/AI.md),
+//! some 350 events with its moves; 4,000 events leave a game ten times that long its presence,
+//! and 10,000 leave it room to finish. Replaying 10,000 events takes a few milliseconds
+//! (docs/PERFORMANCE.md, "Bounded logs"), and it runs off the async workers.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::error::Refusal;
+use super::game::Decision;
+use crate::protocol::{Event, Version};
+
+/// The events a room's log may hold before only the game's end and its rematch are logged.
+pub const MAX_ROOM_EVENTS: Version = 10_000;
+
+/// Past this many events, changes of presence are no longer logged.
+pub const CHATTER_UNTIL: Version = 4_000;
+
+/// Client seeds each side may set before the first throw.
+pub const MAX_CLIENT_SEEDS: u8 = 8;
+
+/// A room logs at most [`PRESENCE_BURST`] `presence` events in any window this long.
+pub const PRESENCE_WINDOW: Duration = Duration::from_secs(12);
+pub const PRESENCE_BURST: usize = 6;
+
+/// Events that may follow the cap: the winning move and `game-over`, two rematch offers and the
+/// rematch.
+pub const MAX_PAST_THE_CAP: Version = 5;
+
+/// The most events any room's log holds.
+pub const LOG_BOUND: Version = MAX_ROOM_EVENTS + MAX_PAST_THE_CAP;
+
+/// Whether a log at version `v` may take `decision`'s events.
+pub fn check_log_room(v: Version, decision: &Decision) -> Result<(), Refusal> {
+    let fits = v + decision.events.len() as Version <= MAX_ROOM_EVENTS;
+    if fits || decision.events.iter().any(ends_the_game) {
+        Ok(())
+    } else {
+        Err(Refusal::RoomLogFull(MAX_ROOM_EVENTS))
+    }
+}
+
+/// Events that end a game or open its rematch: each is logged at most once per side.
+fn ends_the_game(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::GameOver { .. } | Event::RematchOffered { .. } | Event::Rematch { .. }
+    )
+}
+
+/// When a room may log its next `presence` event: the times of its last [`PRESENCE_BURST`].
+#[derive(Debug, Default)]
+pub struct PresencePace {
+    logged: VecDeque<Instant>,
+}
+
+impl PresencePace {
+    /// The earliest moment the next one may be logged; `None`: now.
+    pub fn next_at(&self, now: Instant) -> Option<Instant> {
+        let oldest = *self.logged.front()?;
+        let full = self.logged.len() >= PRESENCE_BURST;
+        (full && oldest + PRESENCE_WINDOW > now).then_some(oldest + PRESENCE_WINDOW)
+    }
+
+    /// Notes a `presence` event logged at `at`.
+    pub fn logged(&mut self, at: Instant) {
+        if self.logged.len() >= PRESENCE_BURST {
+            self.logged.pop_front();
+        }
+        self.logged.push_back(at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_goes_at_once_and_the_next_waits_for_the_window() {
+        let start = Instant::now();
+        let mut pace = PresencePace::default();
+        for n in 0..PRESENCE_BURST as u32 {
+            let at = start + Duration::from_millis(10) * n;
+            assert_eq!(pace.next_at(at), None, "event {n} of the burst");
+            pace.logged(at);
+        }
+        let late = start + Duration::from_millis(100);
+        assert_eq!(pace.next_at(late), Some(start + PRESENCE_WINDOW));
+        assert_eq!(pace.next_at(start + PRESENCE_WINDOW), None);
+    }
+}

@@ -1,0 +1,391 @@
+//! The `PlayerStore` contract (identities, names, transfer codes, seats, rated games), written
+//! once over `&dyn PlayerStore` and run on SQLite and on PostgreSQL (a fresh schema each; see
+//! tests/postgres_support), plus two instances rating one player's two games at once.
+
+mod common;
+mod postgres_support;
+
+use common::room;
+use senet::engine::Side;
+use senet::players::identity::{new_player_id, new_secret};
+use senet::players::name::{Name, RENAME_INTERVAL_MS};
+use senet::players::rating::{self, MAX_RATED_PER_PAIR, Score, Standing};
+use senet::players::store::{FinishedGame, PlayerError, PlayerStore, Rated};
+use senet::secrets::hash_token;
+use senet::store::Store;
+
+const T0: i64 = 1_800_000_000_000;
+
+async fn new_player(players: &dyn PlayerStore) -> (String, String) {
+    let id = new_player_id();
+    let (secret, hash) = new_secret();
+    players
+        .create_player(&id, &hash, "127.0.0.1", T0)
+        .await
+        .unwrap();
+    (id, secret)
+}
+
+/// A player is found by secret and id; names are unique ignoring case, changed once a week;
+/// every refusal leaves the player as they were.
+async fn identities_and_names(players: &dyn PlayerStore, _rooms: &Store) {
+    let (anna, secret) = new_player(players).await;
+    let found = players
+        .player_by_secret(&hash_token(&secret))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.id, anna);
+    assert_eq!((found.name.clone(), found.standing), (None, Standing::NEW));
+    assert_eq!(players.player(&anna).await.unwrap(), Some(found));
+    assert!(
+        players
+            .player_by_secret(&hash_token("nope"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    let name = Name::parse("Anna Ó").unwrap();
+    players.set_name(&anna, &name, T0).await.unwrap();
+    assert_eq!(
+        players.player_named(&name.key).await.unwrap().unwrap().id,
+        anna
+    );
+    let again = players
+        .set_name(&anna, &Name::parse("Anya").unwrap(), T0 + 1)
+        .await;
+    assert!(
+        matches!(again, Err(PlayerError::RenameTooSoon)),
+        "{again:?}"
+    );
+
+    let (boris, _) = new_player(players).await;
+    let taken = players
+        .set_name(&boris, &Name::parse("ANNA ó").unwrap(), T0)
+        .await;
+    assert!(matches!(taken, Err(PlayerError::NameTaken)), "{taken:?}");
+    assert_eq!(players.player(&boris).await.unwrap().unwrap().name, None);
+    let unknown = players.set_name("0000000000000000", &name, T0).await;
+    assert!(
+        matches!(unknown, Err(PlayerError::UnknownPlayer)),
+        "{unknown:?}"
+    );
+
+    let week = T0 + RENAME_INTERVAL_MS;
+    players
+        .set_name(&anna, &Name::parse("Anya").unwrap(), week)
+        .await
+        .unwrap();
+    assert_eq!(
+        players
+            .player(&anna)
+            .await
+            .unwrap()
+            .unwrap()
+            .name
+            .as_deref(),
+        Some("Anya")
+    );
+    // The old name is free again.
+    players.set_name(&boris, &name, week).await.unwrap();
+}
+
+/// A transfer code moves the identity once, within its time; a bad, used or expired code
+/// is refused and moves nothing.
+async fn transfer_codes(players: &dyn PlayerStore, _rooms: &Store) {
+    let (anna, old_secret) = new_player(players).await;
+    let code = hash_token("ABCD2345");
+    players
+        .issue_transfer_code(&anna, &code, T0 + 600_000)
+        .await
+        .unwrap();
+    let (new_secret, new_hash) = new_secret();
+    let bad = players
+        .redeem_transfer_code(&hash_token("ZZZZ2345"), &new_hash, T0)
+        .await;
+    assert!(matches!(bad, Err(PlayerError::BadCode)), "{bad:?}");
+    assert_eq!(
+        players
+            .redeem_transfer_code(&code, &new_hash, T0 + 1)
+            .await
+            .unwrap(),
+        anna
+    );
+    assert!(
+        players
+            .player_by_secret(&hash_token(&old_secret))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let moved = players
+        .player_by_secret(&hash_token(&new_secret))
+        .await
+        .unwrap();
+    assert_eq!(moved.unwrap().id, anna);
+    let reused = players
+        .redeem_transfer_code(&code, &hash_token("x"), T0 + 2)
+        .await;
+    assert!(matches!(reused, Err(PlayerError::BadCode)), "{reused:?}");
+
+    players
+        .issue_transfer_code(&anna, &code, T0 + 600_000)
+        .await
+        .unwrap();
+    let late = players
+        .redeem_transfer_code(&code, &hash_token("y"), T0 + 600_000)
+        .await;
+    assert!(matches!(late, Err(PlayerError::ExpiredCode)), "{late:?}");
+    let still = players
+        .player_by_secret(&hash_token(&new_secret))
+        .await
+        .unwrap();
+    assert_eq!(still.unwrap().id, anna);
+}
+
+/// Deleting keeps the row (for the games) but drops secret, name and code; a deleted player
+/// can do nothing more.
+async fn deletion(players: &dyn PlayerStore, _rooms: &Store) {
+    let (anna, secret) = new_player(players).await;
+    let name = Name::parse("Deleted Soon").unwrap();
+    players.set_name(&anna, &name, T0).await.unwrap();
+    let code = hash_token("CODE2345");
+    players
+        .issue_transfer_code(&anna, &code, T0 + 600_000)
+        .await
+        .unwrap();
+    assert!(players.delete_player(&anna, T0 + 5).await.unwrap());
+    assert!(!players.delete_player(&anna, T0 + 6).await.unwrap());
+    assert!(
+        players
+            .player_by_secret(&hash_token(&secret))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let row = players.player(&anna).await.unwrap().unwrap();
+    assert_eq!((row.name, row.deleted_at), (None, Some(T0 + 5)));
+    assert!(players.player_named(&name.key).await.unwrap().is_none());
+    let redeemed = players
+        .redeem_transfer_code(&code, &hash_token("z"), T0 + 7)
+        .await;
+    assert!(
+        matches!(redeemed, Err(PlayerError::BadCode)),
+        "{redeemed:?}"
+    );
+    for refused in [
+        players
+            .issue_transfer_code(&anna, &code, T0 + 600_000)
+            .await,
+        players
+            .set_name(
+                &anna,
+                &Name::parse("Back").unwrap(),
+                T0 + RENAME_INTERVAL_MS * 2,
+            )
+            .await,
+    ] {
+        assert!(
+            matches!(refused, Err(PlayerError::UnknownPlayer)),
+            "{refused:?}"
+        );
+    }
+}
+
+/// A seat is bound to a player once; the room remembers whether it is rated.
+async fn seats_bound_once(players: &dyn PlayerStore, rooms: &Store) {
+    rooms.log.create_room(&room("seats"), &[]).await.unwrap();
+    let (anna, _) = new_player(players).await;
+    let (boris, _) = new_player(players).await;
+    assert_eq!(players.room_players("seats").await.unwrap(), None);
+    players.open_room("seats", true).await.unwrap();
+    assert!(
+        players
+            .bind_seat("seats", Side::Black, &anna)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !players
+            .bind_seat("seats", Side::Black, &boris)
+            .await
+            .unwrap()
+    );
+    assert!(
+        players
+            .bind_seat("seats", Side::White, &boris)
+            .await
+            .unwrap()
+    );
+    let bound = players.room_players("seats").await.unwrap().unwrap();
+    assert!(bound.rated);
+    assert_eq!((bound.black, bound.white), (Some(anna), Some(boris)));
+}
+
+fn game(room: &str, black: &str, white: &str, score: Score, at: i64) -> FinishedGame {
+    FinishedGame {
+        room: room.into(),
+        black: black.into(),
+        white: white.into(),
+        score,
+        at,
+    }
+}
+
+/// A rated game changes both players as `rating::rate` says, once; the history lists it;
+/// a pair's fourth game within a day is not rated.
+async fn rated_games(players: &dyn PlayerStore, _rooms: &Store) {
+    let (anna, _) = new_player(players).await;
+    let (boris, _) = new_player(players).await;
+    let first = game("g1", &anna, &boris, Score::Win, T0);
+    let Rated::Changed([a, b]) = players.rate_game(&first).await.unwrap() else {
+        panic!("not rated")
+    };
+    let expected = rating::rate(Standing::NEW, Standing::NEW, Score::Win, T0);
+    assert_eq!((a.after, b.after), expected);
+    assert_eq!(a.before, rating::START);
+    assert_eq!(players.rate_game(&first).await.unwrap(), Rated::Already);
+    let stored = players.player(&anna).await.unwrap().unwrap();
+    assert_eq!(
+        stored.standing,
+        Standing {
+            rating: a.after,
+            rated_at: Some(T0)
+        }
+    );
+    assert_eq!((stored.wins, stored.losses), (1, 0));
+    assert_eq!(players.player(&boris).await.unwrap().unwrap().losses, 1);
+
+    for n in 2..=MAX_RATED_PER_PAIR {
+        let room = format!("g{n}");
+        let rated = players
+            .rate_game(&game(&room, &boris, &anna, Score::Draw, T0 + i64::from(n)))
+            .await;
+        assert!(matches!(rated, Ok(Rated::Changed(_))), "{rated:?}");
+    }
+    let fourth = game("g4", &anna, &boris, Score::Win, T0 + 10);
+    assert_eq!(players.rate_game(&fourth).await.unwrap(), Rated::PairLimit);
+    let next_day = game(
+        "g5",
+        &anna,
+        &boris,
+        Score::Loss,
+        T0 + rating::PAIR_WINDOW_MS + 1,
+    );
+    assert!(matches!(
+        players.rate_game(&next_day).await.unwrap(),
+        Rated::Changed(_)
+    ));
+
+    let history = players.history(&anna, 10).await.unwrap();
+    let rooms: Vec<&str> = history.iter().map(|h| h.room.as_str()).collect();
+    assert_eq!(rooms, ["g5", "g3", "g2", "g1"]);
+    assert_eq!(history[3].change, a);
+    let games = players.rated_games(0, 100).await.unwrap();
+    assert_eq!(games.len(), 4);
+    assert!(games.windows(2).all(|w| w[0].seq < w[1].seq));
+    let changes = players.changes(games[0].seq).await.unwrap();
+    assert_eq!(changes.len(), 2);
+    assert!(changes.contains(&(anna.clone(), a)) && changes.contains(&(boris.clone(), b)));
+    let unknown = players
+        .rate_game(&game("g6", &anna, "0000000000000000", Score::Win, T0))
+        .await;
+    assert!(
+        matches!(unknown, Err(PlayerError::UnknownPlayer)),
+        "{unknown:?}"
+    );
+}
+
+macro_rules! backend_tests {
+    ($backend:ident, $on:ident $(, #[$attr:meta])?) => {
+        mod $backend {
+            use super::*;
+            $(#[$attr])?
+            #[tokio::test]
+            async fn identities_and_names() { $on(super::identities_and_names).await }
+            $(#[$attr])?
+            #[tokio::test]
+            async fn transfer_codes() { $on(super::transfer_codes).await }
+            $(#[$attr])?
+            #[tokio::test]
+            async fn deletion() { $on(super::deletion).await }
+            $(#[$attr])?
+            #[tokio::test]
+            async fn seats_bound_once() { $on(super::seats_bound_once).await }
+            $(#[$attr])?
+            #[tokio::test]
+            async fn rated_games() { $on(super::rated_games).await }
+        }
+    };
+}
+
+async fn on_sqlite(contract: impl AsyncFnOnce(&dyn PlayerStore, &Store)) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("test.db").display());
+    let rooms = senet::store::open(&url).await.unwrap();
+    let players = senet::players::store::open(&url).await.unwrap();
+    contract(players.as_ref(), &rooms).await;
+}
+
+async fn on_postgres(contract: impl AsyncFnOnce(&dyn PlayerStore, &Store)) {
+    postgres_support::in_fresh_schema(async |url| {
+        let rooms = senet::store::open(&url).await.unwrap();
+        let players = senet::players::store::open(&url).await.unwrap();
+        contract(players.as_ref(), &rooms).await;
+    })
+    .await
+}
+
+backend_tests!(sqlite, on_sqlite);
+backend_tests!(
+    postgres,
+    on_postgres,
+    #[cfg_attr(senet_no_test_postgres, ignore = "skipped: SENET_TEST_POSTGRES_URL not set")]
+);
+
+/// Two instances (two pools on one database) rate two games of one player at the same moment,
+/// many times over: every game is rated, and each player's changes form one chain — each
+/// game's rating before is the one the previous game left (no lost update).
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_rating_one_player_at_once_lose_nothing() {
+    postgres_support::in_fresh_schema(async |url| {
+        let one = senet::players::store::open(&url).await.unwrap();
+        let two = senet::players::store::open(&url).await.unwrap();
+        let (anna, _) = new_player(one.as_ref()).await;
+        let (boris, _) = new_player(one.as_ref()).await;
+        let (vera, _) = new_player(one.as_ref()).await;
+        const ROUNDS: i64 = 20;
+        for round in 0..ROUNDS {
+            // Each pair plays once a day, under the pair limit.
+            let at = T0 + round * rating::PAIR_WINDOW_MS;
+            let with_boris = game(&format!("b{round}"), &anna, &boris, Score::Win, at);
+            let with_vera = game(&format!("v{round}"), &vera, &anna, Score::Win, at);
+            let (x, y) = tokio::join!(one.rate_game(&with_boris), two.rate_game(&with_vera));
+            assert!(matches!(x, Ok(Rated::Changed(_))) && matches!(y, Ok(Rated::Changed(_))));
+        }
+        let mut history = one.history(&anna, 100).await.unwrap();
+        history.reverse();
+        assert_eq!(history.len(), 2 * ROUNDS as usize);
+        let mut standing = Standing::NEW;
+        for entry in &history {
+            assert_eq!(
+                entry.change.before,
+                rating::at(standing, entry.at),
+                "{entry:?}"
+            );
+            standing = Standing {
+                rating: entry.change.after,
+                rated_at: Some(entry.at),
+            };
+        }
+        let stored = one.player(&anna).await.unwrap().unwrap();
+        assert_eq!(stored.standing, standing);
+        assert_eq!((stored.wins, stored.losses), (ROUNDS, ROUNDS));
+    })
+    .await
+}
