@@ -28,7 +28,7 @@ async fn new_player(players: &dyn PlayerStore) -> (String, String) {
 
 /// A player is found by secret and id; names are unique ignoring case, changed once a week;
 /// every refusal leaves the player as they were.
-async fn identities_and_names(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn identities_and_names(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, secret) = new_player(players).await;
     let found = players
         .player_by_secret(&hash_token(&secret))
@@ -93,7 +93,7 @@ async fn identities_and_names(players: &dyn PlayerStore, _rooms: &dyn Store) {
 
 /// A transfer code moves the identity once, within its time; a bad, used or expired code
 /// is refused and moves nothing.
-async fn transfer_codes(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn transfer_codes(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, old_secret) = new_player(players).await;
     let code = hash_token("ABCD2345");
     players
@@ -146,7 +146,7 @@ async fn transfer_codes(players: &dyn PlayerStore, _rooms: &dyn Store) {
 
 /// Deleting keeps the row (for the games) but drops secret, name and code; a deleted player
 /// can do nothing more.
-async fn deletion(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn deletion(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, secret) = new_player(players).await;
     let name = Name::parse("Deleted Soon").unwrap();
     players.set_name(&anna, &name, T0).await.unwrap();
@@ -194,8 +194,8 @@ async fn deletion(players: &dyn PlayerStore, _rooms: &dyn Store) {
 }
 
 /// A seat is bound to a player once; the room remembers whether it is rated.
-async fn seats_bound_once(players: &dyn PlayerStore, rooms: &dyn Store) {
-    rooms.create_room(&room("seats"), &[]).await.unwrap();
+async fn seats_bound_once(players: &dyn PlayerStore, rooms: &Store) {
+    rooms.log.create_room(&room("seats"), &[]).await.unwrap();
     let (anna, _) = new_player(players).await;
     let (boris, _) = new_player(players).await;
     assert_eq!(players.room_players("seats").await.unwrap(), None);
@@ -235,7 +235,7 @@ fn game(room: &str, black: &str, white: &str, score: Score, at: i64) -> Finished
 
 /// A rated game changes both players as `rating::rate` says, once; the history lists it;
 /// a pair's fourth game within a day is not rated.
-async fn rated_games(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn rated_games(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, _) = new_player(players).await;
     let (boris, _) = new_player(players).await;
     let first = game("g1", &anna, &boris, Score::Win, T0);
@@ -320,19 +320,19 @@ macro_rules! backend_tests {
     };
 }
 
-async fn on_sqlite(contract: impl AsyncFnOnce(&dyn PlayerStore, &dyn Store)) {
+async fn on_sqlite(contract: impl AsyncFnOnce(&dyn PlayerStore, &Store)) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
     let rooms = senet::store::open(&url).await.unwrap();
     let players = senet::players::store::open(&url).await.unwrap();
-    contract(players.as_ref(), rooms.as_ref()).await;
+    contract(players.as_ref(), &rooms).await;
 }
 
-async fn on_postgres(contract: impl AsyncFnOnce(&dyn PlayerStore, &dyn Store)) {
+async fn on_postgres(contract: impl AsyncFnOnce(&dyn PlayerStore, &Store)) {
     postgres_support::in_fresh_schema(async |url| {
         let rooms = senet::store::open(&url).await.unwrap();
         let players = senet::players::store::open(&url).await.unwrap();
-        contract(players.as_ref(), rooms.as_ref()).await;
+        contract(players.as_ref(), &rooms).await;
     })
     .await
 }

@@ -208,7 +208,7 @@ impl Lobby {
         Ok(lobby)
     }
 
-    fn store(&self) -> &Arc<dyn Store> {
+    fn store(&self) -> &Store {
         self.inner.rooms.store()
     }
 
@@ -271,7 +271,7 @@ impl Lobby {
             per_owner,
             total: MAX_OPEN_SEEKS,
         };
-        if !self.store().post_seek(&seek, caps).await? {
+        if !self.store().seeks.post_seek(&seek, caps).await? {
             return Err(LobbyError::TooManySeeks);
         }
         tracing::info!(room = %seek.room, "seek posted");
@@ -283,7 +283,7 @@ impl Lobby {
 
     /// Takes an open seek: joins its room's free seat.
     pub async fn take(&self, room: &str) -> Result<RoomCreated, LobbyError> {
-        if !self.store().take_seek(room, now_ms()).await? {
+        if !self.store().seeks.take_seek(room, now_ms()).await? {
             return Err(LobbyError::SeekTaken);
         }
         self.gone(room, SeekGone::Taken);
@@ -295,6 +295,7 @@ impl Lobby {
         self.check_creator(room, token).await?;
         if !self
             .store()
+            .seeks
             .withdraw_seek(room, SeekGone::Cancelled)
             .await?
         {
@@ -320,7 +321,7 @@ impl Lobby {
             own: None,
             at: now_ms(),
         };
-        if let Some(room) = self.store().pair_seek(&pairing).await? {
+        if let Some(room) = self.store().seeks.pair_seek(&pairing).await? {
             return self.paired(&room).await;
         }
         let own = self
@@ -328,7 +329,7 @@ impl Lobby {
             .await?;
         pairing.own = Some(&own.room);
         pairing.at = now_ms();
-        match self.store().pair_seek(&pairing).await? {
+        match self.store().seeks.pair_seek(&pairing).await? {
             Some(room) => {
                 self.withdrawn(&own.room, SeekGone::Cancelled).await;
                 self.paired(&room).await
@@ -373,7 +374,7 @@ impl Lobby {
             lobby: self.clone(),
             room: room.to_string(),
         };
-        let open = self.store().seek(room).await?;
+        let open = self.store().seeks.seek(room).await?;
         if open.is_none_or(|seek| seek.taken_at.is_some()) {
             return Err(LobbyError::SeekTaken);
         }
@@ -387,6 +388,7 @@ impl Lobby {
         }
         let row = self
             .store()
+            .log
             .room(room)
             .await?
             .ok_or(LobbyError::SeekTaken)?;
@@ -475,7 +477,7 @@ impl Lobby {
 
     /// Reads every open seek from the store and sends the difference to the list.
     async fn reload(&self) -> Result<(), LobbyError> {
-        let open = self.store().open_seeks().await?;
+        let open = self.store().seeks.open_seeks().await?;
         let rooms: std::collections::HashSet<&str> =
             open.iter().map(|seek| seek.room.as_str()).collect();
         let missing: Vec<String> = {
@@ -520,7 +522,7 @@ impl Lobby {
             SeekChange::Gone(why) => self.withdrawn(room, why).await,
             // Read it: the notification says only that it was posted, and it may be gone again.
             SeekChange::Open => {
-                if let Some(seek) = self.store().seek(room).await?
+                if let Some(seek) = self.store().seeks.seek(room).await?
                     && seek.taken_at.is_none()
                 {
                     self.opened(seek, None);
@@ -564,6 +566,7 @@ impl Lobby {
         let held: Vec<String> = self.held().keys().cloned().collect();
         let now = now_ms();
         self.store()
+            .seeks
             .renew_seeks(&held, now + self.grace_ms())
             .await?;
         // This instance knows every open seek: with none there is nothing to sweep (and an
@@ -571,7 +574,7 @@ impl Lobby {
         if self.list().open.is_empty() {
             return Ok(());
         }
-        for room in self.store().expire_seeks(now).await? {
+        for room in self.store().seeks.expire_seeks(now).await? {
             tracing::info!(%room, "seek withdrawn: its creator's page is gone");
             self.withdrawn(&room, SeekGone::Withdrawn).await;
         }
@@ -582,14 +585,14 @@ impl Lobby {
     /// changed.
     async fn read_games(&self) -> Result<(), LobbyError> {
         let mut games = Vec::new();
-        for seek in self.store().taken_seeks(GAMES).await? {
+        for seek in self.store().seeks.taken_seeks(GAMES).await? {
             let summary = match self.inner.rooms.summary(&seek.room).await {
                 Ok(summary) => summary,
                 Err(RoomError::NotFound) => continue,
                 Err(error) => return Err(error.into()),
             };
             match summary.status {
-                Status::Finished => self.store().unlist_seek(&seek.room).await?,
+                Status::Finished => self.store().seeks.unlist_seek(&seek.room).await?,
                 // Taken, and the taker's join not through yet.
                 Status::Waiting => {}
                 Status::Playing => games.push(LobbyGame {
