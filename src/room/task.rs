@@ -56,7 +56,7 @@ use super::rate::SeatBudget;
 use super::ring;
 use super::seats::Seats;
 use super::watchers::Watchers;
-use super::{RoomConfig, create_room, decode, new_seat, now_ms, unplayed};
+use super::{RoomConfig, create_room, decode, new_seat, now_ms, replay};
 use crate::engine::Side;
 use crate::protocol::{
     Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
@@ -187,9 +187,11 @@ impl RoomTask {
         let Some(row) = store.log.room(id).await? else {
             return Ok(None);
         };
+        // The whole log is folded on the blocking pool (see `super::replay`): nobody listens yet.
+        let game = replay(row, store.log.events_after(id, 0).await?).await?;
         let frames = ring::channel(config.broadcast_capacity);
         let mut task = RoomTask {
-            game: unplayed(&row),
+            game,
             store,
             config,
             watchers,
@@ -201,7 +203,6 @@ impl RoomTask {
             presence_pace: PresencePace::default(),
             presence_due: None,
         };
-        task.catch_up().await?;
         task.refresh_elsewhere().await;
         // A crash between taking the second seat and logging `started`
         // leaves a full room that never started: start it now.
@@ -572,11 +573,16 @@ impl RoomTask {
     /// Logs a `presence` event now if the log's differs from who is connected.
     async fn log_presence(&mut self) {
         self.presence_due = None;
+        let before = self.game.version();
         let result = self
             .commit_with_retry(|game, ctx| Ok(game.decide_presence(ctx)))
             .await;
-        if let Err(error) = result {
-            tracing::warn!(%error, "presence not recorded");
+        match result {
+            // Only these count: the presence that rides along with a player's action (a new
+            // `claim_at` each turn) is bounded by the game itself.
+            Ok(v) if v > before => self.presence_pace.logged(Instant::now()),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "presence not recorded"),
         }
     }
 
@@ -660,7 +666,7 @@ impl RoomTask {
         let Some(id) = self.game.rematch_room() else {
             return Ok(());
         };
-        if self.store.room(id).await?.is_some() {
+        if self.store.log.room(id).await?.is_some() {
             return Ok(());
         }
         tracing::info!(rematch = id, "opening the rematch room");
@@ -722,13 +728,6 @@ impl RoomTask {
         appended?;
         telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
         self.game = decision.game;
-        if decision
-            .events
-            .iter()
-            .any(|e| matches!(e, Event::Presence { .. }))
-        {
-            self.presence_pace.logged(appending);
-        }
         for ((event, v), frame) in decision.events.iter().zip(first..).zip(frames) {
             self.send_event(v, event, frame);
         }
