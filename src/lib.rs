@@ -37,7 +37,7 @@
 //!   before and after, best move, label); pure, on the protocol's level, used by `senet analyse`
 //!   and the server.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft); [`ai`]: the
-//!   computer opponent (evaluation, trained network, search, levels).
+//!   computer opponent (evaluation, trained network, search, levels, endgame tablebase).
 //! - Helpers: [`fairness`] (seeds, `seed_hash`, the throw formula), [`secrets`] (room ids,
 //!   tokens and their hashes), [`telemetry`] (logs and every metric name), [`os`] (open-file
 //!   limit, resident memory).
