@@ -660,7 +660,7 @@ impl RoomTask {
         let Some(id) = self.game.rematch_room() else {
             return Ok(());
         };
-        if self.store.room(id).await?.is_some() {
+        if self.store.log.room(id).await?.is_some() {
             return Ok(());
         }
         tracing::info!(rematch = id, "opening the rematch room");
