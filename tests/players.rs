@@ -423,13 +423,14 @@ fn game_log(moves_each: u32, winner: &str, at: i64) -> Vec<senet::store::StoredE
 /// Plays out a rated game in both stores as the server would leave it.
 async fn rated_game(
     players: &dyn PlayerStore,
-    rooms: &dyn Store,
+    rooms: &Store,
     id: &str,
     (black, white): (&str, &str),
     moves_each: u32,
     at: i64,
 ) {
     rooms
+        .log
         .create_room(&room(id), &game_log(moves_each, "white", at))
         .await
         .unwrap();
@@ -474,33 +475,17 @@ async fn verify_recomputes_every_rating(url: &str) {
         new_player(players.as_ref()).await.0,
     );
     let day = rating::RATING_PERIOD_MS;
-    rated_game(players.as_ref(), rooms.as_ref(), "v1", (&p, &q), 2, T0).await;
-    rated_game(players.as_ref(), rooms.as_ref(), "v2", (&q, &r), 3, T0 + 5).await;
+    rated_game(players.as_ref(), &rooms, "v1", (&p, &q), 2, T0).await;
+    rated_game(players.as_ref(), &rooms, "v2", (&q, &r), 3, T0 + 5).await;
     // Idle days grow the deviation before the third game.
-    rated_game(
-        players.as_ref(),
-        rooms.as_ref(),
-        "v3",
-        (&r, &p),
-        2,
-        T0 + 40 * day,
-    )
-    .await;
+    rated_game(players.as_ref(), &rooms, "v3", (&r, &p), 2, T0 + 40 * day).await;
     let (status, verdict) = ratings_verify(url);
     assert_eq!(status, Some(0), "{verdict}");
     assert_eq!(verdict, serde_json::json!({"consistent": true, "games": 3}));
 
     // A game with one move a side is aborted: the rule does not rate it (the store was told
     // to, as a faulty server would).
-    rated_game(
-        players.as_ref(),
-        rooms.as_ref(),
-        "v4",
-        (&p, &q),
-        1,
-        T0 + 41 * day,
-    )
-    .await;
+    rated_game(players.as_ref(), &rooms, "v4", (&p, &q), 1, T0 + 41 * day).await;
     let (status, verdict) = ratings_verify(url);
     assert_eq!(status, Some(1), "{verdict}");
     assert_eq!(verdict["difference"]["game"], 4, "{verdict}");

@@ -151,7 +151,7 @@ struct List {
 }
 
 /// What a new lobby socket starts from: the first page and games, and every change after.
-pub struct Joined {
+pub struct Listing {
     pub first: LobbyFrame,
     pub changes: broadcast::Receiver<FrameText>,
 }
@@ -399,14 +399,14 @@ impl Lobby {
     }
 
     /// A new lobby socket's start: the newest page of seeks, the games, and the changes after.
-    pub fn join_list(&self) -> Joined {
+    pub fn join_list(&self) -> Listing {
         let mut list = self.list();
         let changes = list.frames.subscribe();
         let first = LobbyFrame::Lobby {
             page: list.page(None),
             games: list.games.clone(),
         };
-        Joined { first, changes }
+        Listing { first, changes }
     }
 
     /// The page of seeks older than the one posted at `at` with id `room`.

@@ -23,7 +23,7 @@ use super::error::{AppError, WireError};
 use super::http::body;
 use super::limits::ConnectionPermit;
 use super::socket::{self, Admitted, CLOSE_RESTART, Close, Handler, Peer};
-use crate::lobby::{Hold, Joined, Lobby};
+use crate::lobby::{Hold, Listing, Lobby};
 use crate::protocol::{
     CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, Pair, Paired, PostSeek,
     RoomCreated,
@@ -83,7 +83,7 @@ pub async fn pair(
 /// `GET /ws/lobby`: 403 for another site's page, 429 past a connection cap, before the upgrade.
 pub async fn upgrade(State(state): State<AppState>, admitted: Admitted) -> Response {
     let Admitted { ws, permit, .. } = admitted;
-    let Joined { first, changes } = state.lobby.join_list();
+    let Listing { first, changes } = state.lobby.join_list();
     let connection = Box::new(LobbySocket {
         lobby: state.lobby.clone(),
         first: Some(first),
@@ -130,7 +130,7 @@ impl Handler for LobbySocket {
             match change {
                 Ok(text) => peer.text(utf8(text)).await?,
                 Err(RecvError::Lagged(_)) => {
-                    let Joined { first, changes } = self.lobby.join_list();
+                    let Listing { first, changes } = self.lobby.join_list();
                     self.changes = changes;
                     return send(peer, &first).await;
                 }

@@ -250,7 +250,7 @@ impl Connection {
             Ok(v) => {
                 // The action's events are already in our queue: send them
                 // first, so the answer never overtakes what it answers.
-                let answer = (!self.acks).then_some(Answer { v, id: id.as_ref() });
+                let answer = (!self.acks).then_some(Unacked { v, id: id.as_ref() });
                 let answered = self.drain_until(peer, v, answer).await?;
                 telemetry::action_answered(received);
                 if answered {
@@ -269,7 +269,7 @@ impl Connection {
         &mut self,
         peer: &mut Peer,
         v: u64,
-        answer: Option<Answer<'_>>,
+        answer: Option<Unacked<'_>>,
     ) -> Result<bool, Close> {
         let mut answered = false;
         while self.last_v < v {
@@ -304,7 +304,7 @@ impl Connection {
         &mut self,
         peer: &mut Peer,
         frame: Result<Arc<Frame>, RecvError>,
-        answer: Option<Answer<'_>>,
+        answer: Option<Unacked<'_>>,
     ) -> Result<bool, Close> {
         match frame {
             Ok(frame) => {
@@ -316,7 +316,7 @@ impl Connection {
                 }
                 let answer = answer.filter(|answer| frame.v == Some(answer.v));
                 let (text, answered) = match answer {
-                    Some(Answer { id: Some(id), .. }) => {
+                    Some(Unacked { id: Some(id), .. }) => {
                         match frame_answering(frame.text.as_str(), id) {
                             Some(text) => (Utf8Bytes::from(text), true),
                             None => (shared_text(&frame), false),
@@ -376,7 +376,7 @@ impl Connection {
 /// The action of a client without `ack`s that a forwarded frame may answer: the version of its
 /// last event, and the id to put in that event (`None`: the action had none).
 #[derive(Clone, Copy)]
-struct Answer<'a> {
+struct Unacked<'a> {
     v: u64,
     id: Option<&'a Value>,
 }
