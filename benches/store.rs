@@ -8,8 +8,6 @@
 #[allow(dead_code)] // the tests' helpers beyond `TestSchema`
 mod postgres_support;
 
-use std::sync::Arc;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use postgres_support::TestSchema;
 use senet::protocol::{Mode, Version};
@@ -35,7 +33,7 @@ fn postgres_configured() -> bool {
 }
 
 /// A new room in `store` and the next version to append to it.
-fn new_room(runtime: &Runtime, store: &dyn Store) -> (String, Version) {
+fn new_room(runtime: &Runtime, store: &Store) -> (String, Version) {
     let id = senet::secrets::new_room_id();
     let row = RoomRow {
         id: id.clone(),
@@ -46,7 +44,7 @@ fn new_room(runtime: &Runtime, store: &dyn Store) -> (String, Version) {
         white: None,
         clock: None,
     };
-    runtime.block_on(store.create_room(&row, &[])).unwrap();
+    runtime.block_on(store.log.create_room(&row, &[])).unwrap();
     (id, 1)
 }
 
@@ -60,11 +58,13 @@ fn event(v: Version) -> StoredEvent {
     }
 }
 
-fn bench_appends(c: &mut Criterion, runtime: &Runtime, name: &str, store: Arc<dyn Store>) {
-    let (room, mut v) = new_room(runtime, store.as_ref());
+fn bench_appends(c: &mut Criterion, runtime: &Runtime, name: &str, store: Store) {
+    let (room, mut v) = new_room(runtime, &store);
     c.bench_function(&format!("append one event/{name}"), |b| {
         b.iter(|| {
-            runtime.block_on(store.append(&room, &[event(v)])).unwrap();
+            runtime
+                .block_on(store.log.append(&room, &[event(v)]))
+                .unwrap();
             v += 1;
         })
     });
@@ -93,7 +93,7 @@ fn notify_round_trip(c: &mut Criterion) {
     let runtime = runtime();
     let schema = runtime.block_on(TestSchema::create());
     let store = runtime.block_on(senet::store::open(&schema.url)).unwrap();
-    let (room, mut v) = new_room(&runtime, store.as_ref());
+    let (room, mut v) = new_room(&runtime, &store);
     let shutdown = CancellationToken::new();
     let listener = {
         let _context = runtime.enter();
@@ -105,7 +105,7 @@ fn notify_round_trip(c: &mut Criterion) {
     c.bench_function("append until heard/postgres", |b| {
         b.iter(|| {
             runtime.block_on(async {
-                store.append(&room, &[event(v)]).await.unwrap();
+                store.log.append(&room, &[event(v)]).await.unwrap();
                 loop {
                     match news.recv().await.unwrap() {
                         News::Appended { room: r, v: heard } if r == room && heard == v => break,

@@ -1,13 +1,15 @@
 //! The engine's verdict on a played game: replays a record's throws and
-//! moves and, for every throw, asks the network ([`ai::odds`]) how likely
+//! moves and, for every throw, asks the engine ([`ai::odds`]) how likely
 //! the thrower was to win before it, after the move played and after the
 //! best move. A move is labelled by the probability it gave away; passes
-//! and forced moves are listed but not judged. Pure: the command line and
-//! the server both call [`analyse`] on a [`Record`].
+//! and forced moves are listed but not judged. Once the game is in the
+//! endgame tablebase (when one is loaded), the chances are exact and the
+//! throw is marked `exact`. Pure: the command line and the server both call
+//! [`analyse`] on a [`Record`].
 
 use serde::{Deserialize, Serialize};
 
-use crate::ai;
+use crate::ai::{self, Tablebase, tablebase};
 use crate::engine::{ParsePositionError, Position, Roll, Side, Square};
 use crate::protocol::{Event, Record};
 
@@ -81,6 +83,10 @@ pub struct Throw {
     /// Probability given away by the move played; decisions only.
     pub loss: Option<f64>,
     pub label: Option<Label>,
+    /// The chances (and so the loss) are the tablebase's exact values, not
+    /// the network's estimates: the position was in the table.
+    #[serde(default)]
+    pub exact: bool,
 }
 
 /// One side's decisions summed up.
@@ -113,8 +119,14 @@ pub enum AnalysisError {
     Illegal(u64, Square),
 }
 
-/// Analyses every throw in the record that was followed by a move or a pass.
+/// Analyses every throw in the record that was followed by a move or a pass,
+/// with the installed tablebase if there is one.
 pub fn analyse(record: &Record) -> Result<Analysis, AnalysisError> {
+    analyse_with(record, tablebase::installed())
+}
+
+/// [`analyse`] with the tablebase given rather than the installed one.
+pub fn analyse_with(record: &Record, table: Option<&Tablebase>) -> Result<Analysis, AnalysisError> {
     let mut position = Position::start();
     let mut pending: Option<(u64, Roll)> = None;
     let mut throws = Vec::new();
@@ -142,7 +154,8 @@ pub fn analyse(record: &Record) -> Result<Analysis, AnalysisError> {
             _ => continue,
         };
         let (rolled_at, roll) = pending.take().ok_or(AnalysisError::NoThrow(v))?;
-        let throw = judge(&position, roll, played, rolled_at)?;
+        let odds = ai::odds_with(&position, roll, table);
+        let throw = judge(&position, roll, &odds, played, rolled_at)?;
         position = match played {
             Some(from) => {
                 position
@@ -161,14 +174,14 @@ pub fn analyse(record: &Record) -> Result<Analysis, AnalysisError> {
     })
 }
 
-/// The verdict on one throw; `played` is `None` for a pass.
+/// The verdict on one throw from the engine's odds; `played` is `None` for a pass.
 fn judge(
     position: &Position,
     roll: Roll,
+    odds: &ai::Odds,
     played: Option<Square>,
     v: u64,
 ) -> Result<Throw, AnalysisError> {
-    let odds = ai::odds(position, roll);
     let kind = match odds.moves.len() {
         0 => Kind::Pass,
         1 => Kind::Forced,
@@ -201,6 +214,7 @@ fn judge(
         after_best: best.map(|(_, p)| rounded(p)),
         loss: loss.map(rounded),
         label: loss.map(Label::of_loss),
+        exact: odds.exact,
     })
 }
 
@@ -328,6 +342,31 @@ mod tests {
         );
         assert_eq!((analysis.black.decisions, analysis.black.blunder), (1, 1));
         assert_eq!(analysis.white.decisions, 0);
+    }
+
+    #[test]
+    fn in_the_tablebase_the_verdict_is_exact() {
+        let table = &crate::ai::tablebase::k2_for_tests().1;
+        let start = "....B....................B..W. b";
+        let game = record(start, &[(3, Some(5)), (2, Some(29))]);
+        let analysis = analyse_with(&game, Some(table)).unwrap();
+        let blunder = &analysis.throws[0];
+        assert!(analysis.throws.iter().all(|t| t.exact), "{analysis:?}");
+        let position: Position = start.parse().unwrap();
+        let exact = |from| {
+            table.after(
+                &position,
+                &position.check(from, Roll::new(3).unwrap()).unwrap(),
+            )
+        };
+        let loss = exact(26) - exact(5);
+        assert_eq!(blunder.loss, Some(rounded(loss)));
+        // The network calls this a blunder; exactly it gives away 5 to 10 points.
+        assert_eq!(blunder.label, Some(Label::of_loss(loss)));
+        assert_eq!(blunder.label, Some(Label::Mistake), "{loss}");
+        assert_eq!(blunder.before, rounded(table.value(&position).unwrap()));
+        let estimated = analyse_with(&game, None).unwrap();
+        assert!(estimated.throws.iter().all(|t| !t.exact));
     }
 
     #[test]

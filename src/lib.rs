@@ -4,8 +4,8 @@
 //!
 //! Modules by layer, from the outside in. A module may import from its own layer and from the
 //! layers below it, never from above, and the modules import one another without cycles:
-//! commands → server / web → lobby → room → store → analysis / lessons / loadgen → protocol →
-//! ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
+//! commands → server / web → lobby → room → store / players → analysis / lessons / loadgen →
+//! protocol → ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
 //! anywhere and import only each other and the protocol, ai and engine. `tests/layout.rs` reads
 //! `src/` and fails on any `crate::` path against this order (and on a pure file of the game
 //! that names the store).
@@ -15,34 +15,40 @@
 //!   layer that owns the setting); [`loadgen`] is `senet loadgen`, scripted players measuring a
 //!   running server (a client: it imports the protocol and the engine, never the server).
 //! - [`server`]: HTTP + WebSocket front (axum): the edge (`server::edge`: our accept loop with
-//!   TCP caps and timeouts, the client's address behind trusted proxies, quotas), router,
-//!   handlers, one task per socket, the connection gate, shutdown; `server::error` words every error for the wire, once;
-//!   [`web`] serves the browser client (`web/` embedded) at `/`, `/r/{id}`, `/learn`, `/assets/`.
+//!   TCP caps and timeouts, the client's address behind trusted proxies, the quotas as a route
+//!   layer), router, handlers, one socket skeleton (`server::socket`) with the room's and the
+//!   lobby's sockets as its handlers, the connection gate, shutdown; `server::error` words every
+//!   error for the wire, once; [`web`] serves the browser client (`web/` embedded) at `/`,
+//!   `/play`, `/r/{id}`, `/learn`, `/assets/`.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game it folds
 //!   (`room::game`), the seats in the game's terms, the computer's seat, the room's errors.
 //! - [`lobby`]: open games listed for strangers (seeks), quick pairing and the games started
 //!   from them, live for `/ws/lobby`; beside the rooms, on top of them: a seek is a room plus a
 //!   listing, taking it is joining the room (server → lobby → room / store).
-//! - [`store`]: the `Store` trait (rooms, seats, event log), SQLite and PostgreSQL, and the
-//!   PostgreSQL listener that tells instances of each other's appends.
+//! - [`players`]: who comes back — identities without passwords (a public id and a hashed
+//!   secret), display names, Glicko-2 ratings on `skillratings` and their replay from the log
+//!   (`senet ratings verify`), with a store of their own on both backends.
+//! - [`store`]: one trait per concern — the log of rooms (rooms, seats, event log), the seeks,
+//!   and what only a cluster needs (presence, clocks, spectator counts) — on SQLite and
+//!   PostgreSQL, and the PostgreSQL listener that tells instances of each other's appends.
 //! - [`protocol`]: the wire format, one file per concern; `web/js/protocol.js` is generated from
 //!   it. [`lessons`]: the `/learn` page's rule lessons, each answer derived by the engine.
 //! - [`analysis`]: the verdict on a played game's record, throw by throw (win probability
 //!   before and after, best move, label); pure, on the protocol's level, used by `senet analyse`
 //!   and the server.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft); [`ai`]: the
-//!   computer opponent (evaluation, trained network, search, levels).
+//!   computer opponent (evaluation, trained network, search, levels, endgame tablebase).
 //! - Helpers: [`fairness`] (seeds, `seed_hash`, the throw formula), [`secrets`] (room ids,
 //!   tokens and their hashes), [`telemetry`] (logs and every metric name), [`os`] (open-file
 //!   limit, resident memory).
 //!
 //! One action, from the socket to the broadcast:
 //!
-//! 1. `server/ws.rs` reads a frame, `protocol/client.rs` parses it into an `Action`, and the
+//! 1. `server/socket.rs` reads a frame for the room's handler (`server/ws.rs`), `protocol/client.rs` parses it into an `Action`, and the
 //!    socket's loop sends `room::Command::Act` to the room's task (`room/mod.rs` finds or loads it);
 //! 2. `room/task.rs` asks `room/game.rs` to decide: `Game::decide` answers a `Decision` (the
 //!    events and the next game) or a `Refusal`;
-//! 3. the task appends the events (`store/`: one commit) and only then keeps the next game;
+//! 3. the task appends the events (`store::RoomLog::append`: one commit) and only then keeps the next game;
 //! 4. it broadcasts each event's frame (serialized once, `protocol/event.rs`) to every socket of
 //!    the room, and answers the actor's command with the last version;
 //! 5. each socket's loop forwards the frames in version order, then the actor's socket sends the

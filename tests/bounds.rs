@@ -68,7 +68,7 @@ async fn a_full_log_refuses_play_and_chatter_but_the_game_can_still_end() {
     // Fill the log to its cap with events that replay (presence changes), as years of
     // reconnecting would.
     let store = server.rooms.store();
-    let last = store.events_after(room, 0).await.unwrap().len() as u64;
+    let last = store.log.events_after(room, 0).await.unwrap().len() as u64;
     let filler: Vec<StoredEvent> = (last + 1..=MAX_ROOM_EVENTS)
         .map(|v| StoredEvent {
             v,
@@ -82,7 +82,7 @@ async fn a_full_log_refuses_play_and_chatter_but_the_game_can_still_end() {
         })
         .collect();
     for chunk in filler.chunks(1_000) {
-        store.append(room, chunk).await.unwrap();
+        store.log.append(room, chunk).await.unwrap();
     }
 
     let mut client = Client::join(server.addr, room, token).await;

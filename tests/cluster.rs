@@ -64,11 +64,11 @@ async fn listening(url: &str, probe: Probe, shutdown: &CancellationToken) -> Sub
 
 /// Creates a fresh room in `store` and appends events `1..=last` to it;
 /// returns its id.
-async fn room_up_to(store: &dyn Store, last: u64) -> String {
+async fn room_up_to(store: &Store, last: u64) -> String {
     let id = senet::secrets::new_room_id();
-    store.create_room(&room(&id), &[]).await.unwrap();
+    store.log.create_room(&room(&id), &[]).await.unwrap();
     let events: Vec<StoredEvent> = (1..=last).map(|v| event(v, "test")).collect();
-    store.append(&id, &events).await.unwrap();
+    store.log.append(&id, &events).await.unwrap();
     id
 }
 
@@ -94,15 +94,15 @@ async fn appends_are_heard_and_conflicts_are_not(url: String) {
     let shutdown = CancellationToken::new();
     let mut news = listening(&url, Probe::default(), &shutdown).await;
 
-    let id = room_up_to(&*store, 2).await;
+    let id = room_up_to(&store, 2).await;
     assert_eq!(next_appended(&mut news, &id).await, 2);
 
-    let clash = store.append(&id, &[event(2, "test")]).await;
+    let clash = store.log.append(&id, &[event(2, "test")]).await;
     assert!(
         matches!(clash, Err(StoreError::VersionConflict(2))),
         "{clash:?}"
     );
-    store.append(&id, &[event(3, "test")]).await.unwrap();
+    store.log.append(&id, &[event(3, "test")]).await.unwrap();
     assert_eq!(next_appended(&mut news, &id).await, 3);
     shutdown.cancel();
 }
@@ -116,11 +116,11 @@ async fn appends_committed_together_are_each_heard(url: String) {
     let mut rooms = std::collections::HashSet::new();
     for _ in 0..40 {
         let id = senet::secrets::new_room_id();
-        store.create_room(&room(&id), &[]).await.unwrap();
+        store.log.create_room(&room(&id), &[]).await.unwrap();
         rooms.insert(id);
     }
     let events = [event(1, "test"), event(2, "test")];
-    let appends = rooms.iter().map(|id| store.append(id, &events));
+    let appends = rooms.iter().map(|id| store.log.append(id, &events));
     for result in futures_util::future::join_all(appends).await {
         result.unwrap();
     }
@@ -147,7 +147,7 @@ async fn a_killed_listening_connection_resyncs_and_hears_again(url: String) {
     // News of other tests' rooms may come first.
     while next(&mut news).await != News::Resync {}
 
-    let id = room_up_to(&*store, 1).await;
+    let id = room_up_to(&store, 1).await;
     assert_eq!(next_appended(&mut news, &id).await, 1);
     shutdown.cancel();
 }
@@ -164,7 +164,7 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
         patience: Duration::from_millis(500),
     };
     let mut news = listening(&relay.url(&url), probe, &shutdown).await;
-    let id = room_up_to(&*store, 1).await;
+    let id = room_up_to(&store, 1).await;
     assert_eq!(next_appended(&mut news, &id).await, 1);
 
     // Freeze once the probes' own connection exists too, so that it hangs
@@ -180,7 +180,7 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     relay.freeze();
-    store.append(&id, &[event(2, "test")]).await.unwrap();
+    store.log.append(&id, &[event(2, "test")]).await.unwrap();
     // Appended 2 never arrives: only the probe can tell. (News of other
     // tests' rooms read before the freeze may still come first.)
     loop {
@@ -191,7 +191,7 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
             News::Seek { .. } | News::Spectators { .. } | News::SpectatorsAsked { .. } => {}
         }
     }
-    store.append(&id, &[event(3, "test")]).await.unwrap();
+    store.log.append(&id, &[event(3, "test")]).await.unwrap();
     assert_eq!(next_appended(&mut news, &id).await, 3);
     shutdown.cancel();
 }
@@ -206,37 +206,39 @@ async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives(url: St
         .await
         .unwrap();
     let two = senet::store::open(&url).await.unwrap();
+    let holder = one.cluster.clone().expect("PostgreSQL keeps a cluster");
+    let asker = two.cluster.clone().expect("PostgreSQL keeps a cluster");
     let id = senet::secrets::new_room_id();
-    one.create_room(&room(&id), &[]).await.unwrap();
+    one.log.create_room(&room(&id), &[]).await.unwrap();
     let seen = |side| {
-        let (two, id) = (&two, &id);
-        async move { two.held_elsewhere(id, side).await.unwrap() }
+        let (asker, id) = (&asker, &id);
+        async move { asker.held_elsewhere(id, side).await.unwrap() }
     };
     assert!(!seen(Side::Black).await);
 
     // Asking took the key only for a moment: holding it does not wait.
-    let hold = one.hold_presence(&id, Side::Black, true);
+    let hold = holder.hold_presence(&id, Side::Black, true);
     tokio::time::timeout(PATIENCE, hold).await.unwrap().unwrap();
     assert!(seen(Side::Black).await);
     assert!(!seen(Side::White).await, "one key per side");
-    one.hold_presence(&id, Side::Black, false).await.unwrap();
+    holder.hold_presence(&id, Side::Black, false).await.unwrap();
     assert!(!seen(Side::Black).await);
 
     // The holding session dies while its instance lives: the holds go
     // with it, and holding again takes every one of them on a new session.
-    one.hold_presence(&id, Side::White, true).await.unwrap();
-    one.hold_presence(&id, Side::Black, true).await.unwrap();
+    holder.hold_presence(&id, Side::White, true).await.unwrap();
+    holder.hold_presence(&id, Side::Black, true).await.unwrap();
     let lock_holder = "AND query LIKE '%advisory_lock_shared%'";
     let killed = kill_sessions(&url, &app, lock_holder).await;
     assert_eq!(killed, [true]);
     gone(&seen, Side::Black).await;
     gone(&seen, Side::White).await;
-    one.hold_presence(&id, Side::Black, true).await.unwrap();
+    holder.hold_presence(&id, Side::Black, true).await.unwrap();
     assert!(seen(Side::Black).await);
     assert!(seen(Side::White).await, "taken again with the new session");
-    one.hold_presence(&id, Side::Black, false).await.unwrap();
+    holder.hold_presence(&id, Side::Black, false).await.unwrap();
 
-    drop(one);
+    drop((holder, one));
     gone(&seen, Side::White).await;
 }
 

@@ -316,6 +316,7 @@ async fn the_record_endpoint_serves_a_legacy_game_that_verifies() {
     server
         .rooms
         .store()
+        .log
         .create_room(&row, &events)
         .await
         .unwrap();

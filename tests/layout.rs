@@ -1,5 +1,5 @@
 //! The layout `src/lib.rs` states, checked: imports between the top-level modules flow one way
-//! (commands → server → lobby → room → store → protocol → ai → engine, with the helpers from
+//! (commands → server → lobby → room → store / players → protocol → ai → engine, with the helpers from
 //! anywhere), the pure game never sees a stored row, and every `senet serve` default is written
 //! once (a bare `senet serve` parses to the library's own defaults).
 
@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["server", "web"],
     &["lobby"],
     &["room"],
-    &["store"],
+    &["store", "players"],
     &["analysis", "lessons", "loadgen"],
     &["protocol"],
     &["ai"],

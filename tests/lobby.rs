@@ -334,6 +334,29 @@ async fn cannot_be_joined(addr: SocketAddr, room: &str) {
 }
 
 #[tokio::test]
+async fn a_browser_holds_one_open_seek_at_a_time() {
+    let server = TestServer::start().await;
+    let first = post_seek(server.addr, json!({"visitor": "cai"})).await;
+    for path in ["/api/seeks", "/api/pairing"] {
+        let body = json!({"visitor": "cai", "clock": BLITZ});
+        let (status, refused) = http(server.addr, "POST", path, Some(body)).await;
+        assert_eq!(
+            (status, &refused["error"]),
+            (409, &json!("seek_open")),
+            "{path}"
+        );
+    }
+    // Another browser on the same address may post; once cancelled, the first may again.
+    post_seek(server.addr, json!({"visitor": "dee"})).await;
+    let path = format!("/api/seeks/{}", room_of(&first));
+    let token = first["token"].clone();
+    let (status, _) = http(server.addr, "DELETE", &path, Some(json!({"token": token}))).await;
+    assert_eq!(status, 204);
+    post_seek(server.addr, json!({"visitor": "cai"})).await;
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn an_address_holds_a_few_open_seeks_at_most() {
     let server = TestServer::start_with(|config| config.max_seeks_per_address = 2).await;
     for _ in 0..2 {
@@ -350,11 +373,11 @@ async fn quick_pairing_of_two_visitors_gives_one_started_room() {
     let server = TestServer::start_with(|config| config.max_seeks_per_address = 0).await;
     let first = pair(server.addr, "cat", three_plus_two()).await;
     assert_eq!(first["paired"], false);
-    // One's own seek is never one's match, nor a seek with another time control.
-    assert_eq!(
-        pair(server.addr, "cat", three_plus_two()).await["paired"],
-        false
-    );
+    // One's own seek is never one's match, and a second one is refused while it is open.
+    let body = json!({"clock": three_plus_two(), "visitor": "cat"});
+    let (status, refused) = http(server.addr, "POST", "/api/pairing", Some(body)).await;
+    assert_eq!((status, &refused["error"]), (409, &json!("seek_open")));
+    // Nor is a seek with another time control.
     assert_eq!(pair(server.addr, "dan", BLITZ).await["paired"], false);
     let second = pair(server.addr, "eve", three_plus_two()).await;
     assert_eq!(second["paired"], true);

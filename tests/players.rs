@@ -28,7 +28,7 @@ async fn new_player(players: &dyn PlayerStore) -> (String, String) {
 
 /// A player is found by secret and id; names are unique ignoring case, changed once a week;
 /// every refusal leaves the player as they were.
-async fn identities_and_names(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn identities_and_names(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, secret) = new_player(players).await;
     let found = players
         .player_by_secret(&hash_token(&secret))
@@ -93,7 +93,7 @@ async fn identities_and_names(players: &dyn PlayerStore, _rooms: &dyn Store) {
 
 /// A transfer code moves the identity once, within its time; a bad, used or expired code
 /// is refused and moves nothing.
-async fn transfer_codes(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn transfer_codes(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, old_secret) = new_player(players).await;
     let code = hash_token("ABCD2345");
     players
@@ -146,7 +146,7 @@ async fn transfer_codes(players: &dyn PlayerStore, _rooms: &dyn Store) {
 
 /// Deleting keeps the row (for the games) but drops secret, name and code; a deleted player
 /// can do nothing more.
-async fn deletion(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn deletion(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, secret) = new_player(players).await;
     let name = Name::parse("Deleted Soon").unwrap();
     players.set_name(&anna, &name, T0).await.unwrap();
@@ -194,8 +194,8 @@ async fn deletion(players: &dyn PlayerStore, _rooms: &dyn Store) {
 }
 
 /// A seat is bound to a player once; the room remembers whether it is rated.
-async fn seats_bound_once(players: &dyn PlayerStore, rooms: &dyn Store) {
-    rooms.create_room(&room("seats"), &[]).await.unwrap();
+async fn seats_bound_once(players: &dyn PlayerStore, rooms: &Store) {
+    rooms.log.create_room(&room("seats"), &[]).await.unwrap();
     let (anna, _) = new_player(players).await;
     let (boris, _) = new_player(players).await;
     assert_eq!(players.room_players("seats").await.unwrap(), None);
@@ -235,7 +235,7 @@ fn game(room: &str, black: &str, white: &str, score: Score, at: i64) -> Finished
 
 /// A rated game changes both players as `rating::rate` says, once; the history lists it;
 /// a pair's fourth game within a day is not rated.
-async fn rated_games(players: &dyn PlayerStore, _rooms: &dyn Store) {
+async fn rated_games(players: &dyn PlayerStore, _rooms: &Store) {
     let (anna, _) = new_player(players).await;
     let (boris, _) = new_player(players).await;
     let first = game("g1", &anna, &boris, Score::Win, T0);
@@ -320,19 +320,19 @@ macro_rules! backend_tests {
     };
 }
 
-async fn on_sqlite(contract: impl AsyncFnOnce(&dyn PlayerStore, &dyn Store)) {
+async fn on_sqlite(contract: impl AsyncFnOnce(&dyn PlayerStore, &Store)) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
     let rooms = senet::store::open(&url).await.unwrap();
     let players = senet::players::store::open(&url).await.unwrap();
-    contract(players.as_ref(), rooms.as_ref()).await;
+    contract(players.as_ref(), &rooms).await;
 }
 
-async fn on_postgres(contract: impl AsyncFnOnce(&dyn PlayerStore, &dyn Store)) {
+async fn on_postgres(contract: impl AsyncFnOnce(&dyn PlayerStore, &Store)) {
     postgres_support::in_fresh_schema(async |url| {
         let rooms = senet::store::open(&url).await.unwrap();
         let players = senet::players::store::open(&url).await.unwrap();
-        contract(players.as_ref(), rooms.as_ref()).await;
+        contract(players.as_ref(), &rooms).await;
     })
     .await
 }
@@ -388,4 +388,148 @@ async fn two_instances_rating_one_player_at_once_lose_nothing() {
         assert_eq!((stored.wins, stored.losses), (ROUNDS, ROUNDS));
     })
     .await
+}
+
+/// A room's log as a rated game leaves it: two moves a side unless `moves_each` says fewer,
+/// then `game-over` at `at`.
+fn game_log(moves_each: u32, winner: &str, at: i64) -> Vec<senet::store::StoredEvent> {
+    let moved = |side: &str| {
+        format!(
+            r#"{{"side":"{side}","from":2,"to":7,"effect":"swap","extra":false,"next":"white","position":"WWWBWBBBWB.................... b","swapped":2}}"#
+        )
+    };
+    let mut data = Vec::new();
+    for _ in 0..moves_each {
+        data.push(("moved", moved("black")));
+        data.push(("moved", moved("white")));
+    }
+    let seed = "6ff3b1a0c741ef22cdd7faae479859c4537db4b2d7443ed5a2d47852cbb23a97";
+    data.push((
+        "game-over",
+        format!(r#"{{"winner":"{winner}","reason":"resign","seed":"{seed}"}}"#),
+    ));
+    let last = data.len() as u64;
+    data.into_iter()
+        .zip(1..)
+        .map(|((kind, data), v)| senet::store::StoredEvent {
+            v,
+            at: at - (last - v) as i64,
+            kind: kind.into(),
+            data,
+        })
+        .collect()
+}
+
+/// Plays out a rated game in both stores as the server would leave it.
+async fn rated_game(
+    players: &dyn PlayerStore,
+    rooms: &dyn Store,
+    id: &str,
+    (black, white): (&str, &str),
+    moves_each: u32,
+    at: i64,
+) {
+    rooms
+        .create_room(&room(id), &game_log(moves_each, "white", at))
+        .await
+        .unwrap();
+    players.open_room(id, true).await.unwrap();
+    assert!(players.bind_seat(id, Side::Black, black).await.unwrap());
+    assert!(players.bind_seat(id, Side::White, white).await.unwrap());
+    let finished = game(id, black, white, Score::Loss, at);
+    assert!(matches!(
+        players.rate_game(&finished).await.unwrap(),
+        Rated::Changed(_)
+    ));
+}
+
+fn ratings_verify(url: &str) -> (Option<i32>, serde_json::Value) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(["ratings", "verify", "--database-url", url])
+        .output()
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), verdict)
+}
+
+async fn execute(url: &str, statement: &'static str) {
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    } else {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+}
+
+/// `senet ratings verify` recomputes every rating from the log and exits 0; a stored number
+/// off by one part in 10^12, or a game the rule would not rate, makes it exit 1 naming it.
+async fn verify_recomputes_every_rating(url: &str) {
+    let rooms = senet::store::open(url).await.unwrap();
+    let players = senet::players::store::open(url).await.unwrap();
+    let (p, q, r) = (
+        new_player(players.as_ref()).await.0,
+        new_player(players.as_ref()).await.0,
+        new_player(players.as_ref()).await.0,
+    );
+    let day = rating::RATING_PERIOD_MS;
+    rated_game(players.as_ref(), rooms.as_ref(), "v1", (&p, &q), 2, T0).await;
+    rated_game(players.as_ref(), rooms.as_ref(), "v2", (&q, &r), 3, T0 + 5).await;
+    // Idle days grow the deviation before the third game.
+    rated_game(
+        players.as_ref(),
+        rooms.as_ref(),
+        "v3",
+        (&r, &p),
+        2,
+        T0 + 40 * day,
+    )
+    .await;
+    let (status, verdict) = ratings_verify(url);
+    assert_eq!(status, Some(0), "{verdict}");
+    assert_eq!(verdict, serde_json::json!({"consistent": true, "games": 3}));
+
+    // A game with one move a side is aborted: the rule does not rate it (the store was told
+    // to, as a faulty server would).
+    rated_game(
+        players.as_ref(),
+        rooms.as_ref(),
+        "v4",
+        (&p, &q),
+        1,
+        T0 + 41 * day,
+    )
+    .await;
+    let (status, verdict) = ratings_verify(url);
+    assert_eq!(status, Some(1), "{verdict}");
+    assert_eq!(verdict["difference"]["game"], 4, "{verdict}");
+    assert_eq!(verdict["difference"]["what"], "rated", "{verdict}");
+
+    // The first difference is named: game 2's stored rating, one part in 10^12 off.
+    execute(
+        url,
+        "UPDATE rating_changes SET rating = rating * (1 + 1e-12) WHERE seq = 2",
+    )
+    .await;
+    let (status, verdict) = ratings_verify(url);
+    assert_eq!(status, Some(1), "{verdict}");
+    assert_eq!(verdict["difference"]["game"], 2, "{verdict}");
+    assert_eq!(verdict["difference"]["what"], "rating after", "{verdict}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_verify_recomputes_every_rating() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("test.db").display());
+    verify_recomputes_every_rating(&url).await;
+}
+
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_verify_recomputes_every_rating() {
+    postgres_support::in_fresh_schema(async |url| verify_recomputes_every_rating(&url).await).await
 }

@@ -1,71 +1,86 @@
-//! The `Store` contract, written once as functions over `&dyn Store` so
-//! that every implementation runs the same checks: SQLite always, on a
-//! temporary file; PostgreSQL on a fresh schema when
-//! `SENET_TEST_POSTGRES_URL` is set (otherwise its cases are reported as
-//! ignored, see tests/postgres_support).
+//! The store's contract, written once as functions over a [`Store`] so that every backend runs
+//! the same checks, for every method of the log of rooms ([`senet::store::RoomLog`]) and of the
+//! seeks ([`senet::store::SeekList`]): SQLite always, on a temporary file; PostgreSQL on a fresh
+//! schema when `SENET_TEST_POSTGRES_URL` is set (otherwise its cases are reported as ignored, see
+//! tests/postgres_support). The cluster's methods, PostgreSQL's alone, are checked between
+//! instances in tests/cluster.rs.
 
 mod common;
 mod postgres_support;
 
 use common::{event, room, seat};
 use senet::engine::Side;
-use senet::protocol::TimeControl;
-use senet::store::{RoomRow, Store, StoreError};
+use senet::protocol::{SeekGone, SideChoice, TimeControl, UnixMs};
+use senet::store::{Pairing, RoomRow, SeekCaps, SeekRow, Store, StoreError};
 
 /// A room reads back exactly as created; unknown ids read as `None`.
-async fn rooms_round_trip(store: &dyn Store) {
+async fn rooms_round_trip(store: &Store) {
     let created = room("r1");
     store
+        .log
         .create_room(&created, &[event(1, "started")])
         .await
         .unwrap();
-    assert_eq!(store.room("r1").await.unwrap(), Some(created.clone()));
-    assert_eq!(store.room("nope").await.unwrap(), None);
-    let again = store.create_room(&created, &[]).await;
+    assert_eq!(store.log.room("r1").await.unwrap(), Some(created.clone()));
+    assert_eq!(store.log.room("nope").await.unwrap(), None);
+    let again = store.log.create_room(&created, &[]).await;
     assert!(matches!(again, Err(StoreError::RoomExists)), "{again:?}");
     assert_eq!(
-        store.events_after("r1", 0).await.unwrap(),
+        store.log.events_after("r1", 0).await.unwrap(),
         vec![event(1, "started")]
     );
 }
 
 /// A seat is taken once; the second taker is refused and nothing changes.
-async fn seats_are_taken_once(store: &dyn Store) {
-    store.create_room(&room("r2"), &[]).await.unwrap();
+async fn seats_are_taken_once(store: &Store) {
+    store.log.create_room(&room("r2"), &[]).await.unwrap();
     let white = seat("white token", "ws");
-    assert!(store.take_seat("r2", Side::White, &white).await.unwrap());
+    assert!(
+        store
+            .log
+            .take_seat("r2", Side::White, &white)
+            .await
+            .unwrap()
+    );
     assert!(
         !store
+            .log
             .take_seat("r2", Side::White, &seat("other", "x"))
             .await
             .unwrap()
     );
     assert!(
         !store
+            .log
             .take_seat("r2", Side::Black, &seat("other", "x"))
             .await
             .unwrap()
     );
-    let row = store.room("r2").await.unwrap().unwrap();
+    let row = store.log.room("r2").await.unwrap().unwrap();
     assert_eq!(row.white, Some(white));
     assert_eq!(row.black, room("r2").black);
 }
 
 /// Versions are consecutive; appending an existing version is a conflict
 /// that writes nothing, even when part of the batch was new.
-async fn appends_conflict_on_existing_versions(store: &dyn Store) {
-    store.create_room(&room("r3"), &[]).await.unwrap();
+async fn appends_conflict_on_existing_versions(store: &Store) {
+    store.log.create_room(&room("r3"), &[]).await.unwrap();
     store
+        .log
         .append("r3", &[event(1, "a"), event(2, "b")])
         .await
         .unwrap();
-    let clash = store.append("r3", &[event(2, "x"), event(3, "y")]).await;
+    let clash = store
+        .log
+        .append("r3", &[event(2, "x"), event(3, "y")])
+        .await;
     assert!(
         matches!(clash, Err(StoreError::VersionConflict(2))),
         "{clash:?}"
     );
-    store.append("r3", &[event(3, "c")]).await.unwrap();
+    store.log.append("r3", &[event(3, "c")]).await.unwrap();
     let kinds: Vec<_> = store
+        .log
         .events_after("r3", 0)
         .await
         .unwrap()
@@ -73,20 +88,20 @@ async fn appends_conflict_on_existing_versions(store: &dyn Store) {
         .map(|e| (e.v, e.kind))
         .collect();
     assert_eq!(kinds, [(1, "a".into()), (2, "b".into()), (3, "c".into())]);
-    let tail = store.events_after("r3", 2).await.unwrap();
+    let tail = store.log.events_after("r3", 2).await.unwrap();
     assert_eq!(tail, vec![event(3, "c")]);
 }
 
 /// Many writers racing for the same next version: exactly one wins each.
-async fn racing_appends_never_fork(store: &dyn Store) {
-    store.create_room(&room("r4"), &[]).await.unwrap();
+async fn racing_appends_never_fork(store: &Store) {
+    store.log.create_room(&room("r4"), &[]).await.unwrap();
     let writers = (0..8).map(|writer| async move {
         let mut won = 0;
         for _ in 0..20 {
-            let last = store.events_after("r4", 0).await.unwrap().len() as u64;
+            let last = store.log.events_after("r4", 0).await.unwrap().len() as u64;
             let mut e = event(last + 1, "w");
             e.data = format!(r#"{{"writer":{writer}}}"#);
-            match store.append("r4", &[e]).await {
+            match store.log.append("r4", &[e]).await {
                 Ok(()) => won += 1,
                 Err(StoreError::VersionConflict(_)) => {}
                 Err(other) => panic!("{other}"),
@@ -98,17 +113,18 @@ async fn racing_appends_never_fork(store: &dyn Store) {
         .await
         .into_iter()
         .sum();
-    let log = store.events_after("r4", 0).await.unwrap();
+    let log = store.log.events_after("r4", 0).await.unwrap();
     assert_eq!(log.len(), total);
     assert!(log.iter().enumerate().all(|(i, e)| e.v == i as u64 + 1));
 }
 
 /// Appends to many rooms at once (SQLite commits them together) all land,
 /// and a clash in one of them fails that append alone.
-async fn concurrent_appends_fail_alone(store: &dyn Store) {
+async fn concurrent_appends_fail_alone(store: &Store) {
     let rooms: Vec<String> = (0..40).map(|i| format!("c{i}")).collect();
     for id in &rooms {
         store
+            .log
             .create_room(&room(id), &[event(1, "a")])
             .await
             .unwrap();
@@ -118,7 +134,10 @@ async fn concurrent_appends_fail_alone(store: &dyn Store) {
         let v = if i % 5 == 0 { 1 } else { 2 };
         (
             v,
-            store.append(id, &[event(v, "b"), event(v + 1, "c")]).await,
+            store
+                .log
+                .append(id, &[event(v, "b"), event(v + 1, "c")])
+                .await,
         )
     });
     for (v, result) in futures_util::future::join_all(appends).await {
@@ -128,7 +147,7 @@ async fn concurrent_appends_fail_alone(store: &dyn Store) {
         }
     }
     for (i, id) in rooms.iter().enumerate() {
-        let log = store.events_after(id, 0).await.unwrap();
+        let log = store.log.events_after(id, 0).await.unwrap();
         let expected = if i % 5 == 0 { 1 } else { 3 };
         assert_eq!(log.len(), expected, "room {id}");
     }
@@ -136,21 +155,24 @@ async fn concurrent_appends_fail_alone(store: &dyn Store) {
 
 /// Rooms past the cutoff whose log has no `started` event go, with their
 /// events; started rooms and newer ones stay.
-async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &dyn Store) {
+async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &Store) {
     let old = |id: &str| RoomRow {
         created_at: 1_000,
         ..room(id)
     };
-    store.create_room(&old("u1"), &[]).await.unwrap();
+    store.log.create_room(&old("u1"), &[]).await.unwrap();
     store
+        .log
         .create_room(&old("u2"), &[event(1, "presence")])
         .await
         .unwrap();
     store
+        .log
         .create_room(&old("s1"), &[event(1, "started")])
         .await
         .unwrap();
     store
+        .log
         .create_room(
             &RoomRow {
                 created_at: 5_000,
@@ -160,24 +182,24 @@ async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &dyn Store) {
         )
         .await
         .unwrap();
-    let mut deleted = store.delete_unstarted(2_000, 10).await.unwrap();
+    let mut deleted = store.log.delete_unstarted(2_000, 10).await.unwrap();
     deleted.sort();
     assert_eq!(deleted, ["u1", "u2"]);
     for gone in ["u1", "u2"] {
-        assert!(store.room(gone).await.unwrap().is_none());
-        assert!(store.events_after(gone, 0).await.unwrap().is_empty());
+        assert!(store.log.room(gone).await.unwrap().is_none());
+        assert!(store.log.events_after(gone, 0).await.unwrap().is_empty());
     }
     for kept in ["s1", "new"] {
-        assert!(store.room(kept).await.unwrap().is_some(), "{kept}");
+        assert!(store.log.room(kept).await.unwrap().is_some(), "{kept}");
     }
     assert_eq!(
-        store.delete_unstarted(2_000, 10).await.unwrap(),
+        store.log.delete_unstarted(2_000, 10).await.unwrap(),
         Vec::<String>::new()
     );
 }
 
 /// Timed rooms whose log has `started` and no `game-over`, a page at a time in id order.
-async fn timed_rooms_in_play_are_listed_by_pages(store: &dyn Store) {
+async fn timed_rooms_in_play_are_listed_by_pages(store: &Store) {
     let timed = |id: &str| RoomRow {
         clock: Some(TimeControl {
             initial: 60,
@@ -187,19 +209,252 @@ async fn timed_rooms_in_play_are_listed_by_pages(store: &dyn Store) {
     };
     let started = [event(1, "started"), event(2, "rolled")];
     for id in ["t1", "t3", "t4"] {
-        store.create_room(&timed(id), &started).await.unwrap();
+        store.log.create_room(&timed(id), &started).await.unwrap();
     }
     let over = [event(1, "started"), event(2, "game-over")];
-    store.create_room(&timed("t2"), &over).await.unwrap();
-    store.create_room(&timed("t0"), &[]).await.unwrap();
-    store.create_room(&room("u1"), &started).await.unwrap();
-    assert_eq!(store.timed_in_play("", 2).await.unwrap(), ["t1", "t3"]);
-    assert_eq!(store.timed_in_play("t3", 2).await.unwrap(), ["t4"]);
-    assert!(store.timed_in_play("t4", 2).await.unwrap().is_empty());
+    store.log.create_room(&timed("t2"), &over).await.unwrap();
+    store.log.create_room(&timed("t0"), &[]).await.unwrap();
+    store.log.create_room(&room("u1"), &started).await.unwrap();
+    assert_eq!(store.log.timed_in_play("", 2).await.unwrap(), ["t1", "t3"]);
+    assert_eq!(store.log.timed_in_play("t3", 2).await.unwrap(), ["t4"]);
+    assert!(store.log.timed_in_play("t4", 2).await.unwrap().is_empty());
 }
 
-async fn ping_answers(store: &dyn Store) {
-    store.ping().await.unwrap();
+/// A finished game's analysis reads back; the first one saved stays.
+async fn analyses_are_kept_once(store: &Store) {
+    store.log.create_room(&room("a1"), &[]).await.unwrap();
+    assert_eq!(store.log.analysis("a1").await.unwrap(), None);
+    store
+        .log
+        .save_analysis("a1", r#"{"first":1}"#)
+        .await
+        .unwrap();
+    store
+        .log
+        .save_analysis("a1", r#"{"second":2}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.log.analysis("a1").await.unwrap().as_deref(),
+        Some(r#"{"first":1}"#)
+    );
+}
+
+/// An open seek of `visitor` from `owner` on a new unstarted room `id`, posted at `at` and
+/// listed until `at + 1000`, untimed.
+async fn posted(store: &Store, id: &str, owner: &str, visitor: &str, at: UnixMs) -> SeekRow {
+    let mut row = room(id);
+    row.created_at = at;
+    store.log.create_room(&row, &[]).await.unwrap();
+    let seek = SeekRow {
+        room: id.to_string(),
+        side: SideChoice::Random,
+        clock: None,
+        created_at: at,
+        expires_at: at + 1000,
+        owner: owner.to_string(),
+        visitor: visitor.to_string(),
+        taken_at: None,
+    };
+    assert!(store.seeks.post_seek(&seek, NO_CAPS).await.unwrap());
+    seek
+}
+
+const NO_CAPS: SeekCaps = SeekCaps {
+    per_owner: 0,
+    total: 0,
+};
+
+/// A seek reads back as posted; the open ones are listed newest first; the caps per address and
+/// in all refuse one more.
+async fn seeks_are_listed_within_their_caps(store: &Store) {
+    let first = posted(store, "s1", "10.0.0.1", "ann", 1_000).await;
+    let second = posted(store, "s2", "10.0.0.1", "ann", 2_000).await;
+    assert_eq!(store.seeks.seek("s1").await.unwrap(), Some(first.clone()));
+    assert_eq!(store.seeks.seek("nope").await.unwrap(), None);
+    assert_eq!(store.seeks.open_seeks().await.unwrap(), [second, first]);
+    let mut third = room("s3");
+    third.created_at = 3_000;
+    store.log.create_room(&third, &[]).await.unwrap();
+    let seek = |owner: &str| SeekRow {
+        room: "s3".into(),
+        side: SideChoice::Black,
+        clock: Some(TimeControl {
+            initial: 60,
+            increment: 1,
+        }),
+        created_at: 3_000,
+        expires_at: 4_000,
+        owner: owner.into(),
+        visitor: "bob".into(),
+        taken_at: None,
+    };
+    let per_owner = SeekCaps {
+        per_owner: 2,
+        total: 0,
+    };
+    assert!(
+        !store
+            .seeks
+            .post_seek(&seek("10.0.0.1"), per_owner)
+            .await
+            .unwrap()
+    );
+    let total = SeekCaps {
+        per_owner: 0,
+        total: 2,
+    };
+    assert!(
+        !store
+            .seeks
+            .post_seek(&seek("10.0.0.2"), total)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .seeks
+            .post_seek(&seek("10.0.0.2"), per_owner)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.seeks.seek("s3").await.unwrap(),
+        Some(seek("10.0.0.2"))
+    );
+}
+
+/// Of many takers at once, exactly one wins the seek; it then lists as a game (taken, newest
+/// first) until it is unlisted, and its room stays.
+async fn one_taker_wins_a_seek(store: &Store) {
+    posted(store, "t1", "10.0.0.1", "ann", 1_000).await;
+    posted(store, "t2", "10.0.0.1", "ann", 2_000).await;
+    let takers = (0..8).map(|i| store.seeks.take_seek("t1", 5_000 + i));
+    let won: Vec<bool> = futures_util::future::join_all(takers)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(won.iter().filter(|won| **won).count(), 1, "{won:?}");
+    assert!(!store.seeks.take_seek("t1", 9_000).await.unwrap());
+    assert!(store.seeks.take_seek("t2", 9_000).await.unwrap());
+    let open = store.seeks.open_seeks().await.unwrap();
+    assert!(open.is_empty(), "{open:?}");
+    let taken = store.seeks.taken_seeks(10).await.unwrap();
+    let rooms: Vec<&str> = taken.iter().map(|seek| seek.room.as_str()).collect();
+    assert_eq!(rooms, ["t2", "t1"]);
+    assert_eq!(taken[0].taken_at, Some(9_000));
+    assert_eq!(store.seeks.taken_seeks(1).await.unwrap().len(), 1);
+    store.seeks.unlist_seek("t1").await.unwrap();
+    assert_eq!(store.seeks.seek("t1").await.unwrap(), None);
+    assert!(store.log.room("t1").await.unwrap().is_some());
+}
+
+/// A withdrawn seek goes with its unstarted room, once; a taken one cannot be withdrawn.
+async fn withdrawn_seeks_take_their_room(store: &Store) {
+    posted(store, "w1", "10.0.0.1", "ann", 1_000).await;
+    posted(store, "w2", "10.0.0.1", "ann", 1_000).await;
+    assert!(
+        store
+            .seeks
+            .withdraw_seek("w1", SeekGone::Cancelled)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .seeks
+            .withdraw_seek("w1", SeekGone::Cancelled)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.seeks.seek("w1").await.unwrap(), None);
+    assert_eq!(store.log.room("w1").await.unwrap(), None);
+    assert!(store.seeks.take_seek("w2", 2_000).await.unwrap());
+    assert!(
+        !store
+            .seeks
+            .withdraw_seek("w2", SeekGone::Withdrawn)
+            .await
+            .unwrap()
+    );
+    assert!(store.seeks.seek("w2").await.unwrap().is_some());
+}
+
+/// Seeks not renewed in time expire (withdrawn with their rooms); renewed ones stay.
+async fn unrenewed_seeks_expire(store: &Store) {
+    posted(store, "e1", "10.0.0.1", "ann", 1_000).await;
+    posted(store, "e2", "10.0.0.2", "bob", 1_000).await;
+    store
+        .seeks
+        .renew_seeks(&["e2".into()], 10_000)
+        .await
+        .unwrap();
+    assert_eq!(store.seeks.expire_seeks(5_000).await.unwrap(), ["e1"]);
+    assert_eq!(store.seeks.seek("e1").await.unwrap(), None);
+    assert_eq!(store.log.room("e1").await.unwrap(), None);
+    let kept = store.seeks.seek("e2").await.unwrap().unwrap();
+    assert_eq!(kept.expires_at, 10_000);
+    assert!(store.seeks.expire_seeks(5_000).await.unwrap().is_empty());
+}
+
+/// Quick pairing takes the oldest compatible open seek of someone else, and withdraws the
+/// asker's own in the same step.
+async fn pairing_takes_the_oldest_compatible_seek(store: &Store) {
+    posted(store, "p1", "10.0.0.1", "ann", 1_000).await;
+    posted(store, "p2", "10.0.0.3", "cid", 2_000).await;
+    posted(store, "p3", "10.0.0.2", "bob", 3_000).await;
+    let ask = |visitor, own, clock| Pairing {
+        clock,
+        visitor,
+        own,
+        at: 4_000,
+    };
+    let timed = Some(TimeControl {
+        initial: 60,
+        increment: 0,
+    });
+    assert_eq!(
+        store
+            .seeks
+            .pair_seek(&ask("bob", Some("p3"), timed))
+            .await
+            .unwrap(),
+        None
+    );
+    let paired = store
+        .seeks
+        .pair_seek(&ask("ann", None, None))
+        .await
+        .unwrap();
+    assert_eq!(paired.as_deref(), Some("p2"), "ann's own p1 is skipped");
+    let paired = store
+        .seeks
+        .pair_seek(&ask("bob", Some("p3"), None))
+        .await
+        .unwrap();
+    assert_eq!(paired.as_deref(), Some("p1"));
+    assert_eq!(
+        store.seeks.seek("p1").await.unwrap().unwrap().taken_at,
+        Some(4_000)
+    );
+    assert_eq!(
+        store.seeks.seek("p3").await.unwrap(),
+        None,
+        "bob's own seek is withdrawn"
+    );
+    assert_eq!(
+        store
+            .seeks
+            .pair_seek(&ask("dan", None, None))
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+async fn ping_answers(store: &Store) {
+    store.log.ping().await.unwrap();
 }
 
 /// An unknown kind of database URL is refused with a message naming it.
@@ -253,6 +508,36 @@ macro_rules! backend_tests {
             }
             #[tokio::test]
             $(#[$attr])*
+            async fn analyses_are_kept_once() {
+                super::$on_store(super::analyses_are_kept_once).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn seeks_are_listed_within_their_caps() {
+                super::$on_store(super::seeks_are_listed_within_their_caps).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn one_taker_wins_a_seek() {
+                super::$on_store(super::one_taker_wins_a_seek).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn withdrawn_seeks_take_their_room() {
+                super::$on_store(super::withdrawn_seeks_take_their_room).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn unrenewed_seeks_expire() {
+                super::$on_store(super::unrenewed_seeks_expire).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn pairing_takes_the_oldest_compatible_seek() {
+                super::$on_store(super::pairing_takes_the_oldest_compatible_seek).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
             async fn ping_answers() {
                 super::$on_store(super::ping_answers).await
             }
@@ -261,11 +546,11 @@ macro_rules! backend_tests {
 }
 
 /// Runs `contract` on a new SQLite file in a temporary directory.
-async fn on_sqlite(contract: impl AsyncFnOnce(&dyn Store)) {
+async fn on_sqlite(contract: impl AsyncFnOnce(&Store)) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("test.db").display());
     let store = senet::store::open(&url).await.unwrap();
-    contract(store.as_ref()).await;
+    contract(&store).await;
 }
 
 /// SQLite's WAL is checkpointed in the background and started over every
@@ -278,13 +563,13 @@ async fn sqlite_wal_restarts_under_steady_appends() {
     let store = senet::store::open(&format!("sqlite://{}", path.display()))
         .await
         .unwrap();
-    store.create_room(&room("w"), &[]).await.unwrap();
+    store.log.create_room(&room("w"), &[]).await.unwrap();
     let mut v = 0;
     let mut append = async || {
         v += 1;
         let mut e = event(v, "big");
         e.data = format!(r#"{{"pad":"{}"}}"#, "x".repeat(400));
-        store.append("w", &[e]).await.unwrap();
+        store.log.append("w", &[e]).await.unwrap();
     };
     append().await;
     let first = wal_restarts(&path);
@@ -297,7 +582,7 @@ async fn sqlite_wal_restarts_under_steady_appends() {
     // The events were copied into the database file itself.
     let copied = std::fs::metadata(&path).unwrap().len();
     assert!(copied > 100_000, "database file of {copied} bytes");
-    let log = store.events_after("w", 0).await.unwrap();
+    let log = store.log.events_after("w", 0).await.unwrap();
     assert_eq!(log.len() as u64, v);
     // Once quiet, the WAL file gives its space back.
     let wal = path.with_extension("db-wal");
@@ -321,7 +606,7 @@ async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
     let store = senet::store::open(&format!("sqlite://{}", path.display()))
         .await
         .unwrap();
-    store.create_room(&room("b"), &[]).await.unwrap();
+    store.log.create_room(&room("b"), &[]).await.unwrap();
     // The burst: 8 MB of events in a few commits.
     let padded = |v: u64| {
         let mut e = event(v, "big");
@@ -331,7 +616,7 @@ async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
     let mut v = 0;
     for _ in 0..4 {
         let batch: Vec<_> = (v + 1..=v + 250).map(padded).collect();
-        store.append("b", &batch).await.unwrap();
+        store.log.append("b", &batch).await.unwrap();
         v += 250;
     }
     let wal = path.with_extension("db-wal");
@@ -340,8 +625,8 @@ async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(6);
     loop {
         v += 1;
-        store.append("b", &[event(v, "small")]).await.unwrap();
-        store.renew_seeks(&[], 0).await.unwrap();
+        store.log.append("b", &[event(v, "small")]).await.unwrap();
+        store.seeks.renew_seeks(&[], 0).await.unwrap();
         let size = std::fs::metadata(&wal).unwrap().len();
         if size < 1_000_000 {
             break;
@@ -352,7 +637,10 @@ async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
-    assert_eq!(store.events_after("b", 0).await.unwrap().len() as u64, v);
+    assert_eq!(
+        store.log.events_after("b", 0).await.unwrap().len() as u64,
+        v
+    );
 }
 
 /// Salt-1 in the header of the WAL next to the SQLite file at `path` (bytes
@@ -365,10 +653,10 @@ fn wal_restarts(path: &std::path::Path) -> u32 {
 
 /// Runs `contract` on a fresh schema of the test PostgreSQL server, opened
 /// through `store::open` like the server does.
-async fn on_postgres(contract: impl AsyncFnOnce(&dyn Store)) {
+async fn on_postgres(contract: impl AsyncFnOnce(&Store)) {
     postgres_support::in_fresh_schema(async |url| {
         let store = senet::store::open(&url).await.unwrap();
-        contract(store.as_ref()).await;
+        contract(&store).await;
     })
     .await
 }

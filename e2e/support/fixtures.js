@@ -2,6 +2,7 @@
 // (separate localStorage, like separate people) whose console errors fail the test.
 import { test as base, expect } from '@playwright/test';
 import { startServer } from './server.js';
+import { watchBlankBoard } from './blank-board.js';
 
 /** Console messages that are expected when a test cuts a connection or asks for a missing room on purpose. */
 const NETWORK_NOISE = /WebSocket connection to .* failed|Failed to load resource|net::ERR_/;
@@ -30,6 +31,7 @@ export const test = base.extend({
       const { allowNetworkErrors = false, ...contextOptions } = options;
       const context = await browser.newContext({ locale: 'en-US', ...contextOptions });
       contexts.push(context);
+      await context.addInitScript(watchBlankBoard);
       const page = await context.newPage();
       const name = `page ${contexts.length}`;
       page.on('console', (message) => {

@@ -94,6 +94,7 @@ test('the chart at 360 px: it says whose chance it draws, labels of 12 px, only 
   const judged = analysis.throws.filter((row) => ['inaccuracy', 'mistake', 'blunder'].includes(row.label)).length;
   expect(drawn).toBeLessThanOrEqual(judged + 1);
   // A pointer over the chart moves the cursor, and its line names the throw.
+  await chart.scrollIntoViewIfNeeded();
   const box = await chart.boundingBox();
   await page.mouse.move(box.x + box.width - 8, box.y + box.height / 2);
   await expect(page.getByTestId('analysis-cursor')).toHaveText(new RegExp(`^Throw ${analysis.throws.length}, `));

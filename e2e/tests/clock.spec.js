@@ -78,7 +78,8 @@ test('a two-second game: the clock warns, runs out, and the page says black lost
   for (const page of pages) {
     await expect(clock(page, 'black')).toHaveAttribute('data-low', 'true');
     await expect(clock(page, 'black')).toHaveAttribute('aria-label', /^Black: only 0:0\d\.\d left$/);
-    await expect(page.getByTestId('clock-alert')).toHaveText('Black has less than 20 seconds left.');
+    // Said once, at the 10-second threshold (here from the start), by the announcement log.
+    await expect(page.getByTestId('announcements').getByText(/^(You|Black): [12] seconds left\.$/)).toHaveCount(1);
   }
   for (const page of pages) {
     await expect(page.getByTestId('end')).toBeVisible();

@@ -15,7 +15,7 @@ test('pages are revalidated, assets cached for a year, and the policy is strict'
   expect(policy).not.toContain('unsafe');
 
   const moduleUrl = await page.evaluate(() => document.querySelector('script[type="module"]').src);
-  expect(moduleUrl).toMatch(/\/assets\/[0-9a-f]{16}\/js\/lobby\.js$/);
+  expect(moduleUrl).toMatch(/\/assets\/[0-9a-f]{16}\/js\/home\.js$/);
   const asset = await page.request.get(moduleUrl);
   expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
   expect(asset.headers()['content-type']).toMatch(/^text\/javascript/);

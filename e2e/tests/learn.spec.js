@@ -326,3 +326,29 @@ test('at 360 px: nothing overflows, and a lesson is answered by tapping', async 
   await page.getByTestId('lesson-summary').tap();
   expect(await overflow()).toBeLessThanOrEqual(0);
 });
+
+test('the board is one tab stop: arrow keys move along the track, Home and End to its ends', async ({ open }) => {
+  const page = await open('/learn');
+  await expectLesson(page, FIRST);
+  const board = page.getByTestId('board');
+  await expect(board.locator('[tabindex="0"]')).toHaveCount(1);
+  await board.locator('[tabindex="0"]').focus();
+  await expect(board.locator('.cell[data-square="1"]')).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await expect(board.locator('.cell[data-square="2"]')).toBeFocused();
+  // The last choice is the way off the board, after 30.
+  await page.keyboard.press('End');
+  await expect(board.locator('.cell[data-square="off"]')).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await expect(board.locator('.cell[data-square="30"]')).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await expect(board.locator('.cell[data-square="29"]')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(board.locator('.cell[data-square="29"]')).toHaveAttribute('aria-label', /\(your choice number 1\)$/);
+  await expect(board.locator('[tabindex="0"]')).toHaveCount(1);
+  await page.keyboard.press('Home');
+  await expect(board.locator('.cell[data-square="1"]')).toBeFocused();
+  // Tab leaves the board at once, not after thirty squares.
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement.closest('[data-testid="board"]'))).toBeNull();
+});

@@ -129,3 +129,61 @@ test('a player in another tab: the title says it is their turn, and a chime soun
   await game.black.waitForTimeout(300);
   await expect(game.black.getByTestId('room')).toHaveAttribute('data-chimes', '1');
 });
+
+test('focus: the room has an h1, the move list is focusable, resigning opens on "Keep playing", and after a move the focus waits on whose turn it is', async ({ open }) => {
+  const game = await startOnlineGame(open, { context: { reducedMotion: 'reduce' } });
+  const players = { black: game.black, white: game.white };
+  const pages = [game.black, game.white];
+  await expect(game.black.locator('h1')).toHaveText('Senet game room');
+  await expect(game.black.getByTestId('move-list')).toHaveAttribute('tabindex', '0');
+  // The resign dialog opens on its safe button: Enter keeps playing.
+  await game.black.getByTestId('resign').click();
+  await expect(game.black.getByTestId('confirm-no')).toBeFocused();
+  await game.black.keyboard.press('Enter');
+  await expect(game.black.getByTestId('confirm-resign')).toBeHidden();
+  await expect(game.black.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+  // Black plays by keyboard until the turn passes: then the focus rests on "White to throw."
+  await game.black.getByTestId('throw').focus();
+  while ((await roomInfo(game.black)).turn === 'black') {
+    const { phase } = await roomInfo(game.black);
+    if (phase === 'move' && (await game.black.locator('.piece.movable').count()) === 0) {
+      await takeTurn(players, pages);
+      continue;
+    }
+    await expect(game.black.locator('.piece.movable:focus, [data-testid="throw"]:focus')).toHaveCount(1);
+    await game.black.keyboard.press('Enter');
+    await expect(game.black.getByTestId('room')).toHaveAttribute('data-busy', 'false');
+    await expect.poll(async () => (await roomInfo(game.black)).phase !== phase || (await roomInfo(game.black)).turn !== 'black').toBe(true);
+  }
+  await expect(game.black.getByTestId('turn')).toBeFocused();
+  await expect(game.black.getByTestId('turn')).toHaveText('White to throw.');
+});
+
+test('reduced motion stops the pulse; in forced colours pieces, highlights and the water stay apart', async ({ open }) => {
+  const page = await open('/', { reducedMotion: 'reduce', forcedColors: 'active' });
+  await page.getByTestId('create-local').click();
+  await page.waitForURL(/\/r\/[^/]+$/);
+  await page.getByTestId('throw').click();
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', /move|roll/);
+  const looks = await page.evaluate(() => {
+    const style = (selector) => getComputedStyle(document.querySelector(selector));
+    const halo = document.querySelector('.piece.movable .halo');
+    return {
+      forced: matchMedia('(forced-colors: active)').matches,
+      animations: document.getAnimations().length,
+      halo: halo ? { animation: getComputedStyle(halo).animationName, stroke: getComputedStyle(halo).stroke, width: getComputedStyle(halo).strokeWidth } : null,
+      black: style('.piece .shape-black').fill,
+      white: style('.piece .shape-white').fill,
+      water: style('.cell.house-water rect').strokeDasharray,
+      plain: style('.cell:not(.house) rect').strokeDasharray,
+    };
+  });
+  expect(looks.forced).toBe(true);
+  expect(looks.animations).toBe(0);
+  expect(looks.black).not.toBe(looks.white);
+  expect(looks.water).not.toBe(looks.plain);
+  if (looks.halo) {
+    expect(looks.halo.animation).toBe('none');
+    expect(looks.halo.stroke).not.toBe('none');
+  }
+});

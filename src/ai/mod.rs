@@ -9,6 +9,9 @@
 //!   how well its probabilities match outcomes.
 //! - [`search`]: expectiminimax over the throws with a transposition table
 //!   and iterative deepening under a node budget.
+//! - [`tablebase`]: exact values of every position with at most three
+//!   pieces a side on the board; where it covers a position, `hard`, the
+//!   analysis and the hint use it instead of the network (when loaded).
 //!
 //! The AI never sees the game's throw seed or any future throw: its only
 //! inputs are the position, the throw it must play, the level and its own
@@ -22,6 +25,7 @@ pub mod calibration;
 pub mod eval;
 pub mod net;
 pub mod search;
+pub mod tablebase;
 pub mod train;
 
 use std::fmt;
@@ -33,6 +37,7 @@ use crate::engine::{Move, MoveList, Position, Roll};
 
 pub use eval::Weights;
 pub use search::{Limits, SearchResult};
+pub use tablebase::Tablebase;
 
 /// How strong the computer plays. On the wire and the command line it is
 /// `"easy"`, `"medium"` or `"hard"`.
@@ -68,6 +73,7 @@ impl Level {
                     node_budget: 0,
                 },
                 noise: 6.0,
+                tablebase: false,
             },
             Level::Medium => Config {
                 evaluation: Evaluation::Classic(Weights::TUNED),
@@ -78,6 +84,7 @@ impl Level {
                     node_budget: 4_096,
                 },
                 noise: 0.0,
+                tablebase: false,
             },
             Level::Hard => Config {
                 evaluation: Evaluation::Net(&net::TRAINED),
@@ -86,6 +93,7 @@ impl Level {
                     node_budget: HARD_NODE_BUDGET,
                 },
                 noise: 0.0,
+                tablebase: true,
             },
         }
     }
@@ -107,12 +115,18 @@ pub const HARD_CLASSIC: Config = Config {
         node_budget: 200_000,
     },
     noise: 0.0,
+    tablebase: false,
 };
 
-/// The players the command line knows: a [`Level`] by name, or `hard-classic`.
+/// The players the command line knows: a [`Level`] by name, `hard-classic`,
+/// or `hard-without-table` (`hard` ignoring the tablebase, to measure its gain).
 pub fn config_named(name: &str) -> Option<Config> {
     match name {
         "hard-classic" => Some(HARD_CLASSIC),
+        "hard-without-table" => Some(Config {
+            tablebase: false,
+            ..Level::Hard.config()
+        }),
         _ => name.parse::<Level>().ok().map(Level::config),
     }
 }
@@ -170,6 +184,9 @@ pub struct Config {
     /// alone and shifted by a seeded amount in `-noise..noise` squares
     /// before the best is picked (`easy`). Zero: search within `limits`.
     pub noise: f64,
+    /// Whether the installed tablebase (if any) decides the positions it
+    /// covers and scores them in the search.
+    pub tablebase: bool,
 }
 
 /// A decision with the work behind it, for statistics and logs.
@@ -191,14 +208,36 @@ pub fn choose_move(position: &Position, roll: Roll, level: Level, seed: u64) -> 
 
 /// Like [`choose_move`] for any [`Config`], with search statistics.
 pub fn decide(position: &Position, roll: Roll, config: &Config, seed: u64) -> Decision {
+    let table = tablebase::installed().filter(|_| config.tablebase);
+    decide_with(position, roll, config, seed, table)
+}
+
+/// [`decide`] with the tablebase given rather than the installed one.
+pub fn decide_with(
+    position: &Position,
+    roll: Roll,
+    config: &Config,
+    seed: u64,
+    table: Option<&Tablebase>,
+) -> Decision {
     let moves = position.legal_moves(roll);
     if moves.len() <= 1 {
         return forced(&moves);
     }
     let seed = decision_seed(position, roll, seed);
     let jitter = |mv: &Move| mix(seed ^ u64::from(mv.from));
+    if let Some(table) = table.filter(|t| t.covers(position)) {
+        return exact_choice(position, &moves, table, jitter);
+    }
     if config.noise == 0.0 {
-        let result = search::search(position, &moves, config.limits, &config.evaluation, jitter);
+        let result = search::search(
+            position,
+            &moves,
+            config.limits,
+            &config.evaluation,
+            table,
+            jitter,
+        );
         return Decision {
             chosen: Some(result.best),
             depth: result.depth,
@@ -220,6 +259,8 @@ pub struct Odds {
     pub before: f64,
     /// Each legal move with the mover's chance after it, ordered by square.
     pub moves: Vec<(Move, f64)>,
+    /// The chances are the tablebase's exact values, not the network's estimates.
+    pub exact: bool,
 }
 
 impl Odds {
@@ -235,13 +276,32 @@ impl Odds {
     }
 }
 
-/// The network's view of a throw: [`Odds`] searched [`ANALYSIS_DEPTH`] deep.
+/// The engine's view of a throw: the installed tablebase's exact values
+/// where it covers the position, else [`Odds`] searched [`ANALYSIS_DEPTH`]
+/// deep with the network (and the table's values at the leaves it covers).
 pub fn odds(position: &Position, roll: Roll) -> Odds {
+    odds_with(position, roll, tablebase::installed())
+}
+
+/// [`odds`] with the tablebase given rather than the installed one.
+pub fn odds_with(position: &Position, roll: Roll, table: Option<&Tablebase>) -> Odds {
+    if let Some((table, before)) = table.and_then(|t| Some((t, t.value(position)?))) {
+        return Odds {
+            before,
+            moves: position
+                .legal_moves(roll)
+                .iter()
+                .map(|mv| (*mv, table.after(position, mv)))
+                .collect(),
+            exact: true,
+        };
+    }
     let (before, moves) = search::judge(
         position,
         roll,
         ANALYSIS_DEPTH,
         &Evaluation::Net(&net::TRAINED),
+        table,
     );
     let probability = |value: f64| ((value / search::WIN + 1.0) / 2.0).clamp(0.0, 1.0);
     Odds {
@@ -250,6 +310,7 @@ pub fn odds(position: &Position, roll: Roll) -> Odds {
             .into_iter()
             .map(|(mv, value)| (mv, probability(value)))
             .collect(),
+        exact: false,
     }
 }
 
@@ -258,6 +319,28 @@ pub fn random_move(position: &Position, roll: Roll, seed: u64) -> Option<Move> {
     let moves = position.legal_moves(roll);
     let pick = mix(decision_seed(position, roll, seed)) % (moves.len().max(1) as u64);
     moves.iter().nth(pick as usize).copied()
+}
+
+/// The move with the best exact chance; exact ties go to the seeded order.
+fn exact_choice(
+    position: &Position,
+    moves: &MoveList,
+    table: &Tablebase,
+    jitter: impl Fn(&Move) -> u64,
+) -> Decision {
+    let chosen = moves
+        .iter()
+        .map(|mv| (mv, table.after(position, mv)))
+        .max_by(|a, b| {
+            a.1.total_cmp(&b.1)
+                .then_with(|| jitter(a.0).cmp(&jitter(b.0)))
+        })
+        .map(|(mv, _)| *mv);
+    Decision {
+        chosen,
+        depth: 0,
+        nodes: moves.len() as u64,
+    }
 }
 
 fn forced(moves: &MoveList) -> Decision {
@@ -335,6 +418,51 @@ mod tests {
             Level::Easy
         );
         assert!(serde_json::from_str::<Level>("\"random\"").is_err());
+    }
+
+    fn pos(text: &str) -> Position {
+        text.parse().unwrap()
+    }
+
+    fn roll(value: u8) -> Roll {
+        Roll::new(value).unwrap()
+    }
+
+    #[test]
+    fn hard_plays_the_tablebase_move_where_the_table_covers_the_position() {
+        let table = &tablebase::k2_for_tests().1;
+        // White's last piece on 29 wins with a 2; black's 3 from 26 swaps it back.
+        let position = pos("....B....................B..W. b");
+        let hard = Level::Hard.config();
+        let decision = decide_with(&position, roll(3), &hard, 7, Some(table));
+        assert_eq!(decision.chosen.map(|mv| mv.from), Some(26));
+        assert_eq!(decision.depth, 0, "decided by the table, not searched");
+        let best = position
+            .legal_moves(roll(3))
+            .iter()
+            .map(|mv| table.after(&position, mv))
+            .fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(table.after(&position, &decision.chosen.unwrap()), best);
+        let without = decide_with(&position, roll(3), &hard, 7, None);
+        assert!(without.depth > 0, "without the table hard searches");
+    }
+
+    #[test]
+    fn odds_are_exact_in_the_table_and_use_it_at_the_leaves_outside() {
+        let table = &tablebase::k2_for_tests().1;
+        let inside = pos("....B....................B..W. b");
+        let odds = odds_with(&inside, roll(3), Some(table));
+        assert!(odds.exact);
+        assert_eq!(Some(odds.before), table.value(&inside));
+        // Three black pieces: not covered. Bearing off from 30 leaves two,
+        // and that position (black throws again) is.
+        let outside = pos("W..................B....B....B b");
+        let odds = odds_with(&outside, roll(1), Some(table));
+        assert!(!odds.exact);
+        let (bear_off, chance) = odds.moves.iter().find(|(mv, _)| mv.from == 30).unwrap();
+        let exact = table.after(&outside, bear_off);
+        assert!((chance - exact).abs() < 1e-9, "{chance} vs exact {exact}");
+        assert!(!odds_with(&outside, roll(1), None).exact);
     }
 
     #[test]

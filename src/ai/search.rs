@@ -17,6 +17,7 @@
 use crate::engine::{Move, MoveList, Position, Roll};
 
 use super::Evaluation;
+use super::tablebase::Tablebase;
 
 /// The value of a won position. Far above any evaluation so a sure win is
 /// always preferred to a good position.
@@ -46,15 +47,17 @@ pub struct SearchResult {
 }
 
 /// Searches a non-empty move list. `tie_break` orders moves of exactly equal
-/// value (higher wins), so a seed can choose between them.
+/// value (higher wins), so a seed can choose between them. Positions `exact`
+/// covers get its value instead of being searched or evaluated.
 pub fn search(
     position: &Position,
     moves: &MoveList,
     limits: Limits,
     evaluation: &Evaluation,
+    exact: Option<&Tablebase>,
     tie_break: impl Fn(&Move) -> u64,
 ) -> SearchResult {
-    let mut tree = Tree::new(evaluation, limits);
+    let mut tree = Tree::new(evaluation, limits, exact);
     let mut scored: Vec<(Move, f64)> = moves.iter().map(|mv| (*mv, 0.0)).collect();
     let mut completed = 0;
     // Nodes of the last two completed iterations, to predict the next one.
@@ -103,12 +106,13 @@ pub fn judge(
     roll: Roll,
     depth: u8,
     evaluation: &Evaluation,
+    exact: Option<&Tablebase>,
 ) -> (f64, Vec<(Move, f64)>) {
     let limits = Limits {
         max_depth: depth,
         node_budget: 1 << 14,
     };
-    let mut tree = Tree::new(evaluation, limits);
+    let mut tree = Tree::new(evaluation, limits, exact);
     let unbounded = "a search without a budget always completes";
     let before = tree.chance(position, depth).expect(unbounded);
     let moves = position
@@ -153,15 +157,17 @@ fn static_value(position: &Position, evaluation: &Evaluation) -> f64 {
 /// decision into the next (which would break determinism).
 struct Tree<'e> {
     evaluation: &'e Evaluation,
+    exact: Option<&'e Tablebase>,
     table: Table,
     nodes: u64,
     budget: u64,
 }
 
 impl<'e> Tree<'e> {
-    fn new(evaluation: &'e Evaluation, limits: Limits) -> Self {
+    fn new(evaluation: &'e Evaluation, limits: Limits, exact: Option<&'e Tablebase>) -> Self {
         Tree {
             evaluation,
+            exact,
             table: Table::for_budget(limits.node_budget),
             nodes: 0,
             // Depth 1 always completes, so there is always a move.
@@ -194,6 +200,9 @@ impl<'e> Tree<'e> {
         self.nodes += 1;
         if self.nodes > self.budget {
             return None;
+        }
+        if let Some(chance) = self.exact.and_then(|t| t.value(position)) {
+            return Some((2.0 * chance - 1.0) * WIN);
         }
         if depth == 0 || position.is_over() {
             return Some(static_value(position, self.evaluation));
@@ -312,7 +321,9 @@ mod tests {
             node_budget: 1 << 20,
         };
         let moves = position.legal_moves(roll(value));
-        search(position, &moves, limits, &CLASSIC, |mv| u64::from(mv.from))
+        search(position, &moves, limits, &CLASSIC, None, |mv| {
+            u64::from(mv.from)
+        })
     }
 
     #[test]
@@ -346,6 +357,7 @@ mod tests {
                 max_depth: 1,
                 node_budget: u64::MAX,
             },
+            None,
         );
         let passed = -evaluate(&position.pass(), &Weights::TUNED);
         let value = tree.chance(&position, 1).unwrap();
@@ -363,7 +375,7 @@ mod tests {
             max_depth: 10,
             node_budget: 5_000,
         };
-        let result = search(&start, &moves, limits, &CLASSIC, |_| 0);
+        let result = search(&start, &moves, limits, &CLASSIC, None, |_| 0);
         assert!(result.depth >= 2 && result.depth < 10, "{result:?}");
         assert!(result.nodes <= 5_001, "{result:?}");
     }
@@ -375,9 +387,9 @@ mod tests {
             max_depth: 3,
             node_budget: u64::MAX,
         };
-        let mut with_table = Tree::new(&CLASSIC, limits);
+        let mut with_table = Tree::new(&CLASSIC, limits, None);
         let cached = with_table.chance(&position, 3).unwrap();
-        let mut tiny = Tree::new(&CLASSIC, limits);
+        let mut tiny = Tree::new(&CLASSIC, limits, None);
         tiny.table = Table {
             entries: vec![Entry::default(); 1],
             mask: 0,

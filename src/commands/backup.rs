@@ -2,6 +2,7 @@
 //! (SQLite's `VACUUM INTO`; see [`crate::store::backup`]). Prints what was copied as JSON.
 //! Restoring is starting a server on the copy (`--database-url sqlite:///path/to/copy`).
 
+use crate::server::config::DEFAULT_DATABASE_URL;
 use crate::store::backup::backup;
 
 use super::UsageError;
@@ -10,7 +11,7 @@ use super::UsageError;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The database to copy (the one `senet serve` uses).
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://senet.db")]
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
     database_url: String,
     /// The new file to write; an existing file is never overwritten.
     #[arg(long)]

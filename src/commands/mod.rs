@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand. Each prints JSON on stdout;
 //! bad input gives a one-line message on stderr and exit status 2.
 
+mod admin;
 mod analyse;
 mod backup;
 mod bestmove;
@@ -9,8 +10,10 @@ mod healthcheck;
 mod legal;
 mod loadgen;
 mod perft;
+mod ratings;
 mod selfplay;
 mod serve;
+mod tablebase;
 mod train;
 mod verify;
 
@@ -28,6 +31,10 @@ use crate::engine::{Position, Roll};
     about = "Kendall-style Senet: rules engine, AI and online server"
 )]
 pub struct Cli {
+    /// An endgame tablebase (`senet tablebase build`): the computer, the analysis and the
+    /// hint use its exact values where it covers a position. Without it they use the network.
+    #[arg(long, env = "SENET_TABLEBASE", global = true)]
+    tablebase: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -51,6 +58,11 @@ enum Command {
     Loadgen(loadgen::Args),
     /// Copy a running server's SQLite database into a new file, consistently.
     Backup(backup::Args),
+    /// Recompute every rating from the event log, or calibrate the rating system.
+    Ratings(ratings::Args),
+    /// Operator commands on the database: ban or lift, list bans, the audit log.
+    Admin(admin::Args),
+    Tablebase(tablebase::Args),
 }
 
 impl Cli {
@@ -75,6 +87,10 @@ impl Cli {
     }
 
     pub fn run(self) -> ExitCode {
+        if let Err(UsageError(message)) = self.install_tablebase() {
+            eprintln!("senet: {message}");
+            return ExitCode::from(2);
+        }
         let result = match self.command {
             Command::Legal(args) => legal::run(args),
             Command::Perft(args) => perft::run(args),
@@ -90,6 +106,10 @@ impl Cli {
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
             Command::Backup(args) => backup::run(args),
+            // Verify's exit status 1 means a rating differs from the log.
+            Command::Ratings(args) => return ratings::run(args),
+            Command::Admin(args) => admin::run(args),
+            Command::Tablebase(args) => tablebase::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
@@ -97,6 +117,27 @@ impl Cli {
                 eprintln!("senet: {message}");
                 ExitCode::from(2)
             }
+        }
+    }
+}
+
+impl Cli {
+    /// Loads `--tablebase` for the commands that ask the AI; a missing or
+    /// damaged file is refused rather than silently played without.
+    fn install_tablebase(&self) -> Result<(), UsageError> {
+        let asks_the_ai = matches!(
+            self.command,
+            Command::Serve(_)
+                | Command::Verify(_)
+                | Command::Bestmove(_)
+                | Command::Analyse(_)
+                | Command::Selfplay(_)
+        );
+        match &self.tablebase {
+            Some(path) if asks_the_ai => Ok(crate::ai::tablebase::install(
+                crate::ai::Tablebase::load(path)?,
+            )?),
+            _ => Ok(()),
         }
     }
 }

@@ -19,13 +19,13 @@ use serde_json::{Value, json};
 
 use super::UsageError;
 use crate::ai::net::Net;
-use crate::ai::{self, Config, Decision, Evaluation, Weights};
+use crate::ai::{self, Config, Decision, Evaluation, Weights, tablebase};
 use crate::engine::{Position, Roll, Side, Sticks};
 
 /// Play the computer against itself and report win rates and timings.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The first level: random, easy, medium, hard or hard-classic.
+    /// The first level: random, easy, medium, hard, hard-classic or hard-without-table.
     #[arg(long)]
     black: String,
     /// The second level.
@@ -83,7 +83,7 @@ impl Player {
             "random" => None,
             _ => Some(ai::config_named(level).ok_or_else(|| {
                 UsageError(format!(
-                    "unknown level {level:?}: expected random, easy, medium, hard or hard-classic"
+                    "unknown level {level:?}: expected random, easy, medium, hard, hard-classic or hard-without-table"
                 ))
             })?),
         };
@@ -136,6 +136,8 @@ struct GameRecord {
     first_was_black: bool,
     throws: u32,
     turns: u32,
+    /// Some position of the game was in the installed tablebase.
+    reached_table: bool,
     /// Per player, every decision with two or more legal moves.
     decisions: [Vec<Timed>; 2],
 }
@@ -215,7 +217,9 @@ fn play_game(players: &[Player; 2], game: u64, seed: u64) -> GameRecord {
     let player_seed = |index: u64| !seed ^ (game << 8 | index).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
     let mut decisions = [Vec::new(), Vec::new()];
     let (mut position, mut throws, mut turns) = (Position::start(), 0, 1);
+    let mut reached_table = false;
     while !position.is_over() {
+        reached_table |= tablebase::installed().is_some_and(|t| t.covers(&position));
         let index = usize::from((position.turn() == Side::Black) != first_was_black);
         let roll = Sticks::from_bits(throws_rng.random()).roll();
         let cpu_started = thread_cpu_seconds();
@@ -244,6 +248,7 @@ fn play_game(players: &[Player; 2], game: u64, seed: u64) -> GameRecord {
         first_was_black,
         throws,
         turns,
+        reached_table,
         decisions,
     }
 }
@@ -288,6 +293,8 @@ fn report(players: &[Player; 2], records: &[GameRecord], args: &Args) -> Value {
             "rate": first_wins as f64 / games as f64,
             "ci95_wilson": [low, high],
         },
+        "games_reaching_the_table": tablebase::installed()
+            .map(|_| records.iter().filter(|r| r.reached_table).count()),
         "mean_game_length": {
             "throws": mean(|r| r.throws),
             "turns": mean(|r| r.turns),

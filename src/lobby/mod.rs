@@ -102,6 +102,10 @@ pub enum LobbyError {
     /// The address's cap, or the lobby's, is reached.
     #[error("too many open seeks")]
     TooManySeeks,
+    /// The visitor (a browser) already has an open seek: a second one would be a game its
+    /// poster never sees, since the page follows one seek at a time.
+    #[error("this browser already has an open seek")]
+    SeekOpen,
     /// The token is not the seat token of the seek's creator.
     #[error("this token does not hold a seat of the seek's room")]
     NotYours,
@@ -204,7 +208,7 @@ impl Lobby {
         Ok(lobby)
     }
 
-    fn store(&self) -> &Arc<dyn Store> {
+    fn store(&self) -> &Store {
         self.inner.rooms.store()
     }
 
@@ -244,6 +248,9 @@ impl Lobby {
         if per_owner != 0 && self.open_of(owner) >= per_owner as usize {
             return Err(LobbyError::TooManySeeks);
         }
+        if visitor.starts_with(NAMED_VISITOR) && self.has_open_seek(&visitor) {
+            return Err(LobbyError::SeekOpen);
+        }
         let created = self
             .inner
             .rooms
@@ -264,7 +271,7 @@ impl Lobby {
             per_owner,
             total: MAX_OPEN_SEEKS,
         };
-        if !self.store().post_seek(&seek, caps).await? {
+        if !self.store().seeks.post_seek(&seek, caps).await? {
             return Err(LobbyError::TooManySeeks);
         }
         tracing::info!(room = %seek.room, "seek posted");
@@ -276,7 +283,7 @@ impl Lobby {
 
     /// Takes an open seek: joins its room's free seat.
     pub async fn take(&self, room: &str) -> Result<RoomCreated, LobbyError> {
-        if !self.store().take_seek(room, now_ms()).await? {
+        if !self.store().seeks.take_seek(room, now_ms()).await? {
             return Err(LobbyError::SeekTaken);
         }
         self.gone(room, SeekGone::Taken);
@@ -288,6 +295,7 @@ impl Lobby {
         self.check_creator(room, token).await?;
         if !self
             .store()
+            .seeks
             .withdraw_seek(room, SeekGone::Cancelled)
             .await?
         {
@@ -313,7 +321,7 @@ impl Lobby {
             own: None,
             at: now_ms(),
         };
-        if let Some(room) = self.store().pair_seek(&pairing).await? {
+        if let Some(room) = self.store().seeks.pair_seek(&pairing).await? {
             return self.paired(&room).await;
         }
         let own = self
@@ -321,7 +329,7 @@ impl Lobby {
             .await?;
         pairing.own = Some(&own.room);
         pairing.at = now_ms();
-        match self.store().pair_seek(&pairing).await? {
+        match self.store().seeks.pair_seek(&pairing).await? {
             Some(room) => {
                 self.withdrawn(&own.room, SeekGone::Cancelled).await;
                 self.paired(&room).await
@@ -366,7 +374,7 @@ impl Lobby {
             lobby: self.clone(),
             room: room.to_string(),
         };
-        let open = self.store().seek(room).await?;
+        let open = self.store().seeks.seek(room).await?;
         if open.is_none_or(|seek| seek.taken_at.is_some()) {
             return Err(LobbyError::SeekTaken);
         }
@@ -380,6 +388,7 @@ impl Lobby {
         }
         let row = self
             .store()
+            .log
             .room(room)
             .await?
             .ok_or(LobbyError::SeekTaken)?;
@@ -411,6 +420,14 @@ impl Lobby {
             .values()
             .filter(|seek| seek.owner == owner)
             .count()
+    }
+
+    /// Whether a visitor (a browser's id) has a seek listed now.
+    fn has_open_seek(&self, visitor: &str) -> bool {
+        self.list()
+            .open
+            .values()
+            .any(|seek| seek.visitor == visitor)
     }
 
     fn grace_ms(&self) -> UnixMs {
@@ -460,7 +477,7 @@ impl Lobby {
 
     /// Reads every open seek from the store and sends the difference to the list.
     async fn reload(&self) -> Result<(), LobbyError> {
-        let open = self.store().open_seeks().await?;
+        let open = self.store().seeks.open_seeks().await?;
         let rooms: std::collections::HashSet<&str> =
             open.iter().map(|seek| seek.room.as_str()).collect();
         let missing: Vec<String> = {
@@ -505,7 +522,7 @@ impl Lobby {
             SeekChange::Gone(why) => self.withdrawn(room, why).await,
             // Read it: the notification says only that it was posted, and it may be gone again.
             SeekChange::Open => {
-                if let Some(seek) = self.store().seek(room).await?
+                if let Some(seek) = self.store().seeks.seek(room).await?
                     && seek.taken_at.is_none()
                 {
                     self.opened(seek, None);
@@ -549,6 +566,7 @@ impl Lobby {
         let held: Vec<String> = self.held().keys().cloned().collect();
         let now = now_ms();
         self.store()
+            .seeks
             .renew_seeks(&held, now + self.grace_ms())
             .await?;
         // This instance knows every open seek: with none there is nothing to sweep (and an
@@ -556,7 +574,7 @@ impl Lobby {
         if self.list().open.is_empty() {
             return Ok(());
         }
-        for room in self.store().expire_seeks(now).await? {
+        for room in self.store().seeks.expire_seeks(now).await? {
             tracing::info!(%room, "seek withdrawn: its creator's page is gone");
             self.withdrawn(&room, SeekGone::Withdrawn).await;
         }
@@ -567,14 +585,14 @@ impl Lobby {
     /// changed.
     async fn read_games(&self) -> Result<(), LobbyError> {
         let mut games = Vec::new();
-        for seek in self.store().taken_seeks(GAMES).await? {
+        for seek in self.store().seeks.taken_seeks(GAMES).await? {
             let summary = match self.inner.rooms.summary(&seek.room).await {
                 Ok(summary) => summary,
                 Err(RoomError::NotFound) => continue,
                 Err(error) => return Err(error.into()),
             };
             match summary.status {
-                Status::Finished => self.store().unlist_seek(&seek.room).await?,
+                Status::Finished => self.store().seeks.unlist_seek(&seek.room).await?,
                 // Taken, and the taker's join not through yet.
                 Status::Waiting => {}
                 Status::Playing => games.push(LobbyGame {
@@ -646,6 +664,10 @@ fn public(seek: &SeekRow) -> Seek {
     }
 }
 
+/// How a visitor id the client gave is stored; the address standing in for a missing one is
+/// not a browser, so the one-open-seek rule does not apply to it (the per-address cap does).
+const NAMED_VISITOR: &str = "visitor ";
+
 /// The visitor id given, or the client's address standing for it.
 fn visitor_or(visitor: Option<String>, owner: &str) -> Result<String, LobbyError> {
     match visitor {
@@ -655,7 +677,7 @@ fn visitor_or(visitor: Option<String>, owner: &str) -> Result<String, LobbyError
             if length == 0 || length > MAX_VISITOR || id.chars().any(char::is_control) {
                 return Err(LobbyError::BadVisitor);
             }
-            Ok(format!("visitor {id}"))
+            Ok(format!("{NAMED_VISITOR}{id}"))
         }
     }
 }

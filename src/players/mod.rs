@@ -6,4 +6,6 @@
 pub mod identity;
 pub mod name;
 pub mod rating;
+pub mod replay;
+pub mod simulate;
 pub mod store;

@@ -44,5 +44,7 @@ pub enum ErrorCode {
     SeekTaken,
     /// This address holds as many open seeks as it may, or the lobby is full (HTTP 429).
     TooManySeeks,
+    /// This browser (its visitor id) already has an open seek: one at a time (HTTP 409).
+    SeekOpen,
     Internal,
 }

@@ -55,7 +55,7 @@ use crate::protocol::{
     RoomCreated, RoomSummary, Seat, SideChoice, State, TimeControl, UnixMs, Version, room_url,
 };
 use crate::secrets::{hash_token, is_room_id, new_room_id, new_token, random_bytes};
-use crate::store::{News, RoomRow, Store, StoreError, StoredEvent, Subscription};
+use crate::store::{News, RoomLog, RoomRow, Store, StoreError, StoredEvent, Subscription};
 use crate::telemetry::{self, GaugeGuard};
 use task::RoomTask;
 
@@ -179,7 +179,7 @@ pub struct Rooms {
 }
 
 struct Inner {
-    store: Arc<dyn Store>,
+    store: Store,
     config: RoomConfig,
     live: Mutex<HashMap<String, RoomHandle>>,
     /// Spectators here and on the other instances.
@@ -199,7 +199,7 @@ const MAX_RELOADS: usize = 3;
 
 impl Rooms {
     pub fn new(
-        store: Arc<dyn Store>,
+        store: Store,
         config: RoomConfig,
         tracker: TaskTracker,
         shutdown: CancellationToken,
@@ -218,7 +218,7 @@ impl Rooms {
         }
     }
 
-    pub fn store(&self) -> &Arc<dyn Store> {
+    pub fn store(&self) -> &Store {
         &self.inner.store
     }
 
@@ -261,7 +261,7 @@ impl Rooms {
             ),
         };
         let id = new_room_id();
-        create_room(self.store().as_ref(), &id, kind.mode(), &seats, clock).await?;
+        create_room(self.store().log.as_ref(), &id, kind.mode(), &seats, clock).await?;
         tracing::info!(room = %id, mode = kind.mode().name(), "room created");
         Ok(RoomCreated {
             url: room_url(&id),
@@ -305,8 +305,8 @@ impl Rooms {
             return Err(RoomError::NotFound);
         }
         let store = &self.inner.store;
-        let row = store.room(id).await?.ok_or(RoomError::NotFound)?;
-        let events = store.events_after(id, 0).await?;
+        let row = store.log.room(id).await?.ok_or(RoomError::NotFound)?;
+        let events = store.log.events_after(id, 0).await?;
         let game = replay(row, events).await?;
         Ok(game.summary(self.inner.watchers.elsewhere(id)))
     }
@@ -335,7 +335,7 @@ impl Rooms {
         let mut after = String::new();
         let mut loaded = 0;
         loop {
-            let ids = self.inner.store.timed_in_play(&after, PAGE).await?;
+            let ids = self.inner.store.log.timed_in_play(&after, PAGE).await?;
             for id in &ids {
                 if self.inner.shutdown.is_cancelled() {
                     return Ok(loaded);
@@ -383,7 +383,7 @@ impl Rooms {
         let before = now_ms() - ttl.as_millis() as UnixMs;
         let mut total = 0;
         loop {
-            let deleted = self.inner.store.delete_unstarted(before, BATCH).await?;
+            let deleted = self.inner.store.log.delete_unstarted(before, BATCH).await?;
             for id in &deleted {
                 self.close(id);
             }
@@ -397,7 +397,7 @@ impl Rooms {
     /// Ends the task of a room that is no longer in the store (its seek was withdrawn before
     /// anyone joined), if this instance holds one: its sockets close, and nobody finds it again.
     pub async fn close_if_deleted(&self, id: &str) -> Result<(), RoomError> {
-        if self.live_handle(id).is_some() && self.inner.store.room(id).await?.is_none() {
+        if self.live_handle(id).is_some() && self.inner.store.log.room(id).await?.is_none() {
             self.close(id);
         }
         Ok(())
@@ -428,7 +428,7 @@ impl Rooms {
     }
 
     async fn stored_analysis(&self, id: &str) -> Result<Option<Analysis>, RoomError> {
-        let Some(stored) = self.inner.store.analysis(id).await? else {
+        let Some(stored) = self.inner.store.log.analysis(id).await? else {
             return Ok(None);
         };
         let analysis =
@@ -452,15 +452,15 @@ impl Rooms {
         metrics::histogram!(crate::telemetry::ANALYSIS_TIME).record(took.as_secs_f64());
         let analysed = analysed?;
         let json = serde_json::to_string(&analysed).expect("an analysis serializes");
-        store.save_analysis(id, &json).await?;
+        store.log.save_analysis(id, &json).await?;
         Ok(analysed)
     }
 
     /// The whole log of a room, with the seed once the game is over.
     pub async fn record(&self, id: &str) -> Result<Record, RoomError> {
         let store = &self.inner.store;
-        let row = store.room(id).await?.ok_or(RoomError::NotFound)?;
-        let events = store.events_after(id, 0).await?;
+        let row = store.log.room(id).await?.ok_or(RoomError::NotFound)?;
+        let events = store.log.events_after(id, 0).await?;
         off_the_workers(move || record_of(row, events)).await?
     }
 
@@ -515,7 +515,7 @@ impl Rooms {
         if self.live().contains_key(id) {
             return Ok(true);
         }
-        Ok(self.inner.store.room(id).await?.is_some())
+        Ok(self.inner.store.log.room(id).await?.is_some())
     }
 
     /// Sends a command to a room's task, loading the room if needed and
@@ -707,7 +707,7 @@ fn computer_seed() -> ClientSeed {
 /// rooms then the computer's client seed), in one step. Every room is made here: by a player
 /// (`POST /api/rooms`) or by a rematch.
 async fn create_room(
-    store: &dyn Store,
+    log: &dyn RoomLog,
     id: &str,
     mode: Mode,
     seats: &Seats,
@@ -734,12 +734,9 @@ async fn create_room(
         .zip(1..)
         .map(|(event, v)| stored_event(v, row.created_at, event))
         .collect();
-    store.create_room(&row, &first_events).await
+    log.create_room(&row, &first_events).await
 }
 
-/// A logged event, read back.
-/// A stored room before any of its events, as the pure game knows it (the game never sees a
-/// row): replay its log through [`Game::apply`].
 /// A room's record from its row and its whole log (see [`Rooms::record`]).
 fn record_of(row: RoomRow, events: Vec<StoredEvent>) -> Result<Record, RoomError> {
     // The seed is revealed exactly when the log holds the game's end.
@@ -792,11 +789,14 @@ async fn replay(row: RoomRow, events: Vec<StoredEvent>) -> Result<Game, RoomErro
     .await?
 }
 
+/// A stored room before any of its events, as the pure game knows it (the game never sees a
+/// row): replay its log through [`Game::apply`].
 fn unplayed(row: &RoomRow) -> Game {
     let room = Room::new(row.id.clone(), row.mode, row.seed, row.clock);
     Game::new(room, Seats::of_room(row))
 }
 
+/// A logged event, read back.
 fn decode(stored: &StoredEvent) -> Result<Event, StoreError> {
     Event::from_parts(&stored.kind, &stored.data)
         .map_err(|e| StoreError::Corrupt(format!("event {} ({}): {e}", stored.v, stored.kind)))

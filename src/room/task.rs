@@ -20,7 +20,7 @@
 //! itself, connected players or not. A task that starts on a timed game
 //! being played (after a restart) first logs `resumed`, so the downtime is
 //! charged to nobody, unless another live instance keeps the game's clock
-//! ([`Store::keep_clock`]): then no time was lost, and none is given back.
+//! ([`Cluster::keep_clock`](crate::store::Cluster::keep_clock)): then no time was lost, and none is given back.
 //!
 //! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
 //! after each command, if it is the bot's turn and its person is connected,
@@ -33,7 +33,7 @@
 //! Several instances: another instance's appends reach this task through
 //! `RoomTask::catch_up`, on a version conflict or on [`Command::CatchUp`].
 //! A person counts as connected if they have a connection here or on another
-//! live instance ([`Store::held_elsewhere`]); a task whose log says a person
+//! live instance ([`Cluster::held_elsewhere`](crate::store::Cluster::held_elsewhere)); a task whose log says a person
 //! is connected elsewhere checks that every `presence_check`, so a player
 //! whose instance died is seen to be gone (see docs/ARCHITECTURE.md). Its
 //! spectators are those here and those other live instances announced
@@ -157,7 +157,7 @@ pub enum Command {
 
 pub struct RoomTask {
     game: Game,
-    store: Arc<dyn Store>,
+    store: Store,
     config: RoomConfig,
     watchers: Watchers,
     frames: ring::Sender<Arc<Frame>>,
@@ -179,16 +179,16 @@ pub struct RoomTask {
 impl RoomTask {
     /// Loads a room from the store: `None` if it does not exist.
     pub async fn load(
-        store: Arc<dyn Store>,
+        store: Store,
         config: RoomConfig,
         watchers: Watchers,
         id: &str,
     ) -> Result<Option<RoomTask>, RoomError> {
-        let Some(row) = store.room(id).await? else {
+        let Some(row) = store.log.room(id).await? else {
             return Ok(None);
         };
         // The whole log is folded on the blocking pool (see `super::replay`): nobody listens yet.
-        let game = replay(row, store.events_after(id, 0).await?).await?;
+        let game = replay(row, store.log.events_after(id, 0).await?).await?;
         let frames = ring::channel(config.broadcast_capacity);
         let mut task = RoomTask {
             game,
@@ -286,7 +286,10 @@ impl RoomTask {
             Box::pin(self.log_presence()).await;
         }
         self.watchers.set_here(self.game.id(), 0);
-        if timed && let Err(error) = self.store.let_go_of_clock(self.game.id()).await {
+        if timed
+            && let Some(cluster) = &self.store.cluster
+            && let Err(error) = cluster.let_go_of_clock(self.game.id()).await
+        {
             tracing::warn!(%error, "could not let go of the clock");
         }
         tracing::debug!("room task ends");
@@ -379,8 +382,12 @@ impl RoomTask {
 
     /// Asks the store which sides another live instance holds connections of.
     async fn refresh_elsewhere(&mut self) {
+        // One instance: nobody is connected elsewhere.
+        let Some(cluster) = self.store.cluster.clone() else {
+            return;
+        };
         for side in Side::BOTH {
-            let held = match self.store.held_elsewhere(self.game.id(), side).await {
+            let held = match cluster.held_elsewhere(self.game.id(), side).await {
                 Ok(held) => held,
                 Err(error) => {
                     // Keep what the log says rather than guess either way.
@@ -393,11 +400,15 @@ impl RoomTask {
     }
 
     /// Tells the store which sides of `seat` have a connection here now, so
-    /// that other instances count them ([`Store::hold_presence`]).
+    /// that other instances count them ([`Cluster::hold_presence`](crate::store::Cluster::hold_presence)).
     async fn share_presence(&self, seat: Seat) {
+        // One instance: there is nobody to tell.
+        let Some(cluster) = &self.store.cluster else {
+            return;
+        };
         for side in Side::BOTH.into_iter().filter(|side| seat.holds(*side)) {
             let held = self.person_connected(side);
-            if let Err(error) = self.store.hold_presence(self.game.id(), side, held).await {
+            if let Err(error) = cluster.hold_presence(self.game.id(), side, held).await {
                 tracing::warn!(%error, "could not share presence with other instances");
             }
         }
@@ -434,7 +445,7 @@ impl RoomTask {
         let row = sitter.row().expect("a person's seat is stored");
         let side = loop {
             let side = self.game.seats().free_seat(side)?;
-            if self.store.take_seat(self.game.id(), side, &row).await? {
+            if self.store.log.take_seat(self.game.id(), side, &row).await? {
                 break side;
             }
             // Taken meanwhile through another instance: learn who sits where.
@@ -457,6 +468,7 @@ impl RoomTask {
     async fn reload_seats(&mut self) -> Result<(), RoomError> {
         let row = self
             .store
+            .log
             .room(self.game.id())
             .await?
             .ok_or(RoomError::NotFound)?;
@@ -578,7 +590,12 @@ impl RoomTask {
     /// time has run all along: nothing is given back. Otherwise nobody kept it since the last
     /// logged event (the server was down, or the instance that kept it died): `resumed`.
     async fn take_up_clock(&mut self) {
-        let kept_elsewhere = match self.store.keep_clock(self.game.id()).await {
+        let kept = match &self.store.cluster {
+            Some(cluster) => cluster.keep_clock(self.game.id()).await,
+            // One instance: nobody else keeps a clock.
+            None => Ok(false),
+        };
+        let kept_elsewhere = match kept {
             Ok(kept) => kept,
             Err(error) => {
                 // As a single server would: better time given back than a downtime charged.
@@ -649,13 +666,13 @@ impl RoomTask {
         let Some(id) = self.game.rematch_room() else {
             return Ok(());
         };
-        if self.store.room(id).await?.is_some() {
+        if self.store.log.room(id).await?.is_some() {
             return Ok(());
         }
         tracing::info!(rematch = id, "opening the rematch room");
         let seats = self.game.seats().swapped();
         let (mode, clock) = (self.game.mode(), self.game.room().clock);
-        match create_room(self.store.as_ref(), id, mode, &seats, clock).await {
+        match create_room(self.store.log.as_ref(), id, mode, &seats, clock).await {
             Ok(()) | Err(StoreError::RoomExists) => Ok(()),
             Err(error) => Err(error.into()),
         }
@@ -703,7 +720,7 @@ impl RoomTask {
             })
             .unzip();
         let appending = Instant::now();
-        let appended = self.store.append(self.game.id(), &stored).await;
+        let appended = self.store.log.append(self.game.id(), &stored).await;
         match &appended {
             Err(StoreError::VersionConflict(_)) | Ok(()) => {}
             Err(error) => telemetry::store_failed(error.kind()),
@@ -721,6 +738,7 @@ impl RoomTask {
     async fn catch_up(&mut self) -> Result<(), RoomError> {
         let missed = self
             .store
+            .log
             .events_after(self.game.id(), self.game.version())
             .await?;
         let mut started = false;

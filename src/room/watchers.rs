@@ -221,7 +221,10 @@ impl Rooms {
     }
 
     async fn ask_for_spectators(&self) {
-        if let Err(error) = self.inner.store.ask_for_spectators().await {
+        let Some(cluster) = &self.inner.store.cluster else {
+            return;
+        };
+        if let Err(error) = cluster.ask_for_spectators().await {
             tracing::warn!(%error, "could not ask other instances for their spectators");
         }
     }
@@ -250,12 +253,15 @@ impl Rooms {
     }
 
     async fn announce_spectators(&self) {
+        let Some(cluster) = &self.inner.store.cluster else {
+            return;
+        };
         let watchers = &self.inner.watchers;
         let counts = watchers.take_unsent();
         if counts.is_empty() {
             return;
         }
-        if let Err(error) = self.inner.store.announce_spectators(&counts).await {
+        if let Err(error) = cluster.announce_spectators(&counts).await {
             tracing::warn!(%error, "could not announce spectators; trying again");
             let rooms = counts.into_iter().map(|(room, _)| room);
             watchers.counts().unsent.extend(rooms);
@@ -263,9 +269,12 @@ impl Rooms {
     }
 
     async fn forget_dead_instances(&self) {
+        let Some(cluster) = &self.inner.store.cluster else {
+            return;
+        };
         let watchers = &self.inner.watchers;
         for instance in watchers.instances() {
-            match self.inner.store.instance_alive(instance).await {
+            match cluster.instance_alive(instance).await {
                 Ok(true) => {}
                 Ok(false) => {
                     tracing::info!(

@@ -115,6 +115,10 @@ impl From<LobbyError> for WireError {
                 "this address has as many open seeks as it may (or the lobby is full): \
                  cancel one or wait for a taker",
             ),
+            LobbyError::SeekOpen => WireError::new(
+                ErrorCode::SeekOpen,
+                "this browser already has an open seek: cancel it or wait for a taker",
+            ),
             LobbyError::NotYours => WireError::new(ErrorCode::BadToken, error.to_string()),
             LobbyError::BadVisitor => WireError::new(ErrorCode::BadRequest, error.to_string()),
             LobbyError::Room(error) => error.into(),
@@ -156,6 +160,7 @@ fn lobby_status(error: &LobbyError) -> StatusCode {
     match error {
         LobbyError::SeekTaken => StatusCode::CONFLICT,
         LobbyError::TooManySeeks => StatusCode::TOO_MANY_REQUESTS,
+        LobbyError::SeekOpen => StatusCode::CONFLICT,
         LobbyError::NotYours => StatusCode::FORBIDDEN,
         LobbyError::BadVisitor => StatusCode::BAD_REQUEST,
         LobbyError::Room(error) => room_status(error),

@@ -2,12 +2,11 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
 
 use super::AppState;
-use super::edge::ClientAddr;
 use super::error::AppError;
 use crate::ai::ParseLevelError;
 use crate::analysis::Analysis;
@@ -26,14 +25,8 @@ pub(super) fn body<T: DeserializeOwned>(
 
 pub async fn create_room(
     State(state): State<AppState>,
-    Extension(client): Extension<ClientAddr>,
     request: Result<Json<CreateRoom>, JsonRejection>,
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
-    state
-        .quotas
-        .create
-        .take(client)
-        .map_err(AppError::RateLimited)?;
     let request = body(request)?;
     let kind = new_room(&request.mode, request.level.as_deref())?;
     let created = state
@@ -66,15 +59,9 @@ fn new_room(mode: &str, level: Option<&str>) -> Result<NewRoom, AppError> {
 
 pub async fn join_room(
     State(state): State<AppState>,
-    Extension(client): Extension<ClientAddr>,
     Path(id): Path<String>,
     request: Result<Json<JoinRoom>, JsonRejection>,
 ) -> Result<Json<Joined>, AppError> {
-    state
-        .quotas
-        .join
-        .take(client)
-        .map_err(AppError::RateLimited)?;
     let request = body(request)?;
     let joined = state.rooms.join(&id, request.side).await?;
     Ok(Json(joined))

@@ -1,38 +1,33 @@
 //! The lobby's endpoints ([`crate::lobby`]): `POST /api/seeks`, `POST /api/seeks/{id}/take`,
 //! `DELETE /api/seeks/{id}`, `POST /api/pairing`, and `GET /ws/lobby`.
 //!
-//! A lobby socket is one task with one `select!` loop, like a room's (`ws.rs`, whose [`Peer`]
-//! it shares): the client's frames, the lobby's changes (frames serialized once for every
-//! socket), shutdown and a heartbeat, with one flush per step. It counts toward the same
-//! connection caps. A socket that falls behind the changes gets the whole list again.
-
-use std::time::Duration;
+//! A lobby socket is a [`Handler`] of the socket skeleton (`server/socket.rs`), like a room's:
+//! the skeleton runs the loop, the heartbeat and the limits of every frame; the handler sends
+//! the list as the socket opens, forwards the lobby's changes (frames serialized once for every
+//! socket) and answers the client's requests. It counts toward the same connection caps. A
+//! socket that falls behind the changes gets the whole list again.
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocketUpgrade};
+use axum::extract::ws::Utf8Bytes;
 use axum::extract::{Extension, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::Value;
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
-use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
 use super::AppState;
 use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
 use super::http::body;
-use super::ws::{
-    CLOSE_POLICY, CLOSE_RESTART, CLOSE_TOO_BIG, Close, Peer, SILENT_HEARTBEATS, with_socket_limits,
-};
+use super::limits::ConnectionPermit;
+use super::socket::{self, Admitted, CLOSE_RESTART, Close, Handler, Peer};
 use crate::lobby::{Hold, Joined, Lobby};
 use crate::protocol::{
-    CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, MAX_FRAME_BYTES, Pair, Paired,
-    PostSeek, RoomCreated,
+    CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, Pair, Paired, PostSeek,
+    RoomCreated,
 };
-use crate::room::RateLimit;
 
 /// Seeks one lobby socket may hold: a page holds its own one, a few tabs' worth is plenty.
 const MAX_HOLDS: usize = 8;
@@ -42,11 +37,6 @@ pub async fn post_seek(
     Extension(client): Extension<ClientAddr>,
     request: Result<Json<PostSeek>, JsonRejection>,
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
-    state
-        .quotas
-        .create
-        .take(client)
-        .map_err(AppError::RateLimited)?;
     let request = body(request)?;
     let created = state
         .lobby
@@ -62,14 +52,8 @@ pub async fn post_seek(
 
 pub async fn take_seek(
     State(state): State<AppState>,
-    Extension(client): Extension<ClientAddr>,
     Path(id): Path<String>,
 ) -> Result<Json<RoomCreated>, AppError> {
-    state
-        .quotas
-        .join
-        .take(client)
-        .map_err(AppError::RateLimited)?;
     Ok(Json(state.lobby.take(&id).await?))
 }
 
@@ -88,11 +72,6 @@ pub async fn pair(
     Extension(client): Extension<ClientAddr>,
     request: Result<Json<Pair>, JsonRejection>,
 ) -> Result<Json<Paired>, AppError> {
-    state
-        .quotas
-        .create
-        .take(client)
-        .map_err(AppError::RateLimited)?;
     let request = body(request)?;
     let paired = state
         .lobby
@@ -102,100 +81,62 @@ pub async fn pair(
 }
 
 /// `GET /ws/lobby`: 403 for another site's page, 429 past a connection cap, before the upgrade.
-pub async fn upgrade(
-    State(state): State<AppState>,
-    Extension(client): Extension<ClientAddr>,
-    headers: HeaderMap,
-    ws: WebSocketUpgrade,
-) -> Result<Response, AppError> {
-    let permit = state.gate.admit(&headers, client)?;
-    let connection = LobbySocket {
+pub async fn upgrade(State(state): State<AppState>, admitted: Admitted) -> Response {
+    let Admitted { ws, permit, .. } = admitted;
+    let Joined { first, changes } = state.lobby.join_list();
+    let connection = Box::new(LobbySocket {
         lobby: state.lobby.clone(),
+        first: Some(first),
+        changes,
         holds: Vec::new(),
-        rate: RateLimit::new(state.max_messages_per_second),
-        ping_every: state.ping_every,
-    };
-    let shutdown = state.shutdown.clone();
-    let send_timeout = state.gate.send_timeout;
-    let tracker = state.tracker.clone();
-    Ok(
-        with_socket_limits(ws, &state.gate).on_upgrade(move |socket| {
-            let peer = Peer {
-                socket,
-                send_timeout,
-            };
-            tracker.track_future(
-                async move {
-                    connection.run(peer, shutdown).await;
-                    drop(permit);
-                }
-                .instrument(tracing::info_span!("lobby")),
-            )
-        }),
-    )
+        _permit: permit,
+    });
+    socket::open(ws, &state, connection, tracing::info_span!("lobby"))
 }
 
 struct LobbySocket {
     lobby: Lobby,
+    /// The list as the socket opened, sent first.
+    first: Option<LobbyFrame>,
+    changes: broadcast::Receiver<FrameText>,
     /// The seeks this socket keeps listed (its page's own).
     holds: Vec<Hold>,
-    rate: RateLimit,
-    ping_every: Duration,
+    /// This connection's place under the caps, freed when it ends.
+    _permit: ConnectionPermit,
 }
 
-impl LobbySocket {
-    async fn run(mut self, mut peer: Peer, shutdown: CancellationToken) {
-        let mut heartbeat =
-            tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
-        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut last_heard = Instant::now();
-        let Joined { first, mut changes } = self.lobby.join_list();
-        let mut step = send(&mut peer, &first).await;
-        let close = loop {
-            if let Err(close) = step.and(peer.flush().await) {
-                break close;
-            }
-            step = tokio::select! {
-                _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
-                message = peer.socket.recv() => {
-                    last_heard = Instant::now();
-                    Box::pin(self.on_message(&mut peer, message)).await
-                }
-                change = changes.recv() => self.on_changes(&mut peer, &mut changes, change).await,
-                _ = heartbeat.tick() => {
-                    if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {
-                        Err(Close::Gone)
-                    } else {
-                        peer.queue(Message::Ping(Default::default())).await
-                    }
-                }
-            };
-        };
-        peer.close(close).await;
+impl Handler for LobbySocket {
+    type Event = Result<FrameText, RecvError>;
+
+    async fn on_open(&mut self, peer: &mut Peer) -> Result<(), Close> {
+        match self.first.take() {
+            Some(first) => send(peer, &first).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn next_event(&mut self) -> Self::Event {
+        self.changes.recv().await
     }
 
     /// Forwards a change and the others already behind it; after falling behind, the whole
     /// list again (the changes it missed are in it).
-    async fn on_changes(
+    async fn on_event(
         &mut self,
         peer: &mut Peer,
-        changes: &mut tokio::sync::broadcast::Receiver<FrameText>,
         mut change: Result<FrameText, RecvError>,
     ) -> Result<(), Close> {
         loop {
             match change {
                 Ok(text) => peer.text(utf8(text)).await?,
                 Err(RecvError::Lagged(_)) => {
-                    let Joined {
-                        first,
-                        changes: fresh,
-                    } = self.lobby.join_list();
-                    *changes = fresh;
+                    let Joined { first, changes } = self.lobby.join_list();
+                    self.changes = changes;
                     return send(peer, &first).await;
                 }
                 Err(RecvError::Closed) => return Err(Close::With(CLOSE_RESTART, "lobby closed")),
             }
-            change = match changes.try_recv() {
+            change = match self.changes.try_recv() {
                 Ok(text) => Ok(text),
                 Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
                 Err(TryRecvError::Closed) => Err(RecvError::Closed),
@@ -204,19 +145,7 @@ impl LobbySocket {
         }
     }
 
-    async fn on_message(
-        &mut self,
-        peer: &mut Peer,
-        message: Option<Result<Message, axum::Error>>,
-    ) -> Result<(), Close> {
-        let text = match message {
-            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Err(Close::Gone),
-            Some(Ok(Message::Ping(bytes) | Message::Pong(bytes) | Message::Binary(bytes))) => {
-                return self.check_limits(bytes.len());
-            }
-            Some(Ok(Message::Text(text))) => text,
-        };
-        self.check_limits(text.len())?;
+    async fn on_text(&mut self, peer: &mut Peer, text: Utf8Bytes) -> Result<(), Close> {
         let request = match LobbyRequest::parse(&text) {
             Ok(request) => request,
             Err(bad) => {
@@ -236,6 +165,12 @@ impl LobbySocket {
         send(peer, &answer).await
     }
 
+    fn error_frame(&self, error: WireError) -> Utf8Bytes {
+        error_frame(error, None).to_json().into()
+    }
+}
+
+impl LobbySocket {
     async fn hold(&mut self, room: String, token: &str, id: Option<Value>) -> LobbyFrame {
         if self.holds.len() >= MAX_HOLDS {
             let error = WireError::new(
@@ -251,16 +186,6 @@ impl LobbySocket {
             }
             Err(error) => error_frame(error.into(), id),
         }
-    }
-
-    fn check_limits(&mut self, len: usize) -> Result<(), Close> {
-        if len > MAX_FRAME_BYTES {
-            return Err(Close::With(CLOSE_TOO_BIG, "frame larger than 4 KiB"));
-        }
-        if !self.rate.allow(Instant::now()) {
-            return Err(Close::With(CLOSE_POLICY, "too many messages per second"));
-        }
-        Ok(())
     }
 }
 

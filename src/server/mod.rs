@@ -18,6 +18,7 @@ pub mod limits;
 pub mod lobby;
 pub mod ops;
 pub mod origin;
+pub mod socket;
 pub mod ws;
 
 use std::net::SocketAddr;
@@ -28,6 +29,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
 use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::from_fn_with_state;
 use axum::routing::{delete, get, post};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -64,29 +66,45 @@ pub struct AppState {
     pub metrics: metrics_exporter_prometheus::PrometheusHandle,
     /// Room creations and joins per client address.
     pub quotas: Arc<edge::Quotas>,
+    /// The operators' bans in force (`senet admin ban`), refused before any handler.
+    pub bans: Arc<edge::BanList>,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
 /// `request_timeout` or is answered 408. `/metrics` is among them unless it has a listener of
 /// its own ([`metrics_app`]).
 pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Router {
-    let mut api = Router::new()
+    // The quotas per client address, as route layers: no handler takes from them itself.
+    let creating = Router::new()
         .route("/api/rooms", post(http::create_room))
-        .route("/api/rooms/{id}", get(http::room_summary))
+        .route("/api/seeks", post(lobby::post_seek))
+        .route("/api/pairing", post(lobby::pair))
+        .route_layer(from_fn_with_state(
+            state.quotas.create.clone(),
+            edge::quota::enforce,
+        ));
+    let joining = Router::new()
         .route("/api/rooms/{id}/join", post(http::join_room))
+        .route("/api/seeks/{id}/take", post(lobby::take_seek))
+        .route_layer(from_fn_with_state(
+            state.quotas.join.clone(),
+            edge::quota::enforce,
+        ));
+    let mut api = Router::new()
+        .merge(creating)
+        .merge(joining)
+        .route("/api/rooms/{id}", get(http::room_summary))
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
         .route("/ws/rooms/{id}", get(ws::upgrade))
-        .route("/api/seeks", post(lobby::post_seek))
         .route("/api/seeks/{id}", delete(lobby::cancel_seek))
-        .route("/api/seeks/{id}/take", post(lobby::take_seek))
-        .route("/api/pairing", post(lobby::pair))
         .route("/ws/lobby", get(lobby::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     if with_metrics {
         api = api.route("/metrics", get(ops::metrics));
     }
+    let bans = state.bans.clone();
     api.with_state(state)
         // Answers carry seat tokens: no cache may keep them.
         .layer(SetResponseHeaderLayer::overriding(
@@ -95,6 +113,10 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         ))
         // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs, cached as it says:
         .merge(crate::web::router())
+        .layer(axum::middleware::from_fn_with_state(
+            bans,
+            edge::bans::refuse_banned,
+        ))
         .layer(SetResponseHeaderLayer::overriding(
             X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -150,6 +172,7 @@ impl Server {
             shutdown.clone(),
         )
         .await?;
+        let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let listener = TcpListener::bind(&config.listen).await?;
         let metrics_listener = match &config.metrics_listen {
             Some(address) => Some(TcpListener::bind(address).await?),
@@ -168,12 +191,16 @@ impl Server {
                 gate: Arc::new(limits::Gate::new(&config.connections)),
                 metrics: crate::telemetry::prometheus(),
                 quotas: Arc::new(edge::Quotas {
-                    create: edge::Quota::new(
+                    create: Arc::new(edge::Quota::new(
                         config.edge.create_burst,
                         config.edge.create_per_minute,
-                    ),
-                    join: edge::Quota::new(config.edge.join_burst, config.edge.join_per_minute),
+                    )),
+                    join: Arc::new(edge::Quota::new(
+                        config.edge.join_burst,
+                        config.edge.join_per_minute,
+                    )),
                 }),
+                bans,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,

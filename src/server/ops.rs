@@ -38,7 +38,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 
 /// The database answers and is migrated; the answer is kept in the `senet_ready` gauge.
 async fn check_ready(state: &AppState) -> Result<(), StoreError> {
-    let checked = state.rooms.store().ping().await;
+    let checked = state.rooms.store().log.ping().await;
     telemetry::readiness_checked(checked.is_ok());
     checked
 }

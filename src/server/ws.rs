@@ -1,21 +1,16 @@
-//! One task per WebSocket: a single `select!` loop over the client's frames,
-//! the room's broadcast, the server's shutdown and a heartbeat.
-//!
-//! The connection enforces the limits (frame size → close 1009; message rate,
-//! per socket and per seat over all its sockets, pings included → close 1008;
-//! a seat's oldest socket past its cap → close 4000), turns client frames
-//! into room commands, and
-//! forwards the room's frames in version order. A connection that falls
-//! behind the broadcast gets a fresh `state` instead of the lost events.
+//! A room's socket, as a [`Handler`] of the socket skeleton (`server/socket.rs`, which runs the
+//! loop, the heartbeat and the limits of every frame): it turns client frames into room
+//! commands, forwards the room's frames in version order, adds the seat's budget over all its
+//! sockets (past it → close 1008), closes a seat's oldest socket past its cap (4000) and a socket
+//! that never says hello (1008). A connection that falls behind the broadcast gets a fresh
+//! `state` instead of the lost events.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Extension, Path, State};
-use axum::http::HeaderMap;
+use axum::extract::ws::Utf8Bytes;
+use axum::extract::{Path, State};
 use axum::response::Response;
-use futures_util::SinkExt;
 use serde_json::Value;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::Instant;
@@ -24,25 +19,18 @@ use tokio_util::sync::CancellationToken;
 use super::AppState;
 use super::edge::{ClientAddr, Quotas};
 use super::error::{AppError, WireError, rate_limited};
-use super::limits::{ConnectionPermit, Gate};
+use super::limits::ConnectionPermit;
+use super::socket::{
+    self, Admitted, CLOSE_POLICY, CLOSE_RESTART, Close, Handler, Peer, SILENT_HEARTBEATS,
+};
 use crate::protocol::{
-    Action, ClientMessage, ErrorCode, MAX_FRAME_BYTES, Reply, Request, Seat, State as RoomState,
-    frame_answering, room_url,
+    Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, frame_answering,
+    room_url,
 };
 use crate::room::ring;
-use crate::room::{Attached, ConnId, Frame, RateLimit, RoomError, RoomHandle, Rooms, SeatBudget};
+use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms, SeatBudget};
 use crate::telemetry;
 
-/// Frames are queued and written together at the end of each step of the
-/// connection's loop (an event and its ack, a run of events: one write,
-/// one system call); this much queued is written at once.
-pub(super) const WRITE_BATCH_BYTES: usize = 8 * 1024;
-/// Heartbeats without hearing anything before a peer counts as gone.
-pub(super) const SILENT_HEARTBEATS: u32 = 3;
-
-pub(super) const CLOSE_POLICY: u16 = 1008;
-pub(super) const CLOSE_TOO_BIG: u16 = 1009;
-pub(super) const CLOSE_RESTART: u16 = 1012;
 /// The first of the codes applications may use (RFC 6455, 7.4.2).
 const CLOSE_SEAT_ELSEWHERE: u16 = 4000;
 
@@ -51,11 +39,9 @@ const CLOSE_SEAT_ELSEWHERE: u16 = 4000;
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Extension(client): Extension<ClientAddr>,
-    headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    admitted: Admitted,
 ) -> Result<Response, AppError> {
-    let permit = state.gate.admit(&headers, client)?;
+    let Admitted { ws, permit, client } = admitted;
     if !state.rooms.exists(&id).await? {
         return Err(RoomError::NotFound.into());
     }
@@ -67,39 +53,15 @@ pub async fn upgrade(
         evicted: CancellationToken::new(),
         last_v: 0,
         acks: true,
-        rate: RateLimit::new(state.max_messages_per_second),
         quotas: state.quotas.clone(),
         client,
         ping_every: state.ping_every,
+        hello_deadline: Instant::now(),
         _permit: permit,
     });
-    let shutdown = state.shutdown.clone();
-    let send_timeout = state.gate.send_timeout;
-    let tracker = state.tracker.clone();
-    Ok(
-        with_socket_limits(ws, &state.gate).on_upgrade(move |socket| {
-            let peer = Peer {
-                socket,
-                send_timeout,
-            };
-            // `run`'s future itself, not one awaiting it: an async block around it would keep
-            // its own copy of the connection and the socket for the connection's whole life.
-            // No span of its own (one per connection costs ~350 B while it lives): the room's
-            // task has one, and the connection's few log lines name the room.
-            tracker.track_future(connection.run(peer, shutdown))
-        }),
-    )
-}
-
-/// The frame and buffer limits of every WebSocket here (rooms and the lobby). tungstenite's own
-/// limits sit above ours so that an oversized frame still reaches us and gets a clean 1009;
-/// past these, the socket is simply dropped.
-pub(super) fn with_socket_limits(ws: WebSocketUpgrade, gate: &Gate) -> WebSocketUpgrade {
-    ws.max_message_size(16 * MAX_FRAME_BYTES)
-        .max_frame_size(16 * MAX_FRAME_BYTES)
-        .read_buffer_size(gate.read_buffer)
-        .write_buffer_size(WRITE_BATCH_BYTES.min(gate.max_write_buffer / 2))
-        .max_write_buffer_size(gate.max_write_buffer)
+    // No span of its own (one per connection costs ~350 B while it lives): the room's task has
+    // one, and the connection's few log lines name the room.
+    Ok(socket::open(ws, &state, connection, tracing::Span::none()))
 }
 
 /// A seat in a room, held while the connection lives.
@@ -131,101 +93,56 @@ struct Connection {
     /// Whether a successful action gets an `ack` frame; a client that said `acks: false` in its
     /// hello finds the action's `id` in the action's last event instead.
     acks: bool,
-    rate: RateLimit,
     /// A rematch opens a room: it takes a token from this address's creation quota.
     quotas: Arc<Quotas>,
     client: ClientAddr,
-    /// How often the server pings; silence for a few of these drops the peer
-    /// (a vanished network sends no close, and presence must still change).
+    /// How often the server pings: a socket that never says hello is closed after as long as
+    /// a silent peer.
     ping_every: Duration,
+    /// When a socket that has not said hello is closed.
+    hello_deadline: Instant,
     /// This connection's place under the caps, freed when it ends.
     _permit: ConnectionPermit,
 }
 
-/// Why the loop ends.
-pub(super) enum Close {
-    /// The peer left or the socket failed: nothing more to send.
-    Gone,
-    With(u16, &'static str),
+/// What wakes a room's socket besides its client.
+enum RoomEvent {
+    Frame(Result<Arc<Frame>, RecvError>),
+    Evicted,
+    NoHello,
 }
 
-impl Connection {
-    /// The connection's life. A function returning an `async move` block, not an `async fn`:
-    /// an `async fn`'s future keeps a second copy of its arguments (here the socket) for its
-    /// whole life; the connection is boxed so that axum's task, which holds the closure that
-    /// made this future, keeps only a pointer to it (docs/PERFORMANCE.md, memory).
-    #[allow(clippy::manual_async_fn)]
-    fn run(
-        mut self: Box<Self>,
-        mut peer: Peer,
-        shutdown: CancellationToken,
-    ) -> impl Future<Output = ()> + Send {
-        async move {
-            let mut heartbeat =
-                tokio::time::interval_at(Instant::now() + self.ping_every, self.ping_every);
-            heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            let mut last_heard = Instant::now();
-            // Sockets that never say hello hold no seat; they get as long as a
-            // silent peer before they are closed.
-            let hello_deadline = Instant::now() + self.ping_every * SILENT_HEARTBEATS;
-            let close = loop {
-                let step = tokio::select! {
-                    _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
-                    // The handlers are boxed: inline, the state of their deepest await (a few KiB)
-                    // would be carried by every idle connection for its whole life; boxed, it
-                    // exists only while a message is handled (docs/PERFORMANCE.md, memory).
-                    message = peer.socket.recv() => {
-                        last_heard = Instant::now();
-                        Box::pin(self.on_message(&mut peer, message)).await
-                    }
-                    frame = next_frame(self.attached.as_mut()) => {
-                        Box::pin(self.on_frames(&mut peer, frame)).await
-                    }
-                    _ = self.evicted.cancelled() => Err(Close::With(
-                        CLOSE_SEAT_ELSEWHERE,
-                        "this seat opened too many sockets; the oldest is closed",
-                    )),
-                    _ = tokio::time::sleep_until(hello_deadline), if self.attached.is_none() => {
-                        Err(Close::With(CLOSE_POLICY, "no hello"))
-                    }
-                    _ = heartbeat.tick() => {
-                        if last_heard.elapsed() > self.ping_every * SILENT_HEARTBEATS {
-                            Err(Close::Gone)
-                        } else {
-                            peer.queue(Message::Ping(Default::default())).await
-                        }
-                    }
-                };
-                let step = match step {
-                    Ok(()) => peer.flush().await,
-                    closing => closing,
-                };
-                if let Err(close) = step {
-                    break close;
-                }
-            };
-            peer.close(close).await;
+impl Handler for Connection {
+    type Event = RoomEvent;
+
+    async fn on_open(&mut self, _peer: &mut Peer) -> Result<(), Close> {
+        // Sockets that never say hello hold no seat; they get as long as a silent peer.
+        self.hello_deadline = Instant::now() + self.ping_every * SILENT_HEARTBEATS;
+        Ok(())
+    }
+
+    async fn next_event(&mut self) -> RoomEvent {
+        tokio::select! {
+            frame = next_frame(self.attached.as_mut()) => RoomEvent::Frame(frame),
+            _ = self.evicted.cancelled() => RoomEvent::Evicted,
+            _ = tokio::time::sleep_until(self.hello_deadline), if self.attached.is_none() => {
+                RoomEvent::NoHello
+            }
         }
     }
 
-    async fn on_message(
-        &mut self,
-        peer: &mut Peer,
-        message: Option<Result<Message, axum::Error>>,
-    ) -> Result<(), Close> {
-        let text = match message {
-            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Err(Close::Gone),
-            Some(Ok(Message::Ping(bytes) | Message::Pong(bytes))) => {
-                return self.check_limits(bytes.len());
-            }
-            Some(Ok(Message::Text(text))) => text,
-            Some(Ok(Message::Binary(bytes))) => {
-                self.check_limits(bytes.len())?;
-                let error = WireError::new(ErrorCode::BadJson, "send JSON in text frames");
-                return peer.reply(&error_reply(error, None)).await;
-            }
-        };
-        self.check_limits(text.len())?;
+    async fn on_event(&mut self, peer: &mut Peer, event: RoomEvent) -> Result<(), Close> {
+        match event {
+            RoomEvent::Frame(frame) => self.on_frames(peer, frame).await,
+            RoomEvent::Evicted => Err(Close::With(
+                CLOSE_SEAT_ELSEWHERE,
+                "this seat opened too many sockets; the oldest is closed",
+            )),
+            RoomEvent::NoHello => Err(Close::With(CLOSE_POLICY, "no hello")),
+        }
+    }
+
+    async fn on_text(&mut self, peer: &mut Peer, text: Utf8Bytes) -> Result<(), Close> {
         match Request::parse(&text) {
             Ok(request) => self.on_request(peer, request).await,
             Err(bad) => {
@@ -235,19 +152,16 @@ impl Connection {
         }
     }
 
-    fn check_limits(&mut self, len: usize) -> Result<(), Close> {
-        if len > MAX_FRAME_BYTES {
-            return Err(Close::With(CLOSE_TOO_BIG, "frame larger than 4 KiB"));
-        }
-        let now = Instant::now();
-        if !self.rate.allow(now) {
-            return Err(Close::With(CLOSE_POLICY, "too many messages per second"));
-        }
+    fn error_frame(&self, error: WireError) -> Utf8Bytes {
+        error_reply(error, None).to_json().into()
+    }
+
+    fn check_budget(&self) -> Result<(), Close> {
         let budget = self
             .attached
             .as_ref()
             .and_then(|seated| seated.budget.as_ref());
-        if budget.is_some_and(|budget| !budget.allow(now)) {
+        if budget.is_some_and(|budget| !budget.allow()) {
             return Err(Close::With(
                 CLOSE_POLICY,
                 "too many messages per second from this seat's sockets",
@@ -255,7 +169,9 @@ impl Connection {
         }
         Ok(())
     }
+}
 
+impl Connection {
     async fn on_request(&mut self, peer: &mut Peer, request: Request) -> Result<(), Close> {
         let id = request.id;
         match request.message {
@@ -491,52 +407,8 @@ fn error_reply(error: WireError, id: Option<Value>) -> Reply {
     }
 }
 
-/// The client's socket, with how long it may take to accept what is sent.
-pub(super) struct Peer {
-    pub(super) socket: WebSocket,
-    /// A peer that takes longer than this to accept a frame is dropped, so a
-    /// client that stops reading cannot hold the connection task (or memory).
-    pub(super) send_timeout: Duration,
-}
-
 impl Peer {
     async fn reply(&mut self, reply: &Reply) -> Result<(), Close> {
         self.text(reply.to_json().into()).await
-    }
-
-    pub(super) async fn text(&mut self, text: Utf8Bytes) -> Result<(), Close> {
-        self.queue(Message::Text(text)).await
-    }
-
-    /// Queues a frame; the loop writes it out ([`Peer::flush`]) after the
-    /// step that queued it.
-    pub(super) async fn queue(&mut self, message: Message) -> Result<(), Close> {
-        within(self.send_timeout, self.socket.feed(message)).await
-    }
-
-    pub(super) async fn flush(&mut self) -> Result<(), Close> {
-        within(self.send_timeout, self.socket.flush()).await
-    }
-
-    /// Ends the connection: with a close frame, unless the peer is gone already. (Borrowing
-    /// the peer: its future would otherwise hold a second copy of the socket.)
-    pub(super) async fn close(&mut self, close: Close) {
-        if let Close::With(code, reason) = close {
-            let frame = CloseFrame {
-                code,
-                reason: Utf8Bytes::from_static(reason),
-            };
-            let _ = self.socket.send(Message::Close(Some(frame))).await;
-        }
-    }
-}
-
-async fn within(
-    limit: Duration,
-    io: impl Future<Output = Result<(), axum::Error>>,
-) -> Result<(), Close> {
-    match tokio::time::timeout(limit, io).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(_)) | Err(_) => Err(Close::Gone),
     }
 }

@@ -1,4 +1,4 @@
-//! The [`Store`] for several instances: PostgreSQL, selected by a
+//! The store for several instances ([`RoomLog`], [`SeekList`] and [`Cluster`]): PostgreSQL, selected by a
 //! `postgres://` or `postgresql://` URL, with the migrations in
 //! `migrations/postgres/` applied on open.
 //!
@@ -10,7 +10,7 @@
 //! themselves from the log. Which
 //! players each instance holds connections of, and which timed rooms' clocks
 //! it keeps, is kept in advisory locks ([`super::presence`]). Each instance's spectator counts
-//! travel on the same channel ([`Store::announce_spectators`]).
+//! travel on the same channel ([`Cluster::announce_spectators`]).
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -25,7 +25,10 @@ use super::group_commit::{Append, Committer, GroupCommit};
 use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
-use super::{InstanceId, RoomRow, SeatRow, SeekCaps, SeekRow, Store, StoreError, StoredEvent};
+use super::{
+    Cluster, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError,
+    StoredEvent,
+};
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
 
@@ -121,7 +124,7 @@ const SEEKS: SeekStatements = SeekStatements {
 };
 
 #[async_trait]
-impl Store for PgStore {
+impl RoomLog for PgStore {
     async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
         rows::create_room(&self.pool, &SQL, room, events).await
     }
@@ -169,6 +172,13 @@ impl Store for PgStore {
         rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
     }
 
+    async fn ping(&self) -> Result<(), StoreError> {
+        rows::check_migrated(&self.pool, &MIGRATOR).await
+    }
+}
+
+#[async_trait]
+impl SeekList for PgStore {
     async fn post_seek(&self, seek: &SeekRow, caps: SeekCaps) -> Result<bool, StoreError> {
         seeks::postgres::post(&self.pool, &SEEKS, seek, caps.per_owner, caps.total).await
     }
@@ -208,11 +218,10 @@ impl Store for PgStore {
     async fn pair_seek(&self, pairing: &Pairing<'_>) -> Result<Option<String>, StoreError> {
         seeks::postgres::pair(&self.pool, &SEEKS, pairing).await
     }
+}
 
-    async fn ping(&self) -> Result<(), StoreError> {
-        rows::check_migrated(&self.pool, &MIGRATOR).await
-    }
-
+#[async_trait]
+impl Cluster for PgStore {
     async fn hold_presence(&self, room: &str, side: Side, held: bool) -> Result<(), StoreError> {
         Ok(self.presence.set(room, side, held).await?)
     }
@@ -229,8 +238,8 @@ impl Store for PgStore {
         Ok(self.presence.let_go_of_clock(room).await?)
     }
 
-    fn instance(&self) -> Option<InstanceId> {
-        Some(self.presence.instance())
+    fn instance(&self) -> InstanceId {
+        self.presence.instance()
     }
 
     async fn announce_spectators(&self, counts: &[(String, u32)]) -> Result<(), StoreError> {

@@ -335,7 +335,7 @@ where
 }
 
 /// Succeeds when every built-in migration of `migrator` is recorded as applied: a database
-/// replaced or rolled back under a running server is not ready ([`super::Store::ping`]).
+/// replaced or rolled back under a running server is not ready ([`super::RoomLog::ping`]).
 pub(super) async fn check_migrated<DB>(
     pool: &Pool<DB>,
     migrator: &sqlx::migrate::Migrator,

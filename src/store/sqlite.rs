@@ -1,4 +1,4 @@
-//! The embedded [`Store`]: one SQLite file in WAL mode, created on first
+//! The embedded store ([`RoomLog`] and [`SeekList`]; one instance, no cluster): one SQLite file in WAL mode, created on first
 //! start, with the migrations in `migrations/sqlite/` applied on open.
 //! Appends are committed in batches, and the WAL checkpointed, by [`writer`];
 //! every other write goes through it too ([`Writer::write`]), so the WAL stays bounded.
@@ -12,7 +12,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
-use super::{RoomRow, SeatRow, SeekCaps, SeekRow, Store, StoreError, StoredEvent};
+use super::{RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent};
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
 use writer::Writer;
@@ -110,7 +110,7 @@ const SEEKS: SeekStatements = SeekStatements {
 };
 
 #[async_trait]
-impl Store for SqliteStore {
+impl RoomLog for SqliteStore {
     async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
         let create = rows::create_room(&self.pool, &SQL, room, events);
         self.writer.write(create).await
@@ -161,6 +161,13 @@ impl Store for SqliteStore {
         rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
     }
 
+    async fn ping(&self) -> Result<(), StoreError> {
+        rows::check_migrated(&self.pool, &MIGRATOR).await
+    }
+}
+
+#[async_trait]
+impl SeekList for SqliteStore {
     async fn post_seek(&self, seek: &SeekRow, caps: SeekCaps) -> Result<bool, StoreError> {
         self.writer
             .write(seeks::sqlite::post(
@@ -219,9 +226,5 @@ impl Store for SqliteStore {
         self.writer
             .write(seeks::sqlite::pair(&self.pool, &SEEKS, pairing))
             .await
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        rows::check_migrated(&self.pool, &MIGRATOR).await
     }
 }

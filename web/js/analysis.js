@@ -6,7 +6,7 @@
 // A game has a hundred throws or more: drawn as a hundred circles they overlapped into a smear,
 // with 6-pixel labels at 360 px. So only the labelled moves and the chosen throw (the cursor) are
 // drawn; the other throws are invisible targets, and a pointer over the chart moves the cursor to
-// the nearest throw (a tap or a click shows it). The sizes are in chart units, 600 across: 22 of
+// the nearest throw (a tap or a click shows it). The sizes are in chart units, 600 across: 24 of
 // them are 12 px once the chart is scaled to a phone's width.
 
 import { part, show, svg } from './dom.js';
@@ -77,7 +77,8 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
   }
 
   function pointLabel(row, i, chance) {
-    const point = t('analysis.point', { n: i + 1, side: sideName(row.side), value: row.value, p: percent(chance) });
+    const plain = t('analysis.point', { n: i + 1, side: sideName(row.side), value: row.value, p: percent(chance) });
+    const point = row.exact ? t('analysis.pointExact', { point: plain }) : plain;
     return JUDGED.has(row.label) ? t('analysis.pointLabelled', { point, label: t(`analysis.label.${row.label}`) }) : point;
   }
 
@@ -152,7 +153,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
       point.addEventListener('click', () => choose(i));
       return point;
     });
-    chart.replaceChildren(...grid, title, line, ...points);
+    chart.replaceChildren(...grid, title, line, ...tableEntry(throws, x, y), ...points);
     select(current, false);
   }
 
@@ -162,6 +163,20 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
   chart.addEventListener('click', (event) => {
     if (analysis && !event.target.classList.contains('point')) choose(nearest(event));
   });
+
+  /** A dashed line and a caption where the game entered the endgame table (docs/AI.md). */
+  function tableEntry(throws, x, y) {
+    const first = throws.findIndex((row) => row.exact);
+    if (first < 0) return [];
+    return [
+      svg(
+        'g',
+        { class: 'table-entry', 'data-testid': 'analysis-table-entry', 'aria-hidden': 'true' },
+        svg('line', { x1: x(first), x2: x(first), y1: y(1), y2: y(0) }),
+        svg('text', { x: x(first) + 6, y: y(1) + 22, text: t('analysis.exactFrom') }),
+      ),
+    ];
+  }
 
   chart.addEventListener('keydown', (event) => {
     if (!analysis) return;

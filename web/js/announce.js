@@ -118,6 +118,10 @@ export function createAnnouncer(node) {
       node.append(entry);
       while (node.childElementCount > KEPT) node.firstElementChild.remove();
     },
+    /** After a language switch: what was said stays said, and the region holds no other language. */
+    clear() {
+      node.replaceChildren();
+    },
   };
 }
 

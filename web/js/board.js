@@ -181,14 +181,17 @@ export function createBoard(root, { onMove = null } = {}) {
     view = { position, legal };
     root.dataset.position = position ?? '';
     showDestination(null);
-    pieces.replaceChildren();
     notes.replaceChildren();
-    if (!position) return;
+    if (!position) {
+      pieces.replaceChildren();
+      return;
+    }
+    // The new pieces are drawn first and swapped in at once: a drawing that fails half-way
+    // leaves the last board standing, never an empty one.
     const moves = new Map(legal.map((move) => [move.from, move]));
     const { squares } = readPosition(position);
-    for (const side of ['black', 'white']) {
-      for (const square of squares[side]) pieces.append(drawPiece(side, square, moves.get(square)));
-    }
+    const drawn = ['black', 'white'].flatMap((side) => squares[side].map((square) => drawPiece(side, square, moves.get(square))));
+    pieces.replaceChildren(...drawn);
   }
 
   function pieceOn(square) {

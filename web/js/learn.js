@@ -30,6 +30,7 @@ let lessons = [];
 let progress = loadProgress();
 /** The open lesson: `{lesson, index, picked, result}`, result null | 'right' | 'wrong' | 'empty'. */
 let current = null;
+let roving = null; // the square whose choice holds the board's one tab stop
 
 function loadProgress() {
   try {
@@ -159,7 +160,39 @@ function decorateBoard() {
       for (const name of ['role', 'tabindex', 'aria-label', 'aria-pressed']) cell.removeAttribute(name);
     }
   }
+  rove();
   markPicks();
+}
+
+/** The board's choices in track order: squares or pieces, whichever the lesson asks for. */
+function choices() {
+  const nodes = [...boardRoot.querySelectorAll('[role="button"][data-square]')];
+  const order = (node) => (node.dataset.square === 'off' ? 31 : Number(node.dataset.square));
+  return nodes.sort((a, b) => order(a) - order(b));
+}
+
+/**
+ * One tab stop on the board (a roving tabindex), not thirty: the arrows move along the track,
+ * Home and End to its ends. `to` is the choice to hold the stop, else the one that held it.
+ */
+function rove(to = null) {
+  const all = choices();
+  const holder = to ?? all.find((node) => node.dataset.square === roving) ?? all[0];
+  roving = holder?.dataset.square ?? null;
+  for (const node of all) node.setAttribute('tabindex', node === holder ? '0' : '-1');
+  return holder;
+}
+
+/** Arrow keys on the board: the next or previous choice along the track. */
+function moveFocus(event) {
+  const all = choices();
+  const here = all.indexOf(event.target.closest('[role="button"][data-square]'));
+  if (here < 0) return false;
+  const last = all.length - 1;
+  const steps = { ArrowRight: here + 1, ArrowDown: here + 1, ArrowLeft: here - 1, ArrowUp: here - 1, Home: 0, End: last };
+  if (!(event.key in steps)) return false;
+  rove(all[Math.max(0, Math.min(last, steps[event.key]))])?.focus();
+  return true;
 }
 
 /** Show what is picked: chosen squares (numbered in a path), pieces, throws, and in words. */
@@ -342,7 +375,15 @@ async function loadLessons() {
 async function start() {
   mountLanguageSwitch(part('language'));
   boardRoot.addEventListener('click', (event) => choose(event.target));
+  boardRoot.addEventListener('focusin', (event) => {
+    const choice = event.target.closest('[role="button"][data-square]');
+    if (choice) rove(choice);
+  });
   boardRoot.addEventListener('keydown', (event) => {
+    if (moveFocus(event)) {
+      event.preventDefault();
+      return;
+    }
     if ((event.key === 'Enter' || event.key === ' ') && event.target.closest('[role="button"]')) {
       event.preventDefault();
       choose(event.target);

@@ -31,6 +31,7 @@ const en = {
   'play.watch': 'Watch',
   'play.taken': 'Someone else took that game first. Choose another one.',
   'play.tooMany': 'You have as many open games as allowed. Cancel one or wait for an opponent.',
+  'play.alreadyOpen': 'This browser already has an open game. Cancel it or wait for an opponent.',
   'play.refused': 'The server refused ({code}).',
 };
 
@@ -64,6 +65,7 @@ const zhHant = {
   'play.watch': '觀戰',
   'play.taken': '這局已被別人搶先加入，請選擇另一局。',
   'play.tooMany': '你的公開對局已達上限。請取消一局或等待對手。',
+  'play.alreadyOpen': '這個瀏覽器已有一局公開對局。請取消它或等待對手。',
   'play.refused': '伺服器拒絕了請求（{code}）。',
 };
 
@@ -97,6 +99,7 @@ const ru = {
   'play.watch': 'Смотреть',
   'play.taken': 'Эту партию уже занял другой игрок. Выберите другую.',
   'play.tooMany': 'У вас максимум открытых партий. Отмените одну или дождитесь соперника.',
+  'play.alreadyOpen': 'В этом браузере уже есть открытая партия. Отмените её или дождитесь соперника.',
   'play.refused': 'Сервер отказал ({code}).',
 };
 

@@ -64,7 +64,7 @@ function fillClocks(select) {
 }
 
 function report(err) {
-  const key = { [ErrorCode.SeekTaken]: 'play.taken', [ErrorCode.TooManySeeks]: 'play.tooMany' }[err.code];
+  const key = { [ErrorCode.SeekTaken]: 'play.taken', [ErrorCode.TooManySeeks]: 'play.tooMany', [ErrorCode.SeekOpen]: 'play.alreadyOpen' }[err.code];
   problem.textContent = key ? t(key) : t(err.status === 0 ? 'lobby.unreachable' : 'play.refused', { code: err.code });
   show(problem, true);
 }

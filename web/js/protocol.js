@@ -29,6 +29,7 @@ export const ErrorCode = Object.freeze({
   RateLimited: 'rate_limited',
   SeekTaken: 'seek_taken',
   TooManySeeks: 'too_many_seeks',
+  SeekOpen: 'seek_open',
   Internal: 'internal',
 });
 

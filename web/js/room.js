@@ -170,12 +170,15 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     if (!focusFollowsPlay) return;
     const document = root.ownerDocument;
     const active = document.activeElement;
-    const usable = active && active !== document.body && active.isConnected && !active.disabled && !active.closest('[hidden]');
+    const waiting = part('turn', root);
+    // The "waiting for …" sentence holds the focus only until there is something to do again.
+    const usable = active && active !== document.body && active !== waiting && active.isConnected && !active.disabled && !active.closest('[hidden]');
     if (usable) return;
     const throwButton = part('throw', root);
     const next = root.querySelector('.piece.movable') ?? (throwButton.hidden || throwButton.disabled ? null : throwButton);
-    // Nothing to do now: the sentence saying whom the game waits for.
-    (next ?? part('turn', root)).focus();
+    if (next) next.focus();
+    // Nothing to do now (the opponent's turn): the sentence saying whom the game waits for.
+    else if (!model.pending && active !== waiting) waiting.focus();
   }
 
   /** Whether the turn just came to this page's only side from the other one (or the game began). */
@@ -401,6 +404,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   }
 
   function relabel() {
+    announcer.clear();
     view.relabel();
     replay.relabel();
     verification.relabel();

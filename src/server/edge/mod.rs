@@ -8,13 +8,15 @@
 //!
 //! [`client`] says which address a request comes from ([`ClientAddr`], the socket's peer or,
 //! behind a trusted reverse proxy, the client it names): every per-address limit counts it,
-//! the [`quota`]s on creating and joining rooms included.
+//! the [`quota`]s on creating and joining rooms included, and the operators' [`bans`].
 
+pub mod bans;
 pub mod client;
 pub mod listener;
 pub mod quota;
 pub mod settings;
 
+pub use bans::BanList;
 pub use client::{ClientAddr, TrustedProxies};
 pub use listener::{Edge, serve};
 pub use quota::{Quota, Quotas};

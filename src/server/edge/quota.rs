@@ -1,112 +1,98 @@
-//! Quotas per client address ([`ClientAddr`]): a token bucket for creating rooms and one for
-//! joining them. A bucket holds up to `burst` tokens, refills at `per_minute`, and each request
-//! takes one; an empty bucket answers how long until the next token (429 with `Retry-After`).
+//! Quotas per client address ([`ClientAddr`]) as one route layer ([`enforce`]): `governor`'s
+//! keyed limiter, one for creating rooms (and seeks, and quick pairings) and one for joining
+//! them (and taking seeks). Each address may make `burst` requests at once, then `per_minute`;
+//! past that the request never reaches its handler and is answered 429 with `Retry-After`. The
+//! key is the client address the edge resolved (`--trusted-proxies`), which it puts on every
+//! request.
 //!
-//! The buckets are bounded: a full bucket says nothing a new one would not, so full buckets
-//! are dropped whenever the map has doubled since the last sweep; what remains are the
-//! addresses active within the last `burst / per_minute` minutes. Past [`MAX_CLIENTS`] of
-//! those, new addresses wait too (a flood from that many addresses is not a player's).
+//! The limiter's map is bounded: the addresses whose state says nothing a new one would not
+//! (full again) are dropped ([`governor::RateLimiter::retain_recent`]) whenever the map has
+//! doubled since the last sweep; what remains are the addresses active within the last
+//! `burst / per_minute` minutes. Past [`MAX_CLIENTS`] of those, requests wait
+//! [`CROWDED_RETRY`] until a sweep makes room (a flood from that many addresses is not a
+//! player's).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Extension;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, RateLimiter};
 
 use super::client::ClientAddr;
+use crate::server::error::AppError;
 
-/// Addresses with a bucket at most.
+/// Addresses tracked at most.
 const MAX_CLIENTS: usize = 100_000;
-/// The map's size that triggers the first sweep of full buckets.
+/// The map's size that triggers the first sweep.
 const FIRST_SWEEP: usize = 1024;
-/// What a new address is told while [`MAX_CLIENTS`] are tracked.
+/// What a request is told while [`MAX_CLIENTS`] are tracked.
 const CROWDED_RETRY: Duration = Duration::from_secs(1);
 
 /// The server's quotas.
 #[derive(Debug)]
 pub struct Quotas {
-    /// `POST /api/rooms`.
-    pub create: Quota,
-    /// `POST /api/rooms/{id}/join`.
-    pub join: Quota,
+    /// `POST /api/rooms`, `POST /api/seeks`, `POST /api/pairing`.
+    pub create: Arc<Quota>,
+    /// `POST /api/rooms/{id}/join`, `POST /api/seeks/{id}/take`.
+    pub join: Arc<Quota>,
 }
 
-/// One quota: a bucket per client address.
+/// One quota: a limiter keyed by client address; `None` is no quota (a burst of 0).
 #[derive(Debug)]
 pub struct Quota {
-    burst: f64,
-    per_second: f64,
-    buckets: Mutex<Buckets>,
-}
-
-#[derive(Debug)]
-struct Buckets {
-    by_client: HashMap<ClientAddr, Bucket>,
-    sweep_at: usize,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
+    limiter: Option<DefaultKeyedRateLimiter<ClientAddr>>,
+    sweep_at: AtomicUsize,
 }
 
 impl Quota {
     /// `burst` requests at once, then `per_minute` (at least 1); a burst of 0 is no quota.
     pub fn new(burst: u32, per_minute: u32) -> Quota {
+        let limiter = NonZeroU32::new(burst).map(|burst| {
+            let per_minute = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
+            RateLimiter::keyed(governor::Quota::per_minute(per_minute).allow_burst(burst))
+        });
         Quota {
-            burst: f64::from(burst),
-            per_second: f64::from(per_minute.max(1)) / 60.0,
-            buckets: Mutex::new(Buckets {
-                by_client: HashMap::new(),
-                sweep_at: FIRST_SWEEP,
-            }),
+            limiter,
+            sweep_at: AtomicUsize::new(FIRST_SWEEP),
         }
     }
 
-    /// Takes a token from `client`'s bucket, or says how long until there is one.
+    /// Takes one request from `client`'s allowance, or says how long until it may ask again.
     pub fn take(&self, client: ClientAddr) -> Result<(), Duration> {
-        self.take_at(client, Instant::now())
-    }
-
-    fn take_at(&self, client: ClientAddr, now: Instant) -> Result<(), Duration> {
-        if self.burst == 0.0 {
+        let Some(limiter) = &self.limiter else {
             return Ok(());
+        };
+        if limiter.len() >= self.sweep_at.load(Ordering::Relaxed) {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+            let next = FIRST_SWEEP.max(2 * limiter.len());
+            self.sweep_at.store(next, Ordering::Relaxed);
         }
-        let mut buckets = self.buckets.lock().expect("never poisoned");
-        if buckets.by_client.len() >= buckets.sweep_at {
-            self.sweep(&mut buckets, now);
-        }
-        if buckets.by_client.len() >= MAX_CLIENTS && !buckets.by_client.contains_key(&client) {
+        if limiter.len() >= MAX_CLIENTS {
             return Err(CROWDED_RETRY);
         }
-        let full = Bucket {
-            tokens: self.burst,
-            at: now,
-        };
-        let bucket = buckets.by_client.entry(client).or_insert(full);
-        bucket.tokens = self.refilled(*bucket, now);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64(
-                (1.0 - bucket.tokens) / self.per_second,
-            ))
-        }
+        limiter
+            .check_key(&client)
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
     }
+}
 
-    fn refilled(&self, bucket: Bucket, now: Instant) -> f64 {
-        let elapsed = now.saturating_duration_since(bucket.at).as_secs_f64();
-        (bucket.tokens + elapsed * self.per_second).min(self.burst)
-    }
-
-    /// Drops the full buckets; the next sweep comes when the map has doubled.
-    fn sweep(&self, buckets: &mut Buckets, now: Instant) {
-        buckets
-            .by_client
-            .retain(|_, bucket| self.refilled(*bucket, now) < self.burst);
-        buckets.sweep_at = FIRST_SWEEP.max(2 * buckets.by_client.len());
-    }
+/// The route layer: answers 429 with `Retry-After` for a client past `quota`, before the
+/// handler (or its body) is read.
+pub async fn enforce(
+    State(quota): State<Arc<Quota>>,
+    Extension(client): Extension<ClientAddr>,
+    request: Request,
+    next: Next,
+) -> Result<Response, AppError> {
+    quota.take(client).map_err(AppError::RateLimited)?;
+    Ok(next.run(request).await)
 }
 
 #[cfg(test)]
@@ -120,38 +106,35 @@ mod tests {
     #[test]
     fn a_burst_then_the_rate_and_each_address_on_its_own() {
         let quota = Quota::new(3, 60);
-        let start = Instant::now();
         for _ in 0..3 {
-            assert_eq!(quota.take_at(client(1), start), Ok(()));
+            assert_eq!(quota.take(client(1)), Ok(()));
         }
-        let wait = quota.take_at(client(1), start).unwrap_err();
-        assert!(wait > Duration::from_millis(900) && wait <= Duration::from_secs(1));
-        assert_eq!(quota.take_at(client(2), start), Ok(()));
-        let later = start + Duration::from_secs(1);
-        assert_eq!(quota.take_at(client(1), later), Ok(()));
-        assert!(quota.take_at(client(1), later).is_err());
+        let wait = quota.take(client(1)).unwrap_err();
+        assert!(
+            wait > Duration::from_millis(800) && wait <= Duration::from_secs(1),
+            "{wait:?}"
+        );
+        assert_eq!(quota.take(client(2)), Ok(()));
     }
 
     #[test]
     fn zero_burst_is_no_quota() {
         let quota = Quota::new(0, 1);
-        let now = Instant::now();
-        assert!((0..1000).all(|_| quota.take_at(client(1), now).is_ok()));
-        assert!(quota.buckets.lock().unwrap().by_client.is_empty());
+        assert!((0..1000).all(|_| quota.take(client(1)).is_ok()));
+        assert!(quota.limiter.is_none());
     }
 
     #[test]
-    fn full_buckets_are_swept_so_the_map_stays_bounded() {
-        let quota = Quota::new(2, 60);
-        let start = Instant::now();
+    fn addresses_back_to_a_full_allowance_are_swept_so_the_map_stays_bounded() {
+        // 60,000 a minute: each address is full again a millisecond after its request.
+        let quota = Quota::new(1, 60_000);
         for n in 0..(FIRST_SWEEP as u32) {
-            quota.take_at(client(n), start).unwrap();
+            quota.take(client(n)).unwrap();
         }
-        // Two seconds on, every bucket is full again: the sweep drops them all.
-        let later = start + Duration::from_secs(2);
-        quota.take_at(client(u32::MAX), later).unwrap();
-        let buckets = quota.buckets.lock().unwrap();
-        assert_eq!(buckets.by_client.len(), 1);
-        assert_eq!(buckets.sweep_at, FIRST_SWEEP);
+        std::thread::sleep(Duration::from_millis(5));
+        quota.take(client(u32::MAX)).unwrap();
+        let limiter = quota.limiter.as_ref().unwrap();
+        assert_eq!(limiter.len(), 1);
+        assert_eq!(quota.sweep_at.load(Ordering::Relaxed), FIRST_SWEEP);
     }
 }

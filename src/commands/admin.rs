@@ -1,0 +1,160 @@
+//! `senet admin …`: operator commands that talk to the database directly, not over the network
+//! (whoever can reach the database is the operator). The games in progress; bans of an address or a network for a
+//! while, lifting them, and the audit log where every such action is recorded with who did it
+//! (`--as`), when and why. The instances read the bans every few seconds
+//! ([`crate::server::edge::bans`]). Each command prints JSON.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use ipnet::IpNet;
+
+use super::UsageError;
+use crate::server::config::DEFAULT_DATABASE_URL;
+use crate::store::bans::{BanStore, Operator};
+
+/// Operator commands on the database: bans and the audit log.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The database the servers use.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true)]
+    database_url: String,
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum AdminCommand {
+    /// Refuse an address or a network (CIDR) at every instance for a while.
+    Ban {
+        /// `203.0.113.7`, `203.0.113.0/24` or an IPv6 network.
+        #[arg(value_parser = parse_network)]
+        network: IpNet,
+        /// How long: `90s`, `30m`, `24h`, `7d` (a bare number is seconds).
+        #[arg(long = "for", value_parser = parse_duration)]
+        duration: Duration,
+        #[command(flatten)]
+        operator: OperatorArgs,
+    },
+    /// Lift a ban in force, by its id (`senet admin bans` lists them).
+    Lift {
+        id: i64,
+        #[command(flatten)]
+        operator: OperatorArgs,
+    },
+    /// The bans in force.
+    Bans,
+    /// Games in progress (started, not over), the most recently active first.
+    Rooms {
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+    /// The last operator actions, newest first.
+    Audit {
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+    },
+}
+
+/// Who acts and why: recorded in the audit log.
+#[derive(Debug, clap::Args)]
+struct OperatorArgs {
+    /// Why (shown to a banned client, and kept in the audit log).
+    #[arg(long)]
+    reason: String,
+    /// The operator's name, for the audit log.
+    #[arg(long = "as")]
+    actor: String,
+}
+
+impl OperatorArgs {
+    fn operator(self) -> Operator {
+        Operator {
+            name: self.actor,
+            reason: self.reason,
+            at: crate::room::now_ms(),
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<(), UsageError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let answer = runtime.block_on(answer(args))?;
+    println!("{answer}");
+    Ok(())
+}
+
+async fn answer(args: Args) -> Result<serde_json::Value, UsageError> {
+    let store = BanStore::open(&args.database_url).await?;
+    Ok(match args.command {
+        AdminCommand::Ban {
+            network,
+            duration,
+            operator,
+        } => {
+            let operator = operator.operator();
+            let until = operator.at + duration.as_millis() as i64;
+            let id = store.ban(network, until, &operator).await?;
+            serde_json::json!({"ban": id, "network": network.trunc().to_string(), "until_ms": until})
+        }
+        AdminCommand::Lift { id, operator } => {
+            store.lift(id, &operator.operator()).await?;
+            serde_json::json!({"lifted": id})
+        }
+        AdminCommand::Bans => serde_json::to_value(store.active(crate::room::now_ms()).await?)?,
+        AdminCommand::Rooms { limit } => serde_json::to_value(store.live_rooms(limit).await?)?,
+        AdminCommand::Audit { limit } => serde_json::to_value(store.audit_log(limit).await?)?,
+    })
+}
+
+/// A network, or an address as the network of that one address.
+fn parse_network(text: &str) -> Result<IpNet, String> {
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("{text:?} is not an address or a network (203.0.113.0/24)"))
+}
+
+/// `90s`, `30m`, `24h`, `7d`, or a bare number of seconds; more than zero.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let seconds_per = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("{text:?}: use a number with s, m, h or d (24h)")),
+    };
+    match number.parse::<u64>() {
+        Ok(count) if count > 0 => Ok(Duration::from_secs(count * seconds_per)),
+        _ => Err(format!("{text:?}: use a number with s, m, h or d (24h)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_networks_are_read() {
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("7d"), Ok(Duration::from_secs(7 * 86_400)));
+        assert!(parse_duration("0h").is_err());
+        assert!(parse_duration("5 weeks").is_err());
+        assert!(parse_duration("h").is_err());
+        assert_eq!(
+            parse_network("203.0.113.7").unwrap().to_string(),
+            "203.0.113.7/32"
+        );
+        assert_eq!(
+            parse_network("2001:db8::/32").unwrap().to_string(),
+            "2001:db8::/32"
+        );
+        assert!(parse_network("example.org").is_err());
+    }
+}

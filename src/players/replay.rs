@@ -1,0 +1,202 @@
+//! Every rating recomputed from the event log (`senet ratings verify`): rated games in the
+//! order they were numbered, each judged again by the rated-game rule from its own log (who won
+//! and when from `game-over`, the moves from `moved`), each player's change computed again from
+//! the previous change this replay computed — never from a stored value — and compared with
+//! what is stored, bit for bit. The first difference is the answer.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use skillratings::glicko2::Glicko2Rating;
+
+use super::rating::{self, GameFacts, Score, Standing};
+use super::store::{Change, PlayerRow, RatedGameRow, RoomPlayers};
+use crate::engine::Side;
+use crate::protocol::{Event, Mode, UnixMs, Winner};
+use crate::store::StoredEvent;
+
+/// What the rooms' store knows of a rated game's room.
+pub struct GameLog {
+    /// `None` if the room is gone.
+    pub mode: Option<Mode>,
+    pub players: Option<RoomPlayers>,
+    pub events: Vec<StoredEvent>,
+}
+
+/// The first thing the replay and the store disagree on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Difference {
+    /// The rated game's number (0 for a player's final standing).
+    pub game: i64,
+    pub room: String,
+    pub player: Option<String>,
+    pub what: String,
+    pub stored: String,
+    pub computed: String,
+}
+
+/// The replay so far: each player's standing after the games replayed.
+#[derive(Default)]
+pub struct Replay {
+    standings: HashMap<String, Standing>,
+    /// Each pair's rated games' times (key: the two ids in order), for the pair limit.
+    pairs: HashMap<(String, String), Vec<UnixMs>>,
+    pub games: u64,
+}
+
+impl Replay {
+    /// Replays one rated game, given its room's log and its stored changes.
+    pub fn game(
+        &mut self,
+        game: &RatedGameRow,
+        log: &GameLog,
+        stored: &[(String, Change)],
+    ) -> Result<(), Box<Difference>> {
+        let differ = |player: Option<&str>, what: &str, stored: String, computed: String| {
+            Box::new(Difference {
+                game: game.seq,
+                room: game.room.clone(),
+                player: player.map(str::to_string),
+                what: what.to_string(),
+                stored,
+                computed,
+            })
+        };
+        let (winner, at, moves) = facts_of(&log.events)
+            .map_err(|problem| differ(None, "log", "a rated game".into(), problem))?;
+        if at != game.at {
+            return Err(differ(None, "time", game.at.to_string(), at.to_string()));
+        }
+        let score = Score::of(winner);
+        if Score::from_points(game.score) != Some(score) {
+            return Err(differ(
+                None,
+                "score",
+                game.score.to_string(),
+                score.points().to_string(),
+            ));
+        }
+        let pair = pair_key(&game.black, &game.white);
+        let recent = self.pairs.get(&pair).map_or(0, |ats| {
+            ats.iter()
+                .filter(|&&t| t > at - rating::PAIR_WINDOW_MS)
+                .count()
+        });
+        let players = log.players.clone().unwrap_or(RoomPlayers {
+            rated: false,
+            black: None,
+            white: None,
+        });
+        let facts = GameFacts {
+            mode: log.mode.unwrap_or(Mode::Local),
+            created_rated: players.rated,
+            black: players.black.as_deref(),
+            white: players.white.as_deref(),
+            moves,
+            recent_pair_games: u32::try_from(recent).unwrap_or(u32::MAX),
+        };
+        match rating::rated_players(&facts) {
+            Ok((black, white)) if (black, white) == (game.black.as_str(), game.white.as_str()) => {}
+            Ok((black, white)) => {
+                let seated = format!("{black} / {white}");
+                return Err(differ(
+                    None,
+                    "players",
+                    format!("{} / {}", game.black, game.white),
+                    seated,
+                ));
+            }
+            Err(why) => return Err(differ(None, "rated", "rated".into(), why.to_string())),
+        }
+        let (black, white) = (self.standing(&game.black), self.standing(&game.white));
+        let (black_after, white_after) = rating::rate(black, white, score, at);
+        for (id, standing, after) in [
+            (&game.black, black, black_after),
+            (&game.white, white, white_after),
+        ] {
+            let Some((_, change)) = stored.iter().find(|(player, _)| player == id) else {
+                return Err(differ(Some(id), "change", "none".into(), "a change".into()));
+            };
+            let before = rating::at(standing, at);
+            compare(&change.before, &before, "before")
+                .and_then(|()| compare(&change.after, &after, "after"))
+                .map_err(|(what, s, c)| differ(Some(id), &what, s, c))?;
+            self.standings.insert(
+                id.clone(),
+                Standing {
+                    rating: after,
+                    rated_at: Some(at),
+                },
+            );
+        }
+        self.pairs.entry(pair).or_default().push(at);
+        self.games += 1;
+        Ok(())
+    }
+
+    /// Checks a player's stored standing against the replay's.
+    pub fn player(&self, row: &PlayerRow) -> Result<(), Box<Difference>> {
+        let computed = self.standing(&row.id);
+        let differ = |what: String, stored: String, computed: String| {
+            Box::new(Difference {
+                game: 0,
+                room: String::new(),
+                player: Some(row.id.clone()),
+                what,
+                stored,
+                computed,
+            })
+        };
+        if row.standing.rated_at != computed.rated_at {
+            return Err(differ(
+                "rated_at".into(),
+                format!("{:?}", row.standing.rated_at),
+                format!("{:?}", computed.rated_at),
+            ));
+        }
+        compare(&row.standing.rating, &computed.rating, "standing")
+            .map_err(|(w, s, c)| differ(w, s, c))
+    }
+
+    fn standing(&self, player: &str) -> Standing {
+        self.standings.get(player).copied().unwrap_or(Standing::NEW)
+    }
+}
+
+/// Who won, when the game ended, and how many moves each side made, from a room's log.
+fn facts_of(events: &[StoredEvent]) -> Result<(Winner, UnixMs, [u32; 2]), String> {
+    let mut moves = [0u32; 2];
+    for stored in events {
+        let event = Event::from_parts(&stored.kind, &stored.data)
+            .map_err(|e| format!("event {} unreadable: {e}", stored.v))?;
+        match event {
+            Event::Moved { side, .. } => moves[usize::from(side == Side::White)] += 1,
+            Event::GameOver { winner, .. } => return Ok((winner, stored.at, moves)),
+            _ => {}
+        }
+    }
+    Err("no game-over in the log".into())
+}
+
+fn pair_key(a: &str, b: &str) -> (String, String) {
+    let (low, high) = if a <= b { (a, b) } else { (b, a) };
+    (low.to_string(), high.to_string())
+}
+
+/// Compares three numbers bit for bit; on a difference, which one and both values exactly.
+fn compare(
+    stored: &Glicko2Rating,
+    computed: &Glicko2Rating,
+    when: &str,
+) -> Result<(), (String, String, String)> {
+    let fields = [
+        ("rating", stored.rating, computed.rating),
+        ("deviation", stored.deviation, computed.deviation),
+        ("volatility", stored.volatility, computed.volatility),
+    ];
+    match fields.iter().find(|(_, s, c)| s.to_bits() != c.to_bits()) {
+        None => Ok(()),
+        // `{:?}` prints the shortest text that reads back as the same f64: exact.
+        Some((name, s, c)) => Err((format!("{name} {when}"), format!("{s:?}"), format!("{c:?}"))),
+    }
+}

@@ -1,0 +1,93 @@
+//! The log of rooms: each room as created with its seats, and its append-only event log (with
+//! what is derived from a finished one, its analysis). Every backend keeps it.
+//!
+//! The log's key (room, version) is what orders a room: [`RoomLog::append`] refuses a version
+//! that already exists with [`StoreError::VersionConflict`], and the room task answers that by
+//! reloading and judging again.
+
+use async_trait::async_trait;
+
+use super::StoreError;
+use crate::engine::Side;
+use crate::fairness::Seed;
+use crate::protocol::{Mode, TimeControl, UnixMs, Version};
+use crate::secrets::TokenHash;
+
+/// A room as created, plus its seats as taken so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoomRow {
+    pub id: String,
+    pub mode: Mode,
+    pub seed: Seed,
+    pub created_at: UnixMs,
+    pub black: Option<SeatRow>,
+    pub white: Option<SeatRow>,
+    /// The time control; `None` for an untimed game.
+    pub clock: Option<TimeControl>,
+}
+
+/// A taken seat: who holds it (by token hash), and the computer's level if it is the computer's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatRow {
+    pub token_hash: TokenHash,
+    /// The computer's level name for its seat, empty for a person's. Kept in the
+    /// `*_client_seed` column, which once held the seat's client seed: client seeds are now
+    /// events in the log, sent after the room's seed is committed (see `crate::fairness`).
+    pub level: String,
+}
+
+/// One entry of a room's log. `kind` and `data` are the wire `t` and `d`
+/// (JSON text); the store does not interpret them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEvent {
+    pub v: Version,
+    pub at: UnixMs,
+    pub kind: String,
+    pub data: String,
+}
+
+/// Rooms, seats and event logs.
+#[async_trait]
+pub trait RoomLog: Send + Sync + 'static {
+    /// Creates a room and its first events (possibly none) atomically.
+    async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError>;
+
+    /// The room row, or `None` for an unknown id.
+    async fn room(&self, id: &str) -> Result<Option<RoomRow>, StoreError>;
+
+    /// Takes a free seat; `false` if someone holds it already (the check and
+    /// the write are one atomic step, so two joiners never share a seat).
+    async fn take_seat(&self, room: &str, side: Side, seat: &SeatRow) -> Result<bool, StoreError>;
+
+    /// Appends events, all or none. The caller numbers them consecutively
+    /// from the last version it knows + 1; if any of those versions exists
+    /// (another writer was first) nothing is written and the answer is
+    /// [`StoreError::VersionConflict`].
+    async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
+
+    /// The room's events with a version above `after`, in order.
+    async fn events_after(
+        &self,
+        room: &str,
+        after: Version,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
+
+    /// The stored analysis (JSON) of a room's finished game, if it was computed.
+    async fn analysis(&self, room: &str) -> Result<Option<String>, StoreError>;
+
+    /// Stores a finished game's analysis; if the room has one already (two
+    /// first requests at once) that one stays: both are the same.
+    async fn save_analysis(&self, room: &str, analysis: &str) -> Result<(), StoreError>;
+
+    /// Deletes up to `limit` rooms created before `before` whose game never started, with
+    /// their events; returns their ids. A room that starts meanwhile is kept.
+    async fn delete_unstarted(&self, before: UnixMs, limit: u32)
+    -> Result<Vec<String>, StoreError>;
+
+    /// Ids of timed rooms whose game has started and not ended, above `after` in id order, at
+    /// most `limit`: a starting server loads them so that their clocks run with nobody there.
+    async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError>;
+
+    /// Succeeds when the database answers and every migration is applied (`GET /readyz`).
+    async fn ping(&self) -> Result<(), StoreError>;
+}

@@ -1,0 +1,222 @@
+//! `senet admin` (the real binary) against real servers, on SQLite and PostgreSQL: a ban made
+//! from the command line is enforced by two instances on one database within seconds (403 and
+//! the page, a WebSocket handshake included; other addresses and the probes unaffected),
+//! listed, lifted, and every action is in the audit log with who did it and why.
+
+mod common;
+mod postgres_support;
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const BANNED: &str = "203.0.113.9";
+const OTHER: &str = "198.51.100.1";
+
+/// `senet admin <args>` on the database `url`: (exit code, JSON printed, stderr).
+async fn admin(url: &str, args: &[&str]) -> (i32, Value, String) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("admin")
+        .args(args)
+        .args(["--database-url", url])
+        .output()
+        .await
+        .unwrap();
+    let printed = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code().unwrap(), printed, stderr)
+}
+
+/// A GET of `path` as the client `from` (the servers trust 127.0.0.1 as their proxy):
+/// the status and the body.
+async fn get_from(server: SocketAddr, path: &str, from: &str) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(server).await.unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nhost: senet\r\nx-forwarded-for: {from}\r\n\
+         connection: upgrade, close\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\n\
+         sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(2), stream.read_to_end(&mut answer)).await;
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer.split(' ').nth(1).unwrap_or("0").parse().unwrap();
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned());
+    (status, body.unwrap_or_default())
+}
+
+/// Waits until `path` answers `status` to `from`; returns how long that took.
+async fn wait_for_status(server: SocketAddr, path: &str, from: &str, status: u16) -> Duration {
+    let started = Instant::now();
+    while get_from(server, path, from).await.0 != status {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{path} never answered {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    started.elapsed()
+}
+
+/// A started game is listed by `senet admin rooms`; a finished one and an unstarted one are not.
+async fn live_rooms_are_listed(url: &str, server: &TestServer) {
+    let mut started = Vec::new();
+    for _ in 0..2 {
+        let created = create_room(server.addr, "online", "black").await;
+        let room = created["room"].as_str().unwrap().to_string();
+        let joined = join_room(server.addr, &room).await;
+        started.push((room, created, joined));
+    }
+    let (over, token, _) = &started[1];
+    let mut black = Client::join(server.addr, over, token["token"].as_str()).await;
+    black.ok("resign", Value::Null).await;
+    let (code, listed, stderr) = admin(url, &["rooms"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let rooms: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["room"].clone())
+        .collect();
+    assert_eq!(rooms, [Value::from(started[0].0.clone())], "{listed}");
+    assert_eq!(listed[0]["mode"], "online");
+}
+
+async fn bans_reach_every_instance(url: String) {
+    let trusting = |config: &mut senet::server::config::Config| {
+        config.edge.trusted_proxies = "127.0.0.1".parse().unwrap();
+    };
+    let one = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), trusting).await;
+    let two = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), trusting).await;
+    let room = create_room(one.addr, "online", "black").await["room"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let socket = format!("/ws/rooms/{room}");
+    assert_eq!(get_from(two.addr, &socket, BANNED).await.0, 101);
+    live_rooms_are_listed(&url, &one).await;
+
+    let reason = ["--reason", "flooding <rooms>", "--as", "alice"];
+    let ban = [&["ban", "203.0.113.0/24", "--for", "1h"][..], &reason].concat();
+    let (code, banned, stderr) = admin(&url, &ban).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(banned["network"], "203.0.113.0/24");
+    let id = banned["ban"].as_i64().unwrap();
+
+    // The other instance refuses the network within a few seconds: pages and sockets alike.
+    let took = wait_for_status(two.addr, "/", BANNED, 403).await;
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let (status, page) = get_from(two.addr, &socket, BANNED).await;
+    assert_eq!(status, 403);
+    assert!(page.contains("Access refused"), "{page}");
+    assert!(page.contains("flooding &lt;rooms&gt;"), "{page}");
+    assert!(page.contains("<p lang=\"ru\">"), "{page}");
+    wait_for_status(one.addr, &socket, BANNED, 403).await;
+    assert_eq!(get_from(two.addr, &socket, OTHER).await.0, 101);
+    assert_eq!(get_from(two.addr, "/healthz", BANNED).await.0, 200);
+
+    let (code, listed, _) = admin(&url, &["bans"]).await;
+    assert_eq!(code, 0);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed[0]["id"], id);
+    assert_eq!(listed[0]["created_by"], "alice");
+
+    let id_text = id.to_string();
+    let lift = [
+        "lift",
+        &id_text,
+        "--reason",
+        "appeal granted",
+        "--as",
+        "bob",
+    ];
+    let (code, _, stderr) = admin(&url, &lift).await;
+    assert_eq!(code, 0, "{stderr}");
+    wait_for_status(two.addr, &socket, BANNED, 101).await;
+    let again = ["lift", &id_text, "--reason", "again", "--as", "bob"];
+    let (code, _, stderr) = admin(&url, &again).await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no ban"), "{stderr}");
+    assert_eq!(admin(&url, &["bans"]).await.1, serde_json::json!([]));
+
+    let (code, audit, _) = admin(&url, &["audit"]).await;
+    assert_eq!(code, 0);
+    let entries: Vec<_> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            (
+                entry["actor"].clone(),
+                entry["action"].clone(),
+                entry["reason"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("bob".into(), "lift".into(), "appeal granted".into()),
+            ("alice".into(), "ban".into(), "flooding <rooms>".into()),
+        ]
+    );
+    assert!(audit[0]["at"].as_i64().unwrap() >= audit[1]["at"].as_i64().unwrap());
+    one.stop().await;
+    two.stop().await;
+}
+
+#[tokio::test]
+async fn a_ban_from_the_command_line_reaches_every_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    bans_reach_every_instance(url).await;
+}
+
+#[tokio::test]
+async fn bad_admin_input_gets_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("none.db").display());
+    let (code, _, stderr) = admin(
+        &url,
+        &[
+            "ban",
+            "example.org",
+            "--for",
+            "1h",
+            "--reason",
+            "x",
+            "--as",
+            "a",
+        ],
+    )
+    .await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not an address or a network"), "{stderr}");
+    let (code, _, stderr) = admin(
+        &url,
+        &[
+            "ban",
+            "10.0.0.0/8",
+            "--for",
+            "soon",
+            "--reason",
+            "x",
+            "--as",
+            "a",
+        ],
+    )
+    .await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("24h"), "{stderr}");
+    let (code, _, stderr) =
+        admin(&url, &["ban", "10.0.0.0/8", "--for", "1h", "--reason", "x"]).await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--as"), "{stderr}");
+}
+
+postgres_support::postgres_tests!(bans_reach_every_instance);
