@@ -13,7 +13,7 @@ use super::UsageError;
 use crate::players::replay::{Difference, GameLog, Replay};
 use crate::players::simulate::{self, Plan};
 use crate::players::store::{self as player_store, PlayerStore};
-use crate::store::{self, Store};
+use crate::store;
 
 /// Ratings: recompute them from the log, or calibrate the rating system.
 #[derive(Debug, clap::Args)]
@@ -104,7 +104,7 @@ async fn replay_all(url: &str) -> Result<Result<Replay, Box<Difference>>, UsageE
         let Some(last) = games.last() else { break };
         after = last.seq;
         for game in &games {
-            let log = game_log(rooms.as_ref(), players.as_ref(), &game.room).await?;
+            let log = game_log(rooms.log.as_ref(), players.as_ref(), &game.room).await?;
             let stored = players.changes(game.seq).await?;
             if let Err(difference) = replay.game(game, &log, &stored) {
                 return Ok(Err(difference));
@@ -124,7 +124,7 @@ async fn replay_all(url: &str) -> Result<Result<Replay, Box<Difference>>, UsageE
 }
 
 async fn game_log(
-    rooms: &dyn Store,
+    rooms: &dyn store::RoomLog,
     players: &dyn PlayerStore,
     room: &str,
 ) -> Result<GameLog, UsageError> {
