@@ -160,7 +160,13 @@ async fn a_rematch_logged_before_a_crash_gets_its_room_when_the_room_loads_again
         kind: "rematch".into(),
         data: json!({ "room": rematch }).to_string(),
     };
-    server.rooms.store().append(room, &[event]).await.unwrap();
+    server
+        .rooms
+        .store()
+        .log
+        .append(room, &[event])
+        .await
+        .unwrap();
     let server = server.restart_with(|_| {}).await;
     let path = format!("/api/rooms/{rematch}");
     assert_eq!(common::http(server.addr, "GET", &path, None).await.0, 404);
