@@ -16,6 +16,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use serde::Serialize;
 use tokio::time::Instant;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::Layer as _;
 
 use crate::protocol::{Action, ErrorCode, Event, Mode};
 
@@ -91,26 +92,43 @@ pub enum LogFormat {
 }
 
 /// Libraries that log whole WebSocket messages (tokens included) at debug and trace level:
-/// capped whatever `RUST_LOG` asks for, so no token reaches a log.
-const MESSAGE_LOGGERS_CAP: &str = "tungstenite=info,tokio_tungstenite=info";
+/// capped at info whatever `RUST_LOG` asks for, so no token reaches a log. The cap is a filter of
+/// its own, applied after `RUST_LOG`'s: as directives appended to it, a more specific one
+/// (`tungstenite::protocol=trace`) overrode it (issue 28).
+const MESSAGE_LOGGERS: [&str; 2] = ["tungstenite", "tokio_tungstenite"];
 
 /// Installs the global tracing subscriber, writing to stderr (stdout is for command output),
 /// in colour only when stderr is a terminal: a container's or a service's log would otherwise
 /// hold the escape codes. The filter comes from `RUST_LOG` (default `info`). Calling it again
 /// does nothing, so tests that start several servers in one process may call it freely.
 pub fn init_tracing(format: LogFormat) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let wanted = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
-    let filter = EnvFilter::try_new(format!("{wanted},{MESSAGE_LOGGERS_CAP}"))
-        .unwrap_or_else(|_| EnvFilter::new(format!("info,{MESSAGE_LOGGERS_CAP}")));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let output = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
-    // An error only means a subscriber is already installed, which is fine.
-    let _ = match format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
+    let output = match format {
+        LogFormat::Text => output.boxed(),
+        LogFormat::Json => output.json().boxed(),
     };
+    // An error only means a subscriber is already installed, which is fine.
+    let _ = tracing_subscriber::registry()
+        .with(output)
+        .with(log_filter(&wanted))
+        .try_init();
+}
+
+/// `RUST_LOG`'s filter (`info` if it does not parse), then the cap on the message loggers.
+fn log_filter<S: tracing::Subscriber>(wanted: &str) -> impl tracing_subscriber::Layer<S> {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    let wanted = EnvFilter::try_new(wanted).unwrap_or_else(|_| EnvFilter::new("info"));
+    let cap = MESSAGE_LOGGERS.into_iter().fold(
+        Targets::new().with_default(LevelFilter::TRACE),
+        |cap, target| cap.with_target(target, LevelFilter::INFO),
+    );
+    wanted.and_then(cap)
 }
 
 /// The process's Prometheus recorder, installed on first use; render it for `GET /metrics`.
@@ -311,5 +329,56 @@ impl GaugeGuard {
 impl Drop for GaugeGuard {
     fn drop(&mut self) {
         gauge!(self.0).decrement(1.0);
+    }
+}
+
+#[cfg(test)]
+mod log_filter_tests {
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::layer::SubscriberExt;
+
+    use super::log_filter;
+
+    /// What a subscriber with `RUST_LOG=wanted` writes for a trace event of `target`'s.
+    fn logged(wanted: &str) -> String {
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let writer = {
+            let out = out.clone();
+            move || Sink(out.clone())
+        };
+        let output = tracing_subscriber::fmt::layer()
+            .with_writer(writer)
+            .with_ansi(false);
+        let subscriber = tracing_subscriber::registry()
+            .with(output)
+            .with(log_filter(wanted));
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::trace!(target: "tungstenite::protocol", "frame with a token");
+            tracing::trace!(target: "senet::room", "a room's trace");
+        });
+        String::from_utf8(out.lock().unwrap().clone()).unwrap()
+    }
+
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Sink {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_more_specific_directive_does_not_lift_the_cap_on_the_message_loggers() {
+        let out = logged("trace,tungstenite::protocol=trace");
+        assert!(!out.contains("token"), "{out}");
+        assert!(
+            out.contains("a room's trace"),
+            "the rest follows RUST_LOG: {out}"
+        );
     }
 }
