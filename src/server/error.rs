@@ -12,6 +12,7 @@ use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 
 use crate::lobby::LobbyError;
+use crate::players::store::PlayerError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
 use crate::room::{Refusal, RoomError};
@@ -127,6 +128,22 @@ impl From<LobbyError> for WireError {
     }
 }
 
+impl From<PlayerError> for WireError {
+    fn from(error: PlayerError) -> WireError {
+        match error {
+            PlayerError::UnknownPlayer => WireError::new(ErrorCode::NoPlayer, "no such player"),
+            _ => WireError::internal(&error),
+        }
+    }
+}
+
+fn player_status(error: &PlayerError) -> StatusCode {
+    match error {
+        PlayerError::UnknownPlayer => StatusCode::NOT_FOUND,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
 /// What an HTTP handler fails with.
 #[derive(Debug)]
 pub enum AppError {
@@ -136,6 +153,8 @@ pub enum AppError {
     Room(RoomError),
     /// The lobby refused or failed; its status follows from which.
     Lobby(LobbyError),
+    /// The players' store refused or failed; its status follows from which.
+    Player(PlayerError),
     /// A WebSocket handshake from another site's page (403).
     OriginNotAllowed,
     /// A connection cap is reached (429); says which.
@@ -153,6 +172,12 @@ impl From<RoomError> for AppError {
 impl From<LobbyError> for AppError {
     fn from(error: LobbyError) -> Self {
         AppError::Lobby(error)
+    }
+}
+
+impl From<PlayerError> for AppError {
+    fn from(error: PlayerError) -> Self {
+        AppError::Player(error)
     }
 }
 
@@ -196,6 +221,7 @@ impl IntoResponse for AppError {
             ),
             AppError::Room(error) => (room_status(&error), error.into()),
             AppError::Lobby(error) => (lobby_status(&error), error.into()),
+            AppError::Player(error) => (player_status(&error), error.into()),
             AppError::OriginNotAllowed => (
                 StatusCode::FORBIDDEN,
                 WireError::new(

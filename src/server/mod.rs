@@ -18,6 +18,7 @@ pub mod limits;
 pub mod lobby;
 pub mod ops;
 pub mod origin;
+pub mod player_pages;
 pub mod socket;
 pub mod ws;
 
@@ -40,6 +41,7 @@ use tower_http::trace::TraceLayer;
 
 use self::config::Config;
 use crate::lobby::Lobby;
+use crate::players::store::PlayerStore;
 use crate::room::Rooms;
 use crate::store::Listener;
 
@@ -68,6 +70,8 @@ pub struct AppState {
     pub quotas: Arc<edge::Quotas>,
     /// The operators' bans in force (`senet admin ban`), refused before any handler.
     pub bans: Arc<edge::BanList>,
+    /// Players, names and ratings (`/api/me`, seats bound to players, rated games).
+    pub players: Arc<dyn PlayerStore>,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -98,6 +102,9 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/api/seeks/{id}", delete(lobby::cancel_seek))
+        .route("/api/players", get(player_pages::by_name))
+        .route("/api/players/{id}", get(player_pages::by_id))
+        .route("/api/top", get(player_pages::top))
         .route("/ws/lobby", get(lobby::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
@@ -153,6 +160,7 @@ impl Server {
     /// Opens the database (migrating it) and binds the listener.
     pub async fn bind(config: &Config, shutdown: CancellationToken) -> anyhow::Result<Server> {
         let store = crate::store::open(&config.database_url).await?;
+        let players = crate::players::store::open(&config.database_url).await?;
         let tracker = TaskTracker::new();
         let rooms = Rooms::new(
             store,
@@ -201,6 +209,7 @@ impl Server {
                     )),
                 }),
                 bans,
+                players,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,
