@@ -5,8 +5,9 @@ use skillratings::glicko2::Glicko2Rating;
 
 use super::name::generated_name;
 use super::rating::is_provisional;
-use super::store::PlayerRow;
+use super::store::{self, PlayerRow};
 use crate::protocol::players::{Change, Player, PlayerRef};
+use crate::protocol::{BeforeAfter, RatingChanges};
 
 /// The name shown for a deleted player (the pages translate it).
 pub const DELETED_NAME: &str = "deleted player";
@@ -47,5 +48,18 @@ pub fn change(rating: &Glicko2Rating) -> Change {
         rating: rating.rating.round() as i64,
         deviation: rating.deviation.round() as i64,
         provisional: is_provisional(rating),
+    }
+}
+
+/// A rated game's changes to both players (black's first), as the `rated` frame and a
+/// finished game's state show them.
+pub fn changes([black, white]: &[store::Change; 2]) -> RatingChanges {
+    let shown = |game: &store::Change| BeforeAfter {
+        before: change(&game.before),
+        after: change(&game.after),
+    };
+    RatingChanges {
+        black: shown(black),
+        white: shown(white),
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::UnixMs;
 
 /// A player as shown beside a board, a seek or a game in a list.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerRef {
     /// The public id, 16 hex digits.
     pub id: String,

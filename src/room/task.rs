@@ -58,8 +58,9 @@ use super::seats::Seats;
 use super::watchers::Watchers;
 use super::{RoomConfig, create_room, decode, new_seat, now_ms, replay};
 use crate::engine::Side;
+use crate::players::store::RateOnCommit;
 use crate::protocol::{
-    Action, Event, FrameText, Joined, Reply, RoomSummary, Seat, State, UnixMs, Version,
+    Action, Event, FrameText, Joined, Mode, Reply, RoomSummary, Seat, State, UnixMs, Version,
 };
 use crate::secrets::hash_token;
 use crate::store::{Store, StoreError, StoredEvent};
@@ -720,7 +721,22 @@ impl RoomTask {
             })
             .unzip();
         let appending = Instant::now();
-        let appended = self.store.log.append(self.game.id(), &stored).await;
+        // A game's end is rated (if it is) in the transaction that appends it.
+        let ends = decision
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::GameOver { .. }));
+        let rating =
+            (ends && self.game.mode() == Mode::Online).then(|| RateOnCommit::new(self.game.id()));
+        let appended = match &rating {
+            Some(work) => {
+                self.store
+                    .log
+                    .append_with(self.game.id(), &stored, work.clone())
+                    .await
+            }
+            None => self.store.log.append(self.game.id(), &stored).await,
+        };
         match &appended {
             Err(StoreError::VersionConflict(_)) | Ok(()) => {}
             Err(error) => telemetry::store_failed(error.kind()),
@@ -730,6 +746,14 @@ impl RoomTask {
         self.game = decision.game;
         for ((event, v), frame) in decision.events.iter().zip(first..).zip(frames) {
             self.send_event(v, event, frame);
+        }
+        if let Some(changes) = rating.and_then(|work| work.rated()) {
+            let text = Reply::Rated(changes).to_json().into();
+            self.send(Frame {
+                v: None,
+                text,
+                rematch: None,
+            });
         }
         Ok(self.game.version())
     }

@@ -176,6 +176,71 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value
     (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
 }
 
+/// A browser as far as the server's cookies go: it keeps the `senet_player` cookie a response
+/// sets (and drops it when told to) and sends it with every request.
+pub struct Browser {
+    pub addr: SocketAddr,
+    pub cookie: Option<String>,
+    /// Every `Set-Cookie` and body this browser received, as text (for the secrets' checks).
+    pub seen: Vec<String>,
+}
+
+/// One answer to a [`Browser`]: status, JSON body (or Null), the `Set-Cookie` header.
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub set_cookie: Option<String>,
+}
+
+impl Browser {
+    pub fn new(addr: SocketAddr) -> Browser {
+        Browser {
+            addr,
+            cookie: None,
+            seen: Vec::new(),
+        }
+    }
+
+    pub async fn call(&mut self, method: &str, path: &str, body: Option<Value>) -> Answer {
+        use http_body_util::{BodyExt, Full};
+        use hyper::body::Bytes;
+        use hyper_util::client::legacy::Client;
+        use hyper_util::rt::TokioExecutor;
+
+        let client = Client::builder(TokioExecutor::new()).build_http();
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(format!("http://{}{path}", self.addr))
+            .header(hyper::header::CONTENT_TYPE, "application/json");
+        if let Some(secret) = &self.cookie {
+            request = request.header(hyper::header::COOKIE, format!("senet_player={secret}"));
+        }
+        let body = Full::new(Bytes::from(body.map(|b| b.to_string()).unwrap_or_default()));
+        let response = client.request(request.body(body).unwrap()).await.unwrap();
+        let status = response.status().as_u16();
+        let set_cookie = response
+            .headers()
+            .get(hyper::header::SET_COOKIE)
+            .map(|value| value.to_str().unwrap().to_owned());
+        if let Some(set) = &set_cookie {
+            let (pair, _) = set.split_once(';').unwrap_or((set, ""));
+            let value = pair
+                .strip_prefix("senet_player=")
+                .expect("the player cookie");
+            let cleared = set.contains("Max-Age=0");
+            self.cookie = (!cleared).then(|| value.to_owned());
+            self.seen.push(set.clone());
+        }
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        self.seen.push(String::from_utf8_lossy(&bytes).into_owned());
+        Answer {
+            status,
+            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            set_cookie,
+        }
+    }
+}
+
 /// The `/metrics` body (`http` reads JSON bodies only).
 pub async fn metrics_text(addr: SocketAddr) -> String {
     use http_body_util::{BodyExt, Empty};

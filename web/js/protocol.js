@@ -75,6 +75,7 @@ export const Reply = Object.freeze({
   Pong: 'pong',
   Seat: 'seat',
   Watchers: 'watchers',
+  Rated: 'rated',
 });
 
 export const Event = Object.freeze({
