@@ -113,7 +113,7 @@ test('settings renames an identity, says a refusal in words, moves it to a secon
   await second.getByTestId('confirm-delete-yes').click();
   await expect(second.getByTestId('settings-status')).toHaveText('Your identity is deleted.');
   await expect(second.getByTestId('settings')).toHaveAttribute('data-state', 'none');
-  const page = await open(`/p/${encodeURIComponent(name)}`);
+  const page = await open(`/p/${encodeURIComponent(name)}`, QUIET);
   await expect(page.getByTestId('player-error')).toHaveText('No player goes by this name.');
 });
 
@@ -122,7 +122,7 @@ test('two players play a rated game to the end by clicking; both pages and the p
   const white = await open('/settings', QUIET);
   const names = { black: await identify(black, 'Black'), white: await identify(white, 'White') };
 
-  await black.goto('/');
+  await black.goto(new URL('/', black.url()).href);
   await black.getByTestId('online-form').getByRole('radio', { name: 'Black' }).check();
   await black.getByTestId('online-rated').check();
   await black.getByTestId('create-online').click();
