@@ -15,7 +15,7 @@ import { createAnalysis } from './analysis.js';
 import { createAnnouncer, createThresholds, eventSentence, presenceSentence, sidesOf, turnSentence, who } from './announce.js';
 import { runCommand } from './commands.js';
 import { chime } from './sound.js';
-import { ClientMessage, ErrorCode, Event, Phase, Reply, Status } from './protocol.js';
+import { ClientMessage, ErrorCode, Event, Mode, Phase, Reply, Status } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
 
@@ -299,6 +299,8 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         offerSeed();
         render();
         tell(type, d, before);
+        // Who took the other seat (their name and rating) is in the state, not in `started`.
+        if (type === Event.Started && model.state.mode === Mode.Online) socket.send(ClientMessage.Sync);
       });
     },
     reply(type, d) {
