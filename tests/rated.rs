@@ -275,3 +275,51 @@ async fn two_games_of_one_player_ending_at_once_on_two_instances() {
     })
     .await
 }
+
+/// Seeks and quick pairing: a rated seek wants a player to post it and another to take it;
+/// the seats are bound, and the room says it is rated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_seeks_and_pairing_bind_their_seats() {
+    let server = TestServer::start().await;
+    let addr = server.addr;
+    let (mut anna, anna_id) = player(addr, "Anna").await;
+    let (mut boris, boris_id) = player(addr, "Boris").await;
+    let rated = Some(json!({"rated": true, "side": "black"}));
+    let anonymous = Browser::new(addr)
+        .call("POST", "/api/seeks", rated.clone())
+        .await;
+    assert_eq!(refused(&anonymous), (400, "rated_needs_player"));
+    let posted = anna.call("POST", "/api/seeks", rated).await;
+    assert_eq!(posted.status, 201, "{}", posted.body);
+    let room = posted.body["room"].as_str().unwrap().to_owned();
+    let take = format!("/api/seeks/{room}/take");
+    let herself = anna.call("POST", &take, None).await;
+    assert_eq!(refused(&herself), (400, "rated_needs_player"));
+    let taken = boris.call("POST", &take, None).await;
+    assert_eq!(taken.status, 200, "{}", taken.body);
+    let token = taken.body["token"].as_str();
+    let white = Client::join_as(addr, &room, token, boris.cookie.as_deref()).await;
+    assert_eq!(white.state["rated"], true);
+    assert_eq!(white.state["players"]["black"]["id"], anna_id.as_str());
+    assert_eq!(white.state["players"]["white"]["id"], boris_id.as_str());
+
+    // Quick pairing: Anna's rated request posts her own rated seek; Boris's pairs with it.
+    // (Each page names itself: both come from 127.0.0.1.)
+    let pair = |visitor: &str| Some(json!({"rated": true, "visitor": visitor}));
+    let waiting = anna.call("POST", "/api/pairing", pair("anna")).await;
+    assert_eq!(waiting.body["paired"], false, "{}", waiting.body);
+    let paired = boris.call("POST", "/api/pairing", pair("boris")).await;
+    assert_eq!(paired.body["paired"], true, "{}", paired.body);
+    let room = paired.body["room"].as_str().unwrap();
+    assert_eq!(room, waiting.body["room"].as_str().unwrap());
+    let socket = Client::join_as(
+        addr,
+        room,
+        paired.body["token"].as_str(),
+        boris.cookie.as_deref(),
+    )
+    .await;
+    assert_eq!(socket.state["rated"], true);
+    let seat = socket.seat.clone();
+    assert_eq!(socket.state["players"][&seat]["id"], boris_id.as_str());
+}
