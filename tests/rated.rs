@@ -6,7 +6,7 @@
 mod common;
 mod postgres_support;
 
-use common::{Browser, Client, TestServer, play_turn};
+use common::{Browser, Client, TestServer, play_turn, ratings_verify};
 use senet::players::rating::{self, Score, Standing};
 use serde_json::{Value, json};
 
@@ -64,16 +64,6 @@ async fn game_over_at(addr: std::net::SocketAddr, room: &str) -> i64 {
     let events = record["events"].as_array().unwrap();
     let over = events.iter().find(|e| e["t"] == "game-over").unwrap();
     over["at"].as_i64().unwrap()
-}
-
-fn ratings_verify(url: &str) -> (Option<i32>, Value) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .args(["ratings", "verify", "--database-url", url])
-        .output()
-        .unwrap();
-    let verdict = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    (output.status.code(), verdict)
 }
 
 fn shown(rating: &skillratings::glicko2::Glicko2Rating) -> Value {

@@ -241,6 +241,17 @@ impl Browser {
     }
 }
 
+/// `senet ratings verify` on a database: its exit code and its JSON verdict.
+pub fn ratings_verify(url: &str) -> (Option<i32>, Value) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(["ratings", "verify", "--database-url", url])
+        .output()
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), verdict)
+}
+
 /// The `/metrics` body (`http` reads JSON bodies only).
 pub async fn metrics_text(addr: SocketAddr) -> String {
     use http_body_util::{BodyExt, Empty};
