@@ -5,7 +5,7 @@
 mod common;
 mod postgres_support;
 
-use common::room;
+use common::{ratings_verify, room};
 use senet::engine::Side;
 use senet::players::identity::{new_player_id, new_secret};
 use senet::players::name::{Name, RENAME_INTERVAL_MS};
@@ -442,16 +442,6 @@ async fn rated_game(
         players.rate_game(&finished).await.unwrap(),
         Rated::Changed(_)
     ));
-}
-
-fn ratings_verify(url: &str) -> (Option<i32>, serde_json::Value) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .args(["ratings", "verify", "--database-url", url])
-        .output()
-        .unwrap();
-    let verdict = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    (output.status.code(), verdict)
 }
 
 async fn execute(url: &str, statement: &'static str) {

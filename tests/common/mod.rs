@@ -241,6 +241,17 @@ impl Browser {
     }
 }
 
+/// `senet ratings verify` on a database: its exit code and its JSON verdict.
+pub fn ratings_verify(url: &str) -> (Option<i32>, Value) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(["ratings", "verify", "--database-url", url])
+        .output()
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), verdict)
+}
+
 /// The `/metrics` body (`http` reads JSON bodies only).
 pub async fn metrics_text(addr: SocketAddr) -> String {
     use http_body_util::{BodyExt, Empty};
@@ -294,8 +305,19 @@ pub enum Closed {
 
 impl Client {
     pub async fn connect(addr: SocketAddr, room: &str) -> Client {
+        Client::connect_as(addr, room, None).await
+    }
+
+    /// Connects with a browser's player cookie (the secret), as a page's socket carries it.
+    pub async fn connect_as(addr: SocketAddr, room: &str, cookie: Option<&str>) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let url = format!("ws://{addr}/ws/rooms/{room}");
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+        let mut request = url.into_client_request().unwrap();
+        if let Some(secret) = cookie {
+            let value = format!("senet_player={secret}").parse().unwrap();
+            request.headers_mut().insert(hyper::header::COOKIE, value);
+        }
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, None, true)
             .await
             .unwrap();
         Client {
@@ -312,7 +334,17 @@ impl Client {
 
     /// Connects and says hello; the welcome's state is kept in `state`.
     pub async fn join(addr: SocketAddr, room: &str, token: Option<&str>) -> Client {
-        let mut client = Client::connect(addr, room).await;
+        Client::join_as(addr, room, token, None).await
+    }
+
+    /// [`Client::join`] with a browser's player cookie.
+    pub async fn join_as(
+        addr: SocketAddr,
+        room: &str,
+        token: Option<&str>,
+        cookie: Option<&str>,
+    ) -> Client {
+        let mut client = Client::connect_as(addr, room, cookie).await;
         let hello = match token {
             Some(token) => json!({"t": "hello", "d": {"token": token}}),
             None => json!({"t": "hello"}),

@@ -117,14 +117,12 @@ impl RoomTask {
             .events
             .iter()
             .any(|e| matches!(e, Event::GameOver { .. }));
-        let rating =
-            (ends && self.game.mode() == Mode::Online).then(|| RateOnCommit::new(self.game.id()));
+        let online = self.game.mode() == Mode::Online;
+        let rating = (ends && online).then(|| RateOnCommit::new(self.game.id()));
         let appended = match &rating {
             Some(work) => {
-                self.store
-                    .log
-                    .append_with(self.game.id(), &stored, work.clone())
-                    .await
+                let log = &self.store.log;
+                log.append_with(self.game.id(), &stored, work.clone()).await
             }
             None => self.store.log.append(self.game.id(), &stored).await,
         };
