@@ -5,7 +5,7 @@
 mod common;
 mod postgres_support;
 
-use common::room;
+use common::{ratings_verify, room};
 use senet::engine::Side;
 use senet::players::identity::{new_player_id, new_secret};
 use senet::players::name::{Name, RENAME_INTERVAL_MS};
@@ -444,16 +444,6 @@ async fn rated_game(
     ));
 }
 
-fn ratings_verify(url: &str) -> (Option<i32>, serde_json::Value) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .args(["ratings", "verify", "--database-url", url])
-        .output()
-        .unwrap();
-    let verdict = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    (output.status.code(), verdict)
-}
-
 async fn execute(url: &str, statement: &'static str) {
     if url.starts_with("sqlite:") {
         let pool = sqlx::SqlitePool::connect(url).await.unwrap();
@@ -517,4 +507,205 @@ async fn sqlite_verify_recomputes_every_rating() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_verify_recomputes_every_rating() {
     postgres_support::in_fresh_schema(async |url| verify_recomputes_every_rating(&url).await).await
+}
+
+// ------------------------------------------------------------ the identity routes, over HTTP
+
+fn error_code(answer: &common::Answer) -> (u16, &str) {
+    (answer.status, answer.body["error"].as_str().unwrap_or(""))
+}
+
+/// Create, name, move to another device, delete — with a real `senet serve` whose debug log
+/// is read afterwards: each refusal is a clear error that changes nothing, and no secret is
+/// ever in a log line or in a body (only in `Set-Cookie`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identity_routes_with_a_cookie_keeping_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("senet.db");
+    let server = common::ChildServer::start(&database, &[]).await;
+    let mut anna = common::Browser::new(server.addr);
+
+    assert_eq!(
+        error_code(&anna.call("GET", "/api/me", None).await),
+        (404, "no_player")
+    );
+    let created = anna.call("POST", "/api/me", None).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let set = created.set_cookie.clone().unwrap();
+    for part in ["HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=31536000"] {
+        assert!(set.contains(part), "{set}");
+    }
+    assert!(!set.contains("Secure"), "plain http: {set}");
+    let id = created.body["id"].as_str().unwrap().to_owned();
+    assert!(senet::players::identity::is_player_id(&id), "{id}");
+    let me = &created.body;
+    assert_eq!(me["name"], format!("anon-{}", &id[..6]));
+    assert_eq!(
+        (me["named"].clone(), me["deleted"].clone()),
+        (false.into(), false.into())
+    );
+    assert_eq!(
+        (me["rating"].clone(), me["deviation"].clone()),
+        (1500.into(), 500.into())
+    );
+    assert_eq!(
+        (me["provisional"].clone(), me["wins"].clone()),
+        (true.into(), 0.into())
+    );
+    let secret_one = anna.cookie.clone().unwrap();
+    // A browser with a valid cookie gets its player again, not a new one.
+    let again = anna.call("POST", "/api/me", None).await;
+    assert_eq!(
+        (again.status, again.body["id"].as_str()),
+        (200, Some(id.as_str()))
+    );
+    assert_eq!(again.set_cookie, None);
+
+    // Names: bad, reserved, taken, too soon; each leaves the player as they were.
+    let name = |name: &str| Some(serde_json::json!({ "name": name }));
+    let bad = anna.call("PUT", "/api/me/name", name("a.b")).await;
+    assert_eq!(error_code(&bad), (400, "bad_name"));
+    let reserved = anna.call("PUT", "/api/me/name", name("Admin")).await;
+    assert_eq!(error_code(&reserved), (400, "name_reserved"));
+    let named = anna.call("PUT", "/api/me/name", name("Anna Ó")).await;
+    assert_eq!(named.status, 200, "{}", named.body);
+    assert_eq!(
+        (named.body["name"].as_str(), named.body["named"].as_bool()),
+        (Some("Anna Ó"), Some(true))
+    );
+    assert!(named.body["renamed_at"].is_i64());
+    let mut boris = common::Browser::new(server.addr);
+    let boris_created = boris.call("POST", "/api/me", None).await;
+    assert_eq!(boris_created.status, 201);
+    let taken = boris.call("PUT", "/api/me/name", name("ANNA ó")).await;
+    assert_eq!(error_code(&taken), (409, "name_taken"));
+    let soon = anna.call("PUT", "/api/me/name", name("Anya")).await;
+    assert_eq!(error_code(&soon), (429, "rename_too_soon"));
+    assert_eq!(
+        anna.call("GET", "/api/me", None).await.body["name"],
+        "Anna Ó"
+    );
+    let nameless = common::Browser::new(server.addr)
+        .call("PUT", "/api/me/name", name("Vera"))
+        .await;
+    assert_eq!(error_code(&nameless), (404, "no_player"));
+
+    // Moving to another device: a wrong code, then the right one once.
+    let issued = anna.call("POST", "/api/me/transfer", None).await;
+    assert_eq!(issued.status, 201, "{}", issued.body);
+    let code = issued.body["code"].as_str().unwrap().to_owned();
+    assert_eq!(code.len(), 8);
+    let expires_in = issued.body["expires_at"].as_i64().unwrap() - senet::room::now_ms();
+    assert!((590_000..=600_000).contains(&expires_in), "{expires_in}");
+    let mut phone = common::Browser::new(server.addr);
+    let redeem = |code: &str| Some(serde_json::json!({ "code": code }));
+    for wrong in ["ZZZZZZZZ", "x", ""] {
+        let refused = phone.call("POST", "/api/me/redeem", redeem(wrong)).await;
+        assert_eq!(error_code(&refused), (400, "bad_code"), "{wrong:?}");
+        assert_eq!(phone.cookie, None);
+    }
+    let typed = format!("{}-{}", &code[..4], code[4..].to_lowercase());
+    let moved = phone.call("POST", "/api/me/redeem", redeem(&typed)).await;
+    assert_eq!(
+        (moved.status, moved.body["id"].as_str()),
+        (200, Some(id.as_str()))
+    );
+    assert!(moved.set_cookie.unwrap().contains("HttpOnly"));
+    assert_ne!(phone.cookie.as_deref(), Some(secret_one.as_str()));
+    assert_eq!(
+        error_code(&anna.call("GET", "/api/me", None).await),
+        (404, "no_player"),
+        "the first device's cookie names nobody any more"
+    );
+    assert_eq!(
+        phone.call("GET", "/api/me", None).await.body["name"],
+        "Anna Ó"
+    );
+    let used = boris.call("POST", "/api/me/redeem", redeem(&code)).await;
+    assert_eq!(error_code(&used), (400, "bad_code"));
+
+    // An expired code (issued in the store with a past expiry: the server's clock is real).
+    let url = format!("sqlite://{}", database.display());
+    let players = senet::players::store::open(&url).await.unwrap();
+    players
+        .issue_transfer_code(&id, &hash_token("ABCDEFGH"), senet::room::now_ms() - 1)
+        .await
+        .unwrap();
+    let expired = boris
+        .call("POST", "/api/me/redeem", redeem("ABCDEFGH"))
+        .await;
+    assert_eq!(error_code(&expired), (400, "bad_code"));
+    assert_eq!(
+        boris.call("GET", "/api/me", None).await.body["id"],
+        boris_created.body["id"]
+    );
+
+    // Delete: the cookie is cleared, the player is gone for good, the row stays.
+    let deleted = phone.call("DELETE", "/api/me", None).await;
+    assert_eq!(deleted.status, 204);
+    assert!(deleted.set_cookie.unwrap().contains("Max-Age=0"));
+    assert_eq!(phone.cookie, None);
+    let row = players.player(&id).await.unwrap().unwrap();
+    assert!(row.deleted_at.is_some() && row.name.is_none());
+    assert_eq!(
+        error_code(&phone.call("DELETE", "/api/me", None).await),
+        (404, "no_player")
+    );
+
+    // No secret (cookie values) in any body, nor anywhere in the server's log.
+    server.kill().await;
+    let log = std::fs::read_to_string(database.with_extension("log")).unwrap();
+    assert!(log.contains("/api/me"), "the log has the requests");
+    let browsers = [&anna, &boris, &phone];
+    let secrets: Vec<String> = browsers
+        .iter()
+        .flat_map(|b| b.seen.iter())
+        .filter_map(|seen| seen.strip_prefix("senet_player="))
+        .map(|rest| rest.split(';').next().unwrap().to_owned())
+        .filter(|secret| !secret.is_empty())
+        .collect();
+    assert_eq!(secrets.len(), 3, "anna's, boris's, the phone's");
+    for secret in &secrets {
+        assert!(!log.contains(secret.as_str()), "a secret in the log");
+        let bodies = browsers.iter().flat_map(|b| b.seen.iter());
+        let in_bodies = bodies.filter(|seen| seen.contains(secret.as_str())).count();
+        assert_eq!(in_bodies, 1, "a secret only in its own Set-Cookie");
+    }
+}
+
+/// Creating players and redeeming codes take from one address's quota (429 past it); cookies
+/// are `Secure` when the public origin is https.
+#[tokio::test]
+async fn creating_and_redeeming_have_a_quota_and_https_cookies_are_secure() {
+    let server = common::TestServer::start_with(|config| {
+        config.edge.create_burst = 2;
+        config.edge.create_per_minute = 1;
+        config.connections.public_origin = "https://senet.example".parse().unwrap();
+    })
+    .await;
+    let mut first = common::Browser::new(server.addr);
+    let created = first.call("POST", "/api/me", None).await;
+    assert_eq!(created.status, 201);
+    assert!(created.set_cookie.unwrap().contains("Secure"));
+    let code = Some(serde_json::json!({ "code": "ZZZZZZZZ" }));
+    let mut guesser = common::Browser::new(server.addr);
+    assert_eq!(
+        error_code(&guesser.call("POST", "/api/me/redeem", code.clone()).await).1,
+        "bad_code"
+    );
+    let refused = guesser.call("POST", "/api/me/redeem", code).await;
+    assert_eq!(error_code(&refused), (429, "rate_limited"));
+    let third = common::Browser::new(server.addr)
+        .call("POST", "/api/me", None)
+        .await;
+    assert_eq!(error_code(&third), (429, "rate_limited"));
+    // Rooms keep an allowance of their own.
+    let (status, _) = common::http(
+        server.addr,
+        "POST",
+        "/api/rooms",
+        Some(serde_json::json!({"mode": "online"})),
+    )
+    .await;
+    assert_eq!(status, 201);
 }

@@ -1,11 +1,12 @@
 //! Players who come back: an identity without passwords ([`identity`]), a display name
 //! ([`name`]), and a Glicko-2 rating ([`rating`]) that anyone can recompute from the event log
 //! (`senet ratings verify`). [`store`] keeps them, in a store of its own beside the rooms'
-//! (`migrations/*/0029_players.sql`), on SQLite and PostgreSQL.
+//! (`migrations/*/0029_players.sql`), on SQLite and PostgreSQL; [`shown`] puts them on the wire.
 
 pub mod identity;
 pub mod name;
 pub mod rating;
 pub mod replay;
+pub mod shown;
 pub mod simulate;
 pub mod store;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use skillratings::glicko2::Glicko2Rating;
 
 use super::rating::{self, GameFacts, Score, Standing};
-use super::store::{Change, PlayerRow, RatedGameRow, RoomPlayers};
+use super::store::{Change, FinishedGame, PlayerRow, RatedGameRow, RoomPlayers};
 use crate::engine::Side;
 use crate::protocol::{Event, Mode, UnixMs, Winner};
 use crate::store::StoredEvent;
@@ -161,6 +161,34 @@ impl Replay {
     fn standing(&self, player: &str) -> Standing {
         self.standings.get(player).copied().unwrap_or(Standing::NEW)
     }
+}
+
+/// A rated room's finished game as the rated-game rule judges it from its log, as the replay
+/// does — the pair limit aside, which the store counts under its locks. `Err` says why it is
+/// not rated (or why its log cannot say).
+pub fn finished_game(
+    room: &str,
+    mode: Mode,
+    players: &RoomPlayers,
+    events: &[StoredEvent],
+) -> Result<FinishedGame, String> {
+    let (winner, at, moves) = facts_of(events)?;
+    let facts = GameFacts {
+        mode,
+        created_rated: players.rated,
+        black: players.black.as_deref(),
+        white: players.white.as_deref(),
+        moves,
+        recent_pair_games: 0,
+    };
+    let (black, white) = rating::rated_players(&facts).map_err(|why| why.to_string())?;
+    Ok(FinishedGame {
+        room: room.to_owned(),
+        black: black.to_owned(),
+        white: white.to_owned(),
+        score: Score::of(winner),
+        at,
+    })
 }
 
 /// Who won, when the game ended, and how many moves each side made, from a room's log.

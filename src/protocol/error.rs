@@ -46,5 +46,21 @@ pub enum ErrorCode {
     TooManySeeks,
     /// This browser (its visitor id) already has an open seek: one at a time (HTTP 409).
     SeekOpen,
+    /// No player goes with this request: no cookie, or it names nobody (unknown or deleted).
+    NoPlayer,
+    /// A display name that breaks the rules (length, characters, spaces).
+    BadName,
+    /// A name nobody may take (a side's, the server's, the generated names' prefix).
+    NameReserved,
+    /// Another player has this name (ignoring case) (HTTP 409).
+    NameTaken,
+    /// A name may be changed once a week (HTTP 429).
+    RenameTooSoon,
+    /// A transfer code that is unknown, used or expired: one word for all.
+    BadCode,
+    /// A rated game asked for without an identity (no player cookie).
+    RatedNeedsPlayer,
+    /// A seat bound to one player acted in by another player's socket.
+    SeatOfAnotherPlayer,
     Internal,
 }

@@ -28,6 +28,9 @@ pub struct CreateRoom {
     /// The time control, or `null` (the default) for an untimed game.
     #[serde(default)]
     pub clock: Option<TimeControl>,
+    /// A rated game (online only, for a player with a cookie); casual by default.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// The computer's level when a room against it names none: a fair game for most people.

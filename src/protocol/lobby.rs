@@ -22,6 +22,9 @@ pub struct PostSeek {
     /// one, the client's address stands for it.
     #[serde(default)]
     pub visitor: Option<String>,
+    /// A rated game (for a player with a cookie); casual by default.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// `DELETE /api/seeks/{room}`: the creator's seat token proves the seek is theirs (in the body:
@@ -42,6 +45,9 @@ pub struct Pair {
     /// As in [`PostSeek`].
     #[serde(default)]
     pub visitor: Option<String>,
+    /// As in [`PostSeek`]: it makes one's own new seek rated; a seek taken keeps its choice.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// What `POST /api/pairing` answers: a seat, and whether it is in a started game (`paired`) or in

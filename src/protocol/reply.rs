@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 
+use super::players::{Change, PlayerRef};
 use super::{
     ClientSeeds, Clocks, EndReason, ErrorCode, LegalMove, Mode, Seat, TimeControl, UnixMs, Version,
     Winner,
@@ -56,6 +57,9 @@ pub enum Reply {
     Watchers {
         count: usize,
     },
+    /// To every socket of a room, after a rated game's `game-over` (committed in the same
+    /// transaction): both players' ratings before and after. Not versioned.
+    Rated(RatingChanges),
 }
 
 impl Reply {
@@ -99,7 +103,27 @@ pub struct State {
     pub rematch: Option<String>,
     /// The clocks of a timed game (`null` when untimed).
     pub clock: Option<ClockState>,
+    /// The game was created rated: its result changes both players' ratings.
+    #[serde(default)]
+    pub rated: bool,
+    /// A finished rated game's rating changes, as the `rated` event told them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<RatingChanges>,
     pub v: Version,
+}
+
+/// A rated game's changes to both players (the `rated` event, a finished game's `ratings`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChanges {
+    pub black: BeforeAfter,
+    pub white: BeforeAfter,
+}
+
+/// One player's rating before and after a rated game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BeforeAfter {
+    pub before: Change,
+    pub after: Change,
 }
 
 /// A timed game's clocks as the state is made: a page runs the `running` side's down from the
@@ -133,11 +157,16 @@ pub struct Players {
     pub white: PlayerState,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A seat as a page draws it. The seat's player (issue 29), when it is bound to one, is
+/// flattened in: `players.black.name`, `.rating`, ... are there for an identified player and
+/// absent for an anonymous seat, the computer's or a local game's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerState {
     pub seated: bool,
     pub connected: bool,
     pub claim_at: Option<UnixMs>,
+    #[serde(flatten, default)]
+    pub player: Option<PlayerRef>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +207,21 @@ mod tests {
                 token: String::new(),
             },
             ReplyKind::Watchers => Reply::Watchers { count: 0 },
+            ReplyKind::Rated => {
+                let change = Change {
+                    rating: 1500,
+                    deviation: 500,
+                    provisional: true,
+                };
+                let side = BeforeAfter {
+                    before: change,
+                    after: change,
+                };
+                Reply::Rated(RatingChanges {
+                    black: side,
+                    white: side,
+                })
+            }
         }
     }
 
@@ -186,6 +230,7 @@ mod tests {
             seated: false,
             connected: false,
             claim_at: None,
+            player: None,
         };
         State {
             room: String::new(),
@@ -198,7 +243,7 @@ mod tests {
             legal: Vec::new(),
             hint: None,
             players: Players {
-                black: player,
+                black: player.clone(),
                 white: player,
             },
             spectators: 0,
@@ -211,6 +256,8 @@ mod tests {
             rematch_offers: Vec::new(),
             rematch: None,
             clock: None,
+            rated: false,
+            ratings: None,
             v: 0,
         }
     }

@@ -55,7 +55,8 @@ impl NewRoom {
         Ok(())
     }
 
-    fn mode(self) -> Mode {
+    /// The mode of the rooms this makes.
+    pub fn mode(self) -> Mode {
         match self {
             NewRoom::Online => Mode::Online,
             NewRoom::Local => Mode::Local,

@@ -11,7 +11,10 @@ use axum::http::StatusCode;
 use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 
+use super::seating::SeatRefusal;
 use crate::lobby::LobbyError;
+use crate::players::name::NameError;
+use crate::players::store::PlayerError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
 use crate::room::{Refusal, RoomError};
@@ -127,6 +130,58 @@ impl From<LobbyError> for WireError {
     }
 }
 
+impl From<PlayerError> for WireError {
+    fn from(error: PlayerError) -> WireError {
+        match error {
+            PlayerError::UnknownPlayer => WireError::new(
+                ErrorCode::NoPlayer,
+                "no player goes with this browser: create one (POST /api/me) or move yours here",
+            ),
+            PlayerError::NameTaken => WireError::new(ErrorCode::NameTaken, error.to_string()),
+            PlayerError::RenameTooSoon => {
+                WireError::new(ErrorCode::RenameTooSoon, error.to_string())
+            }
+            // One word for all, so a guesser learns nothing about which codes exist.
+            PlayerError::BadCode | PlayerError::ExpiredCode => WireError::new(
+                ErrorCode::BadCode,
+                "this code is unknown, used or expired: ask the other device for a new one",
+            ),
+            PlayerError::Corrupt(_) | PlayerError::Database(_) | PlayerError::Migration(_) => {
+                WireError::internal(&error)
+            }
+        }
+    }
+}
+
+impl From<NameError> for WireError {
+    fn from(error: NameError) -> WireError {
+        let code = match error {
+            NameError::Reserved => ErrorCode::NameReserved,
+            NameError::Length | NameError::Characters => ErrorCode::BadName,
+        };
+        WireError::new(code, error.to_string())
+    }
+}
+
+impl From<SeatRefusal> for WireError {
+    fn from(refusal: SeatRefusal) -> WireError {
+        match refusal {
+            SeatRefusal::RatedNeedsPlayer => WireError::new(
+                ErrorCode::RatedNeedsPlayer,
+                "rated games are for identified players: create a player (POST /api/me) first",
+            ),
+            SeatRefusal::SamePlayer => WireError::new(
+                ErrorCode::RatedNeedsPlayer,
+                "a rated game needs two different players: you hold the other seat",
+            ),
+            SeatRefusal::SeatOfAnotherPlayer => WireError::new(
+                ErrorCode::SeatOfAnotherPlayer,
+                "this seat belongs to another player than this browser's",
+            ),
+        }
+    }
+}
+
 /// What an HTTP handler fails with.
 #[derive(Debug)]
 pub enum AppError {
@@ -136,6 +191,12 @@ pub enum AppError {
     Room(RoomError),
     /// The lobby refused or failed; its status follows from which.
     Lobby(LobbyError),
+    /// The players' store refused or failed; its status follows from which.
+    Player(PlayerError),
+    /// A display name that breaks the rules (400).
+    Name(NameError),
+    /// A seat refused for who the player is (400, or 403 for another player's seat).
+    Seat(SeatRefusal),
     /// A WebSocket handshake from another site's page (403).
     OriginNotAllowed,
     /// A connection cap is reached (429); says which.
@@ -153,6 +214,31 @@ impl From<RoomError> for AppError {
 impl From<LobbyError> for AppError {
     fn from(error: LobbyError) -> Self {
         AppError::Lobby(error)
+    }
+}
+
+impl From<PlayerError> for AppError {
+    fn from(error: PlayerError) -> Self {
+        AppError::Player(error)
+    }
+}
+
+fn player_status(error: &PlayerError) -> StatusCode {
+    match error {
+        PlayerError::UnknownPlayer => StatusCode::NOT_FOUND,
+        PlayerError::NameTaken => StatusCode::CONFLICT,
+        PlayerError::RenameTooSoon => StatusCode::TOO_MANY_REQUESTS,
+        PlayerError::BadCode | PlayerError::ExpiredCode => StatusCode::BAD_REQUEST,
+        PlayerError::Corrupt(_) | PlayerError::Database(_) | PlayerError::Migration(_) => {
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
+    }
+}
+
+fn seat_status(refusal: SeatRefusal) -> StatusCode {
+    match refusal {
+        SeatRefusal::RatedNeedsPlayer | SeatRefusal::SamePlayer => StatusCode::BAD_REQUEST,
+        SeatRefusal::SeatOfAnotherPlayer => StatusCode::FORBIDDEN,
     }
 }
 
@@ -183,19 +269,20 @@ fn room_status(error: &RoomError) -> StatusCode {
     }
 }
 
-impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
-        let retry_after = match &self {
-            AppError::RateLimited(wait) => Some(retry_after_seconds(*wait)),
-            _ => None,
-        };
-        let (status, error) = match self {
+impl AppError {
+    /// The HTTP status and the error as a client is told it (a socket's reply takes the
+    /// latter alone).
+    pub fn wire(self) -> (StatusCode, WireError) {
+        match self {
             AppError::BadRequest(message) => (
                 StatusCode::BAD_REQUEST,
                 WireError::new(ErrorCode::BadRequest, message),
             ),
             AppError::Room(error) => (room_status(&error), error.into()),
             AppError::Lobby(error) => (lobby_status(&error), error.into()),
+            AppError::Player(error) => (player_status(&error), error.into()),
+            AppError::Name(error) => (StatusCode::BAD_REQUEST, error.into()),
+            AppError::Seat(refusal) => (seat_status(refusal), refusal.into()),
             AppError::OriginNotAllowed => (
                 StatusCode::FORBIDDEN,
                 WireError::new(
@@ -208,7 +295,17 @@ impl IntoResponse for AppError {
                 WireError::new(ErrorCode::TooManyConnections, message),
             ),
             AppError::RateLimited(wait) => (StatusCode::TOO_MANY_REQUESTS, rate_limited(wait)),
+        }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let retry_after = match &self {
+            AppError::RateLimited(wait) => Some(retry_after_seconds(*wait)),
+            _ => None,
         };
+        let (status, error) = self.wire();
         crate::telemetry::error_answered(error.code);
         let body = HttpError {
             error: wire_name(&error.code),

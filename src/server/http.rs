@@ -8,6 +8,8 @@ use serde::de::DeserializeOwned;
 
 use super::AppState;
 use super::error::AppError;
+use super::identity::Identity;
+use super::seating;
 use crate::ai::ParseLevelError;
 use crate::analysis::Analysis;
 use crate::protocol::{
@@ -23,16 +25,23 @@ pub(super) fn body<T: DeserializeOwned>(
         .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
 }
 
+/// `POST /api/rooms`; an online room's creator's seat is bound to their player, if any.
 pub async fn create_room(
     State(state): State<AppState>,
+    Identity(player): Identity,
     request: Result<Json<CreateRoom>, JsonRejection>,
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
     let request = body(request)?;
     let kind = new_room(&request.mode, request.level.as_deref())?;
+    seating::check_creator(kind.mode(), request.rated, player.as_ref())?;
     let created = state
         .rooms
         .create(kind, request.side, request.clock)
         .await?;
+    if kind.mode() == Mode::Online {
+        let (room, seat) = (&created.room, created.seat);
+        seating::seat_creator(&state, room, seat, request.rated, player.as_ref()).await?;
+    }
     Ok((StatusCode::CREATED, Json(created)))
 }
 
@@ -57,13 +66,17 @@ fn new_room(mode: &str, level: Option<&str>) -> Result<NewRoom, AppError> {
     }
 }
 
+/// `POST /api/rooms/{id}/join`; the seat is bound to the joiner's player, if any.
 pub async fn join_room(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    Identity(player): Identity,
     request: Result<Json<JoinRoom>, JsonRejection>,
 ) -> Result<Json<Joined>, AppError> {
     let request = body(request)?;
+    seating::check_joiner(&state, &id, player.as_ref()).await?;
     let joined = state.rooms.join(&id, request.side).await?;
+    seating::bind(&state, &id, joined.seat, player.as_ref()).await?;
     Ok(Json(joined))
 }
 

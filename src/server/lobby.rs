@@ -21,23 +21,28 @@ use super::AppState;
 use super::edge::ClientAddr;
 use super::error::{AppError, WireError};
 use super::http::body;
+use super::identity::Identity;
 use super::limits::ConnectionPermit;
+use super::seating;
 use super::socket::{self, Admitted, CLOSE_RESTART, Close, Handler, Peer};
 use crate::lobby::{Hold, Listing, Lobby};
 use crate::protocol::{
-    CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, Pair, Paired, PostSeek,
+    CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, Mode, Pair, Paired, PostSeek,
     RoomCreated,
 };
 
 /// Seeks one lobby socket may hold: a page holds its own one, a few tabs' worth is plenty.
 const MAX_HOLDS: usize = 8;
 
+/// `POST /api/seeks`; the poster's seat is bound to their player, if any.
 pub async fn post_seek(
     State(state): State<AppState>,
     Extension(client): Extension<ClientAddr>,
+    Identity(player): Identity,
     request: Result<Json<PostSeek>, JsonRejection>,
 ) -> Result<(StatusCode, Json<RoomCreated>), AppError> {
     let request = body(request)?;
+    seating::check_creator(Mode::Online, request.rated, player.as_ref())?;
     let created = state
         .lobby
         .post(
@@ -47,14 +52,21 @@ pub async fn post_seek(
             request.visitor,
         )
         .await?;
+    let (room, seat) = (&created.room, created.seat);
+    seating::seat_creator(&state, room, seat, request.rated, player.as_ref()).await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
 
+/// `POST /api/seeks/{id}/take`; a rated seek wants another player than its poster.
 pub async fn take_seek(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    Identity(player): Identity,
 ) -> Result<Json<RoomCreated>, AppError> {
-    Ok(Json(state.lobby.take(&id).await?))
+    seating::check_joiner(&state, &id, player.as_ref()).await?;
+    let taken = state.lobby.take(&id).await?;
+    seating::bind(&state, &id, taken.seat, player.as_ref()).await?;
+    Ok(Json(taken))
 }
 
 pub async fn cancel_seek(
@@ -67,16 +79,27 @@ pub async fn cancel_seek(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// `POST /api/pairing`; the seat is bound to the asker's player, if any. `rated` makes the
+/// asker's own new seek rated; a seek paired with keeps its creator's choice (pairing does not
+/// yet match rated with rated: a rated seek taken by an anonymous asker is simply not rated).
 pub async fn pair(
     State(state): State<AppState>,
     Extension(client): Extension<ClientAddr>,
+    Identity(player): Identity,
     request: Result<Json<Pair>, JsonRejection>,
 ) -> Result<Json<Paired>, AppError> {
     let request = body(request)?;
+    seating::check_creator(Mode::Online, request.rated, player.as_ref())?;
     let paired = state
         .lobby
         .pair(&client.0.to_string(), request.clock, request.visitor)
         .await?;
+    let (room, seat) = (&paired.seat.room, paired.seat.seat);
+    if paired.paired {
+        seating::bind(&state, room, seat, player.as_ref()).await?;
+    } else {
+        seating::seat_creator(&state, room, seat, request.rated, player.as_ref()).await?;
+    }
     Ok(Json(paired))
 }
 

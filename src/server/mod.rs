@@ -14,10 +14,13 @@ pub mod config;
 pub mod edge;
 pub mod error;
 pub mod http;
+pub mod identity;
 pub mod limits;
 pub mod lobby;
 pub mod ops;
 pub mod origin;
+pub mod player_pages;
+pub mod seating;
 pub mod socket;
 pub mod ws;
 
@@ -30,7 +33,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::from_fn_with_state;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -40,6 +43,7 @@ use tower_http::trace::TraceLayer;
 
 use self::config::Config;
 use crate::lobby::Lobby;
+use crate::players::store::PlayerStore;
 use crate::room::Rooms;
 use crate::store::Listener;
 
@@ -68,6 +72,10 @@ pub struct AppState {
     pub quotas: Arc<edge::Quotas>,
     /// The operators' bans in force (`senet admin ban`), refused before any handler.
     pub bans: Arc<edge::BanList>,
+    /// Players, names and ratings (`/api/me`, seats bound to players, rated games).
+    pub players: Arc<dyn PlayerStore>,
+    /// Player cookies are `Secure`: `--public-origin` is https.
+    pub secure_cookies: bool,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -90,14 +98,29 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
             state.quotas.join.clone(),
             edge::quota::enforce,
         ));
+    // Creating a player and redeeming a transfer code (which guessing would try) have their own.
+    let identifying = Router::new()
+        .route("/api/me", post(identity::create))
+        .route("/api/me/redeem", post(identity::redeem))
+        .route_layer(from_fn_with_state(
+            state.quotas.identify.clone(),
+            edge::quota::enforce,
+        ));
     let mut api = Router::new()
         .merge(creating)
         .merge(joining)
+        .merge(identifying)
+        .route("/api/me", get(identity::me).delete(identity::delete))
+        .route("/api/me/name", put(identity::rename))
+        .route("/api/me/transfer", post(identity::transfer))
         .route("/api/rooms/{id}", get(http::room_summary))
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/api/seeks/{id}", delete(lobby::cancel_seek))
+        .route("/api/players", get(player_pages::by_name))
+        .route("/api/players/{id}", get(player_pages::by_id))
+        .route("/api/top", get(player_pages::top))
         .route("/ws/lobby", get(lobby::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
@@ -153,6 +176,7 @@ impl Server {
     /// Opens the database (migrating it) and binds the listener.
     pub async fn bind(config: &Config, shutdown: CancellationToken) -> anyhow::Result<Server> {
         let store = crate::store::open(&config.database_url).await?;
+        let players = crate::players::store::open(&config.database_url).await?;
         let tracker = TaskTracker::new();
         let rooms = Rooms::new(
             store,
@@ -199,8 +223,14 @@ impl Server {
                         config.edge.join_burst,
                         config.edge.join_per_minute,
                     )),
+                    identify: Arc::new(edge::Quota::new(
+                        config.edge.create_burst,
+                        config.edge.create_per_minute,
+                    )),
                 }),
                 bans,
+                players,
+                secure_cookies: config.connections.public_origin.is_https(),
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,

@@ -48,6 +48,13 @@ impl FromStr for PublicOrigins {
     }
 }
 
+impl PublicOrigins {
+    /// Whether the server's pages are served over https (its cookies are then `Secure`).
+    pub fn is_https(&self) -> bool {
+        self.0.iter().any(|origin| origin.starts_with("https://"))
+    }
+}
+
 /// A comma-separated list of `http(s)://host[:port]`, normalized.
 fn origins(text: &str) -> Result<Vec<String>, String> {
     text.split(',')

@@ -19,10 +19,13 @@ use tokio_util::sync::CancellationToken;
 use super::AppState;
 use super::edge::{ClientAddr, Quotas};
 use super::error::{AppError, WireError, rate_limited};
+use super::identity::Identity;
 use super::limits::ConnectionPermit;
+use super::seating;
 use super::socket::{
     self, Admitted, CLOSE_POLICY, CLOSE_RESTART, Close, Handler, Peer, SILENT_HEARTBEATS,
 };
+use crate::players::store::PlayerStore;
 use crate::protocol::{
     Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, frame_answering,
     room_url,
@@ -39,6 +42,7 @@ const CLOSE_SEAT_ELSEWHERE: u16 = 4000;
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    Identity(player): Identity,
     admitted: Admitted,
 ) -> Result<Response, AppError> {
     let Admitted { ws, permit, client } = admitted;
@@ -49,6 +53,8 @@ pub async fn upgrade(
         rooms: state.rooms.clone(),
         room: id,
         token: None,
+        player: player.map(|row| row.id),
+        players: state.players.clone(),
         attached: None,
         evicted: CancellationToken::new(),
         last_v: 0,
@@ -84,6 +90,9 @@ struct Connection {
     room: String,
     /// Kept to tell this player their seat after a rematch; never logged.
     token: Option<String>,
+    /// The player this socket's cookie names: a seat bound to another is refused at hello.
+    player: Option<String>,
+    players: Arc<dyn PlayerStore>,
     attached: Option<Seated>,
     /// Cancelled by the room when this seat's newer sockets push this one out; never cancelled
     /// before hello.
@@ -208,11 +217,18 @@ impl Connection {
         let Attached {
             conn,
             seat,
-            state,
+            mut state,
             frames,
             budget,
             evicted,
         } = attached;
+        let player = self.player.as_deref();
+        let mine = seating::may_act(self.players.as_ref(), &self.room, seat, player).await;
+        if let Err(refused) = mine {
+            room.detach(conn);
+            return peer.reply(&error_reply(refused.wire().1, id)).await;
+        }
+        seating::show_players(self.players.as_ref(), &mut state).await;
         self.token = token;
         self.last_v = state.v;
         let rematch = state.rematch.clone();
@@ -347,9 +363,10 @@ impl Connection {
     async fn send_state(
         &mut self,
         peer: &mut Peer,
-        state: RoomState,
+        mut state: RoomState,
         id: Option<Value>,
     ) -> Result<(), Close> {
+        seating::show_players(self.players.as_ref(), &mut state).await;
         self.last_v = self.last_v.max(state.v);
         peer.reply(&Reply::State { state, id }).await
     }

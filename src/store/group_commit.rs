@@ -13,11 +13,13 @@
 //! [`StoreError::VersionConflict`] for that append alone: a batch whose
 //! statement fails is retried one append at a time.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
 use super::rows::appended;
-use super::{StoreError, StoredEvent};
+use super::{InCommit, StoreError, StoredEvent};
 
 /// Appends queued at most: a room task waits for its own append, so this
 /// bounds memory only if rooms outnumber it.
@@ -33,14 +35,20 @@ pub(super) type Append<'a> = (&'a str, &'a [StoredEvent]);
 /// How a backend commits several rooms' appends at once.
 #[async_trait]
 pub(super) trait Committer: Send + Sync + 'static {
-    /// Commits all of `appends` or none of them.
-    async fn commit(&self, appends: &[Append<'_>]) -> Result<(), sqlx::Error>;
+    /// Commits all of `appends` and does all of `work` in one transaction, or none of it.
+    async fn commit(
+        &self,
+        appends: &[Append<'_>],
+        work: &[Arc<dyn InCommit>],
+    ) -> Result<(), sqlx::Error>;
 }
 
 /// One room's append, waiting for the writer.
 struct Pending {
     room: String,
     events: Vec<StoredEvent>,
+    /// Done in the append's transaction.
+    work: Option<Arc<dyn InCommit>>,
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -58,17 +66,19 @@ impl GroupCommit {
         GroupCommit { queue }
     }
 
-    /// Appends `events` (at least one) to `room`'s log, all or none;
-    /// returns once committed.
+    /// Appends `events` (at least one) to `room`'s log, all or none, with `work` done in the
+    /// same transaction; returns once committed.
     pub(super) async fn append(
         &self,
         room: &str,
         events: &[StoredEvent],
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
         let (done, committed) = oneshot::channel();
         let pending = Pending {
             room: room.to_owned(),
             events: events.to_vec(),
+            work,
             done,
         };
         self.queue.send(pending).await.map_err(|_| writer_gone())?;
@@ -113,7 +123,8 @@ async fn commit_chunk(committer: &impl Committer, chunk: Vec<Pending>) {
         .iter()
         .map(|p| (p.room.as_str(), p.events.as_slice()))
         .collect();
-    if committer.commit(&appends).await.is_ok() {
+    let work: Vec<Arc<dyn InCommit>> = chunk.iter().filter_map(|p| p.work.clone()).collect();
+    if committer.commit(&appends, &work).await.is_ok() {
         for pending in chunk {
             let _ = pending.done.send(Ok(()));
         }
@@ -121,7 +132,8 @@ async fn commit_chunk(committer: &impl Committer, chunk: Vec<Pending>) {
     }
     for pending in chunk {
         let append = (pending.room.as_str(), pending.events.as_slice());
-        let result = committer.commit(&[append]).await;
+        let work: Vec<Arc<dyn InCommit>> = pending.work.iter().cloned().collect();
+        let result = committer.commit(&[append], &work).await;
         // The room task may have gone (shutdown); its events are committed anyway.
         let _ = pending.done.send(appended(result, pending.events[0].v));
     }
@@ -145,6 +157,7 @@ mod tests {
         Pending {
             room: "r".into(),
             events: vec![event; events],
+            work: None,
             done: oneshot::channel().0,
         }
     }

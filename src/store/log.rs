@@ -5,6 +5,8 @@
 //! that already exists with [`StoreError::VersionConflict`], and the room task answers that by
 //! reloading and judging again.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 
 use super::StoreError;
@@ -46,6 +48,17 @@ pub struct StoredEvent {
     pub data: String,
 }
 
+/// Work done in the transaction that appends a room's events: a rated game's ratings are
+/// written with its `game-over` (issue 29), so a rating never disagrees with the log. It runs
+/// after the events are inserted (it sees them) and before the commit; an error rolls the
+/// append back with it. Defined here, implemented above the store (`crate::players`), so the
+/// store calls it without knowing what it does.
+#[async_trait]
+pub trait InCommit: Send + Sync + 'static {
+    async fn on_sqlite(&self, connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error>;
+    async fn on_postgres(&self, connection: &mut sqlx::PgConnection) -> Result<(), sqlx::Error>;
+}
+
 /// Rooms, seats and event logs.
 #[async_trait]
 pub trait RoomLog: Send + Sync + 'static {
@@ -64,6 +77,14 @@ pub trait RoomLog: Send + Sync + 'static {
     /// (another writer was first) nothing is written and the answer is
     /// [`StoreError::VersionConflict`].
     async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
+
+    /// [`RoomLog::append`], with `work` done in the same transaction.
+    async fn append_with(
+        &self,
+        room: &str,
+        events: &[StoredEvent],
+        work: Arc<dyn InCommit>,
+    ) -> Result<(), StoreError>;
 
     /// The room's events with a version above `after`, in order.
     async fn events_after(

@@ -25,7 +25,7 @@ pub mod sqlite;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{SeekCaps, SeekChange, SeekList, SeekRow};
-pub use log::{RoomLog, RoomRow, SeatRow, StoredEvent};
+pub use log::{InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::Pairing;
 

@@ -13,6 +13,7 @@
 //! travel on the same channel ([`Cluster::announce_spectators`]).
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -26,8 +27,8 @@ use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::{
-    Cluster, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError,
-    StoredEvent,
+    Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
+    StoreError, StoredEvent,
 };
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
@@ -141,7 +142,16 @@ impl RoomLog for PgStore {
         if events.is_empty() {
             return Ok(());
         }
-        self.appends.append(room, events).await
+        self.appends.append(room, events, None).await
+    }
+
+    async fn append_with(
+        &self,
+        room: &str,
+        events: &[StoredEvent],
+        work: Arc<dyn InCommit>,
+    ) -> Result<(), StoreError> {
+        self.appends.append(room, events, Some(work)).await
     }
 
     async fn events_after(
@@ -279,7 +289,12 @@ struct Appends {
 
 #[async_trait]
 impl Committer for Appends {
-    async fn commit(&self, appends: &[Append<'_>]) -> Result<(), sqlx::Error> {
+    /// One statement; in a transaction with the work, when there is any.
+    async fn commit(
+        &self,
+        appends: &[Append<'_>],
+        work: &[Arc<dyn InCommit>],
+    ) -> Result<(), sqlx::Error> {
         let payloads: Vec<String> = appends
             .iter()
             .filter_map(|(room, events)| Some(listener::payload(room, events.last()?.v)))
@@ -293,7 +308,15 @@ impl Committer for Appends {
             .push(", payload) FROM unnest(")
             .push_bind(payloads)
             .push("::text[]) AS payload");
-        query.build().execute(&self.pool).await?;
-        Ok(())
+        if work.is_empty() {
+            query.build().execute(&self.pool).await?;
+            return Ok(());
+        }
+        let mut transaction = self.pool.begin().await?;
+        query.build().execute(&mut *transaction).await?;
+        for work in work {
+            work.on_postgres(&mut transaction).await?;
+        }
+        transaction.commit().await
     }
 }

@@ -4,6 +4,7 @@
 //! every other write goes through it too ([`Writer::write`]), so the WAL stays bounded.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -12,7 +13,9 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
-use super::{RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent};
+use super::{
+    InCommit, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent,
+};
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
 use writer::Writer;
@@ -129,7 +132,16 @@ impl RoomLog for SqliteStore {
         if events.is_empty() {
             return Ok(());
         }
-        self.writer.append(room, events).await
+        self.writer.append(room, events, None).await
+    }
+
+    async fn append_with(
+        &self,
+        room: &str,
+        events: &[StoredEvent],
+        work: Arc<dyn InCommit>,
+    ) -> Result<(), StoreError> {
+        self.writer.append(room, events, Some(work)).await
     }
 
     async fn events_after(

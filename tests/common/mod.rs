@@ -176,6 +176,82 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value
     (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
 }
 
+/// A browser as far as the server's cookies go: it keeps the `senet_player` cookie a response
+/// sets (and drops it when told to) and sends it with every request.
+pub struct Browser {
+    pub addr: SocketAddr,
+    pub cookie: Option<String>,
+    /// Every `Set-Cookie` and body this browser received, as text (for the secrets' checks).
+    pub seen: Vec<String>,
+}
+
+/// One answer to a [`Browser`]: status, JSON body (or Null), the `Set-Cookie` header.
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub set_cookie: Option<String>,
+}
+
+impl Browser {
+    pub fn new(addr: SocketAddr) -> Browser {
+        Browser {
+            addr,
+            cookie: None,
+            seen: Vec::new(),
+        }
+    }
+
+    pub async fn call(&mut self, method: &str, path: &str, body: Option<Value>) -> Answer {
+        use http_body_util::{BodyExt, Full};
+        use hyper::body::Bytes;
+        use hyper_util::client::legacy::Client;
+        use hyper_util::rt::TokioExecutor;
+
+        let client = Client::builder(TokioExecutor::new()).build_http();
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(format!("http://{}{path}", self.addr))
+            .header(hyper::header::CONTENT_TYPE, "application/json");
+        if let Some(secret) = &self.cookie {
+            request = request.header(hyper::header::COOKIE, format!("senet_player={secret}"));
+        }
+        let body = Full::new(Bytes::from(body.map(|b| b.to_string()).unwrap_or_default()));
+        let response = client.request(request.body(body).unwrap()).await.unwrap();
+        let status = response.status().as_u16();
+        let set_cookie = response
+            .headers()
+            .get(hyper::header::SET_COOKIE)
+            .map(|value| value.to_str().unwrap().to_owned());
+        if let Some(set) = &set_cookie {
+            let (pair, _) = set.split_once(';').unwrap_or((set, ""));
+            let value = pair
+                .strip_prefix("senet_player=")
+                .expect("the player cookie");
+            let cleared = set.contains("Max-Age=0");
+            self.cookie = (!cleared).then(|| value.to_owned());
+            self.seen.push(set.clone());
+        }
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        self.seen.push(String::from_utf8_lossy(&bytes).into_owned());
+        Answer {
+            status,
+            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            set_cookie,
+        }
+    }
+}
+
+/// `senet ratings verify` on a database: its exit code and its JSON verdict.
+pub fn ratings_verify(url: &str) -> (Option<i32>, Value) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(["ratings", "verify", "--database-url", url])
+        .output()
+        .unwrap();
+    let verdict = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code(), verdict)
+}
+
 /// The `/metrics` body (`http` reads JSON bodies only).
 pub async fn metrics_text(addr: SocketAddr) -> String {
     use http_body_util::{BodyExt, Empty};
@@ -229,8 +305,19 @@ pub enum Closed {
 
 impl Client {
     pub async fn connect(addr: SocketAddr, room: &str) -> Client {
+        Client::connect_as(addr, room, None).await
+    }
+
+    /// Connects with a browser's player cookie (the secret), as a page's socket carries it.
+    pub async fn connect_as(addr: SocketAddr, room: &str, cookie: Option<&str>) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let url = format!("ws://{addr}/ws/rooms/{room}");
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+        let mut request = url.into_client_request().unwrap();
+        if let Some(secret) = cookie {
+            let value = format!("senet_player={secret}").parse().unwrap();
+            request.headers_mut().insert(hyper::header::COOKIE, value);
+        }
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, None, true)
             .await
             .unwrap();
         Client {
@@ -247,7 +334,17 @@ impl Client {
 
     /// Connects and says hello; the welcome's state is kept in `state`.
     pub async fn join(addr: SocketAddr, room: &str, token: Option<&str>) -> Client {
-        let mut client = Client::connect(addr, room).await;
+        Client::join_as(addr, room, token, None).await
+    }
+
+    /// [`Client::join`] with a browser's player cookie.
+    pub async fn join_as(
+        addr: SocketAddr,
+        room: &str,
+        token: Option<&str>,
+        cookie: Option<&str>,
+    ) -> Client {
+        let mut client = Client::connect_as(addr, room, cookie).await;
         let hello = match token {
             Some(token) => json!({"t": "hello", "d": {"token": token}}),
             None => json!({"t": "hello"}),

@@ -30,6 +30,14 @@ export const ErrorCode = Object.freeze({
   SeekTaken: 'seek_taken',
   TooManySeeks: 'too_many_seeks',
   SeekOpen: 'seek_open',
+  NoPlayer: 'no_player',
+  BadName: 'bad_name',
+  NameReserved: 'name_reserved',
+  NameTaken: 'name_taken',
+  RenameTooSoon: 'rename_too_soon',
+  BadCode: 'bad_code',
+  RatedNeedsPlayer: 'rated_needs_player',
+  SeatOfAnotherPlayer: 'seat_of_another_player',
   Internal: 'internal',
 });
 
@@ -67,6 +75,7 @@ export const Reply = Object.freeze({
   Pong: 'pong',
   Seat: 'seat',
   Watchers: 'watchers',
+  Rated: 'rated',
 });
 
 export const Event = Object.freeze({

@@ -3,7 +3,9 @@
 //! concern, with its own trait and errors), on the same database: [`sqlite`] and [`postgres`]
 //! share every statement (both accept `$1` parameters) through one [`impl_player_store`].
 //!
-//! A rated game is one transaction ([`PlayerStore::rate_game`]): it locks both players' rows
+//! A rated game is one transaction: the one that appends its `game-over` to the room's log
+//! ([`RateOnCommit`], run by the rooms' store), or one of its own ([`PlayerStore::rate_game`]).
+//! It locks both players' rows
 //! (PostgreSQL `FOR UPDATE` in id order, SQLite `BEGIN IMMEDIATE`), counts the pair's recent
 //! rated games, computes both new ratings from the locked values, numbers the game and writes
 //! it. So two games of one player finishing at once on two instances are rated one after the
@@ -14,7 +16,7 @@ pub mod postgres;
 mod sql;
 pub mod sqlite;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use skillratings::glicko2::Glicko2Rating;
@@ -22,8 +24,9 @@ use skillratings::glicko2::Glicko2Rating;
 use super::name::Name;
 use super::rating::{Score, Standing};
 use crate::engine::Side;
-use crate::protocol::UnixMs;
+use crate::protocol::{RatingChanges, UnixMs, Winner};
 use crate::secrets::TokenHash;
+use crate::store::InCommit;
 
 /// A player as stored.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,6 +102,24 @@ pub struct HistoryRow {
     pub change: Change,
     pub room: String,
     pub at: UnixMs,
+    pub black: String,
+    pub white: String,
+    /// Black's points.
+    pub score: f64,
+}
+
+/// A finished game a player sat in, rated or casual (the player page's recent games).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecentGameRow {
+    pub room: String,
+    /// The `game-over` event's time.
+    pub at: UnixMs,
+    /// The players bound to the seats (`None`: a seat taken without an identity).
+    pub black: Option<String>,
+    pub white: Option<String>,
+    /// Black's points if the game was rated.
+    pub rated_score: Option<f64>,
+    pub winner: Winner,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -182,8 +203,14 @@ pub trait PlayerStore: Send + Sync + 'static {
     /// Rates a finished game (see the module doc).
     async fn rate_game(&self, game: &FinishedGame) -> Result<Rated, PlayerError>;
 
+    /// The changes a room's rated game made, black's first; `None` if it was not rated.
+    async fn room_changes(&self, room: &str) -> Result<Option<[Change; 2]>, PlayerError>;
+
     /// A player's rating changes, newest first, at most `limit`.
     async fn history(&self, id: &str, limit: u32) -> Result<Vec<HistoryRow>, PlayerError>;
+
+    /// The finished games a player sat in, newest first, at most `limit`.
+    async fn recent_games(&self, id: &str, limit: u32) -> Result<Vec<RecentGameRow>, PlayerError>;
 
     /// The best live, non-provisional players rated since `since`, at most `limit`.
     async fn leaderboard(&self, since: UnixMs, limit: u32) -> Result<Vec<PlayerRow>, PlayerError>;
@@ -196,6 +223,57 @@ pub trait PlayerStore: Send + Sync + 'static {
 
     /// Players with an id above `after`, in id order, at most `limit` (for verify).
     async fn players_after(&self, after: &str, limit: u32) -> Result<Vec<PlayerRow>, PlayerError>;
+}
+
+/// Rates a room's game in the transaction that appends its `game-over`: the rooms' store runs
+/// it ([`InCommit`]) when the room task appends the game's end; afterwards [`Self::rated`]
+/// says what changed, for the room's `rated` frame. A game the rule does not rate (or a log
+/// it cannot read, logged) commits unrated; only a database error rolls the append back.
+pub struct RateOnCommit {
+    room: String,
+    outcome: Mutex<Option<Rated>>,
+}
+
+impl RateOnCommit {
+    pub fn new(room: &str) -> Arc<RateOnCommit> {
+        Arc::new(RateOnCommit {
+            room: room.to_owned(),
+            outcome: Mutex::new(None),
+        })
+    }
+
+    /// Both players' changes as shown, once committed, if the game was rated now.
+    pub fn rated(&self) -> Option<RatingChanges> {
+        match &*self.outcome.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(Rated::Changed(changes)) => Some(super::shown::changes(changes)),
+            _ => None,
+        }
+    }
+
+    /// Keeps what the rating did; passes a database error on, to roll the append back.
+    fn keep(&self, outcome: Result<Option<Rated>, PlayerError>) -> Result<(), sqlx::Error> {
+        let kept = match outcome {
+            Ok(rated) => rated,
+            Err(PlayerError::Database(error)) => return Err(error),
+            Err(error) => {
+                tracing::error!(room = %self.room, %error, "a finished game could not be rated");
+                None
+            }
+        };
+        *self.outcome.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl InCommit for RateOnCommit {
+    async fn on_sqlite(&self, connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        self.keep(sqlite::rate_room(connection, &self.room).await)
+    }
+
+    async fn on_postgres(&self, connection: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+        self.keep(postgres::rate_room(connection, &self.room).await)
+    }
 }
 
 /// Opens the player store a database URL names (migrating it, like the rooms' store).
@@ -213,6 +291,17 @@ fn seat_column(side: Side) -> &'static str {
         Side::Black => sql::BIND_BLACK,
         Side::White => sql::BIND_WHITE,
     }
+}
+
+/// Who won, from a stored `game-over` event's data.
+fn winner_of(game_over: &str) -> Result<Winner, PlayerError> {
+    #[derive(serde::Deserialize)]
+    struct GameOver {
+        winner: Winner,
+    }
+    serde_json::from_str::<GameOver>(game_over)
+        .map(|over| over.winner)
+        .map_err(|error| PlayerError::Corrupt(format!("a game-over event: {error}")))
 }
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {

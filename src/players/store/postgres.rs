@@ -32,4 +32,11 @@ impl PgPlayers {
     }
 }
 
-impl_player_store!(PgPlayers, PgPool, PgRow, "BEGIN", " FOR UPDATE");
+impl_player_store!(
+    PgPlayers,
+    PgPool,
+    sqlx::PgConnection,
+    PgRow,
+    "BEGIN",
+    " FOR UPDATE"
+);

@@ -41,6 +41,11 @@ pub const BIND_BLACK: &str = "UPDATE room_players SET black = $1 WHERE room = $2
 pub const BIND_WHITE: &str = "UPDATE room_players SET white = $1 WHERE room = $2 AND white IS NULL";
 pub const ROOM_PLAYERS: &str = "SELECT rated, black, white FROM room_players WHERE room = $1";
 pub const RATED_ROOM: &str = "SELECT seq FROM rated_games WHERE room = $1";
+pub const ROOM_MODE: &str = "SELECT mode FROM rooms WHERE id = $1";
+pub const GAME_EVENTS: &str = "SELECT v, at, kind, data FROM events WHERE room = $1 AND kind IN ('moved', 'game-over') ORDER BY v";
+pub const ROOM_CHANGES: &str = "SELECT c.seq, c.rating_before, c.deviation_before, c.volatility_before, c.rating, \
+                                c.deviation, c.volatility, c.player, g.black FROM rating_changes c \
+                                JOIN rated_games g ON g.seq = c.seq WHERE g.room = $1";
 pub const PAIR_GAMES: &str = "SELECT COUNT(*) FROM rated_games WHERE at > $3 AND \
                               ((black = $1 AND white = $2) OR (black = $2 AND white = $1))";
 pub const INSERT_GAME: &str = "INSERT INTO rated_games (room, black, white, score, at) \
@@ -52,17 +57,26 @@ pub const UPDATE_RATING: &str = "UPDATE players SET rating = $1, deviation = $2,
                                  rated_at = $4, wins = wins + $5, losses = losses + $6, draws = draws + $7 \
                                  WHERE id = $8";
 pub const HISTORY: &str = "SELECT c.seq, c.rating_before, c.deviation_before, c.volatility_before, c.rating, \
-                           c.deviation, c.volatility, g.room, g.at FROM rating_changes c JOIN rated_games g ON g.seq = c.seq \
-                           WHERE c.player = $1 ORDER BY c.seq DESC LIMIT $2";
+                           c.deviation, c.volatility, g.room, g.at, g.black, g.white, g.score FROM rating_changes c \
+                           JOIN rated_games g ON g.seq = c.seq WHERE c.player = $1 ORDER BY c.seq DESC LIMIT $2";
+/// A player's finished games, rated or casual: the `game-over` event gives the time and, for a
+/// casual game, the winner (its `data` is decoded in Rust: the backends' JSON functions differ).
+pub const RECENT_GAMES: &str = "SELECT rp.room, e.at, rp.black, rp.white, g.score, e.data FROM room_players rp \
+                                JOIN events e ON e.room = rp.room AND e.kind = 'game-over' \
+                                LEFT JOIN rated_games g ON g.room = rp.room \
+                                WHERE rp.black = $1 OR rp.white = $1 ORDER BY e.at DESC, rp.room LIMIT $2";
 pub const RATED_GAMES: &str = "SELECT seq, room, black, white, score, at FROM rated_games \
                                WHERE seq > $1 ORDER BY seq LIMIT $2";
 pub const CHANGES: &str = "SELECT c.seq, c.rating_before, c.deviation_before, c.volatility_before, c.rating, \
                            c.deviation, c.volatility, c.player FROM rating_changes c WHERE c.seq = $1 ORDER BY c.player";
 
-/// Implements [`super::PlayerStore`] for `$store`, whose `pool` field is a `$pool`. `$begin`
-/// starts a rating transaction; `$lock` ends the statement reading the two players' rows.
+/// Implements [`super::PlayerStore`] for `$store`, whose `pool` field is a `$pool` of `$conn`s.
+/// `$begin` starts a rating transaction; `$lock` ends the statement reading the two players'
+/// rows. The rating itself is a function over a connection in a transaction (`rate_locked`),
+/// so that the rooms' store runs it in the transaction of a game's `game-over`
+/// (`rate_room`, through [`super::RateOnCommit`]).
 macro_rules! impl_player_store {
-    ($store:ty, $pool:ty, $row:ty, $begin:expr, $lock:expr) => {
+    ($store:ty, $pool:ty, $conn:ty, $row:ty, $begin:expr, $lock:expr) => {
         use async_trait::async_trait;
         use skillratings::glicko2::Glicko2Rating;
         use sqlx::Row;
@@ -70,13 +84,15 @@ macro_rules! impl_player_store {
         use super::sql;
         use super::{
             Change, FinishedGame, HistoryRow, PlayerError, PlayerRow, PlayerStore, Rated,
-            RatedGameRow, RoomPlayers,
+            RatedGameRow, RecentGameRow, RoomPlayers, winner_of,
         };
         use crate::engine::Side;
         use crate::players::name::{Name, RENAME_INTERVAL_MS};
         use crate::players::rating::{self, Score, Standing};
+        use crate::players::replay;
         use crate::protocol::UnixMs;
         use crate::secrets::TokenHash;
+        use crate::store::StoredEvent;
 
         fn player_row(row: &$row) -> Result<PlayerRow, sqlx::Error> {
             Ok(PlayerRow {
@@ -137,6 +153,137 @@ macro_rules! impl_player_store {
                 .fetch_optional(pool)
                 .await?;
             Ok(row.as_ref().map(player_row).transpose()?)
+        }
+
+        /// Rates a finished game on `connection`, inside a transaction the caller commits
+        /// (see the module doc): the players' rows locked, the pair's recent games counted.
+        async fn rate_locked(
+            connection: &mut $conn,
+            game: &FinishedGame,
+        ) -> Result<Rated, PlayerError> {
+            let lock = format!("{} ORDER BY id{}", LOCK_PLAYERS, $lock);
+            let rows = sqlx::query(sqlx::AssertSqlSafe(lock))
+                .bind(&game.black)
+                .bind(&game.white)
+                .fetch_all(&mut *connection)
+                .await?;
+            let already = sqlx::query(sql::RATED_ROOM)
+                .bind(&game.room)
+                .fetch_optional(&mut *connection)
+                .await?;
+            if already.is_some() {
+                return Ok(Rated::Already);
+            }
+            let standing_of = |id: &str| -> Result<Standing, PlayerError> {
+                let row = rows
+                    .iter()
+                    .find(|row| row.try_get::<String, _>(0).ok().as_deref() == Some(id));
+                let row = row.ok_or(PlayerError::UnknownPlayer)?;
+                Ok(player_row(row)?.standing)
+            };
+            let (black, white) = (standing_of(&game.black)?, standing_of(&game.white)?);
+            let recent: i64 = sqlx::query_scalar(sql::PAIR_GAMES)
+                .bind(&game.black)
+                .bind(&game.white)
+                .bind(game.at - rating::PAIR_WINDOW_MS)
+                .fetch_one(&mut *connection)
+                .await?;
+            if recent >= i64::from(rating::MAX_RATED_PER_PAIR) {
+                return Ok(Rated::PairLimit);
+            }
+            let (black_after, white_after) = rating::rate(black, white, game.score, game.at);
+            let seq: i64 = sqlx::query_scalar(sql::INSERT_GAME)
+                .bind(&game.room)
+                .bind(&game.black)
+                .bind(&game.white)
+                .bind(game.score.points())
+                .bind(game.at)
+                .fetch_one(&mut *connection)
+                .await?;
+            let sides = [
+                (&game.black, black, black_after, game.score),
+                (&game.white, white, white_after, game.score.flipped()),
+            ];
+            let mut changes = Vec::with_capacity(2);
+            for (id, standing, after, score) in sides {
+                let before = rating::at(standing, game.at);
+                sqlx::query(sql::INSERT_CHANGE)
+                    .bind(seq)
+                    .bind(id)
+                    .bind(before.rating)
+                    .bind(before.deviation)
+                    .bind(before.volatility)
+                    .bind(after.rating)
+                    .bind(after.deviation)
+                    .bind(after.volatility)
+                    .execute(&mut *connection)
+                    .await?;
+                sqlx::query(sql::UPDATE_RATING)
+                    .bind(after.rating)
+                    .bind(after.deviation)
+                    .bind(after.volatility)
+                    .bind(game.at)
+                    .bind(i64::from(score == Score::Win))
+                    .bind(i64::from(score == Score::Loss))
+                    .bind(i64::from(score == Score::Draw))
+                    .bind(id)
+                    .execute(&mut *connection)
+                    .await?;
+                changes.push(Change { seq, before, after });
+            }
+            Ok(Rated::Changed([changes[0], changes[1]]))
+        }
+
+        /// Rates `room`'s game if it was created rated and the rule rates it, on a connection
+        /// inside the transaction that appends its `game-over` ([`super::RateOnCommit`]);
+        /// `None` when it is not rated.
+        pub(super) async fn rate_room(
+            connection: &mut $conn,
+            room: &str,
+        ) -> Result<Option<Rated>, PlayerError> {
+            let seated = sqlx::query(sql::ROOM_PLAYERS)
+                .bind(room)
+                .fetch_optional(&mut *connection)
+                .await?;
+            let Some(seated) = seated.as_ref().map(room_players_row).transpose()? else {
+                return Ok(None);
+            };
+            if !seated.rated {
+                return Ok(None);
+            }
+            let mode: String = sqlx::query_scalar(sql::ROOM_MODE)
+                .bind(room)
+                .fetch_one(&mut *connection)
+                .await?;
+            let rows = sqlx::query(sql::GAME_EVENTS)
+                .bind(room)
+                .fetch_all(&mut *connection)
+                .await?;
+            let event = |row: &$row| -> Result<StoredEvent, sqlx::Error> {
+                Ok(StoredEvent {
+                    v: u64::try_from(row.try_get::<i64, _>(0)?).unwrap_or_default(),
+                    at: row.try_get(1)?,
+                    kind: row.try_get(2)?,
+                    data: row.try_get(3)?,
+                })
+            };
+            let events = rows.iter().map(event).collect::<Result<Vec<_>, _>>()?;
+            let mode = mode.parse().map_err(|_| PlayerError::Corrupt(format!("room mode {mode:?}")))?;
+            match replay::finished_game(room, mode, &seated, &events) {
+                Ok(game) => Ok(Some(rate_locked(connection, &game).await?)),
+                Err(why) => {
+                    tracing::debug!(room, %why, "a rated room's game is not rated");
+                    Ok(None)
+                }
+            }
+        }
+
+        fn room_players_row(row: &$row) -> Result<RoomPlayers, sqlx::Error> {
+            Ok(RoomPlayers {
+                rated: row.try_get::<i64, _>(0)? != 0,
+                black: row.try_get(1)?,
+                white: row.try_get(2)?,
+            })
         }
 
         #[async_trait]
@@ -297,90 +444,27 @@ macro_rules! impl_player_store {
                     .bind(room)
                     .fetch_optional(&self.pool)
                     .await?;
-                let decode = |row: &$row| -> Result<RoomPlayers, sqlx::Error> {
-                    Ok(RoomPlayers {
-                        rated: row.try_get::<i64, _>(0)? != 0,
-                        black: row.try_get(1)?,
-                        white: row.try_get(2)?,
-                    })
-                };
-                Ok(row.as_ref().map(decode).transpose()?)
+                Ok(row.as_ref().map(room_players_row).transpose()?)
             }
 
             async fn rate_game(&self, game: &FinishedGame) -> Result<Rated, PlayerError> {
                 let mut tx = self.pool.begin_with($begin).await?;
-                let lock = format!("{} ORDER BY id{}", LOCK_PLAYERS, $lock);
-                let rows = sqlx::query(sqlx::AssertSqlSafe(lock))
-                    .bind(&game.black)
-                    .bind(&game.white)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                let already = sqlx::query(sql::RATED_ROOM)
-                    .bind(&game.room)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if already.is_some() {
-                    return Ok(Rated::Already);
-                }
-                let standing_of = |id: &str| -> Result<Standing, PlayerError> {
-                    let row = rows
-                        .iter()
-                        .find(|row| row.try_get::<String, _>(0).ok().as_deref() == Some(id));
-                    let row = row.ok_or(PlayerError::UnknownPlayer)?;
-                    Ok(player_row(row)?.standing)
-                };
-                let (black, white) = (standing_of(&game.black)?, standing_of(&game.white)?);
-                let recent: i64 = sqlx::query_scalar(sql::PAIR_GAMES)
-                    .bind(&game.black)
-                    .bind(&game.white)
-                    .bind(game.at - rating::PAIR_WINDOW_MS)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                if recent >= i64::from(rating::MAX_RATED_PER_PAIR) {
-                    return Ok(Rated::PairLimit);
-                }
-                let (black_after, white_after) = rating::rate(black, white, game.score, game.at);
-                let seq: i64 = sqlx::query_scalar(sql::INSERT_GAME)
-                    .bind(&game.room)
-                    .bind(&game.black)
-                    .bind(&game.white)
-                    .bind(game.score.points())
-                    .bind(game.at)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                let sides = [
-                    (&game.black, black, black_after, game.score),
-                    (&game.white, white, white_after, game.score.flipped()),
-                ];
-                let mut changes = Vec::with_capacity(2);
-                for (id, standing, after, score) in sides {
-                    let before = rating::at(standing, game.at);
-                    sqlx::query(sql::INSERT_CHANGE)
-                        .bind(seq)
-                        .bind(id)
-                        .bind(before.rating)
-                        .bind(before.deviation)
-                        .bind(before.volatility)
-                        .bind(after.rating)
-                        .bind(after.deviation)
-                        .bind(after.volatility)
-                        .execute(&mut *tx)
-                        .await?;
-                    sqlx::query(sql::UPDATE_RATING)
-                        .bind(after.rating)
-                        .bind(after.deviation)
-                        .bind(after.volatility)
-                        .bind(game.at)
-                        .bind(i64::from(score == Score::Win))
-                        .bind(i64::from(score == Score::Loss))
-                        .bind(i64::from(score == Score::Draw))
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
-                    changes.push(Change { seq, before, after });
-                }
+                let rated = rate_locked(&mut tx, game).await?;
                 tx.commit().await?;
-                Ok(Rated::Changed([changes[0], changes[1]]))
+                Ok(rated)
+            }
+
+            async fn room_changes(&self, room: &str) -> Result<Option<[Change; 2]>, PlayerError> {
+                let rows = sqlx::query(sql::ROOM_CHANGES)
+                    .bind(room)
+                    .fetch_all(&self.pool)
+                    .await?;
+                let decode = |row: &$row| -> Result<(bool, Change), sqlx::Error> {
+                    Ok((row.try_get::<String, _>(7)? == row.try_get::<String, _>(8)?, change_row(row)?))
+                };
+                let changes = rows.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
+                let of = |black: bool| changes.iter().find(|(b, _)| *b == black).map(|(_, c)| *c);
+                Ok(of(true).zip(of(false)).map(|(black, white)| [black, white]))
             }
 
             async fn history(&self, id: &str, limit: u32) -> Result<Vec<HistoryRow>, PlayerError> {
@@ -394,9 +478,36 @@ macro_rules! impl_player_store {
                         change: change_row(row)?,
                         room: row.try_get(7)?,
                         at: row.try_get(8)?,
+                        black: row.try_get(9)?,
+                        white: row.try_get(10)?,
+                        score: row.try_get(11)?,
                     })
                 };
                 Ok(rows.iter().map(decode).collect::<Result<_, _>>()?)
+            }
+
+            async fn recent_games(
+                &self,
+                id: &str,
+                limit: u32,
+            ) -> Result<Vec<RecentGameRow>, PlayerError> {
+                let rows = sqlx::query(sql::RECENT_GAMES)
+                    .bind(id)
+                    .bind(i64::from(limit))
+                    .fetch_all(&self.pool)
+                    .await?;
+                let decode = |row: &$row| -> Result<RecentGameRow, PlayerError> {
+                    let game_over: String = row.try_get(5)?;
+                    Ok(RecentGameRow {
+                        room: row.try_get(0)?,
+                        at: row.try_get(1)?,
+                        black: row.try_get(2)?,
+                        white: row.try_get(3)?,
+                        rated_score: row.try_get(4)?,
+                        winner: winner_of(&game_over)?,
+                    })
+                };
+                rows.iter().map(decode).collect()
             }
 
             async fn leaderboard(

@@ -33,4 +33,11 @@ impl SqlitePlayers {
     }
 }
 
-impl_player_store!(SqlitePlayers, SqlitePool, SqliteRow, "BEGIN IMMEDIATE", "");
+impl_player_store!(
+    SqlitePlayers,
+    SqlitePool,
+    sqlx::SqliteConnection,
+    SqliteRow,
+    "BEGIN IMMEDIATE",
+    ""
+);

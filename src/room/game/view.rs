@@ -60,6 +60,8 @@ impl Game {
                 seated: self.seats.is_taken(side),
                 connected: presence.connected,
                 claim_at: presence.claim_at,
+                // Who sits is the players' store's to say: the server adds it (server::seating).
+                player: None,
             }
         };
         Players {
@@ -111,6 +113,9 @@ impl Game {
                 .collect(),
             rematch: self.rematch.clone(),
             clock: self.clock_state(now),
+            // The players' store's, added by the server (server::seating) like the players.
+            rated: false,
+            ratings: None,
             v: self.v,
         }
     }

@@ -8,7 +8,8 @@ use tokio::time::Instant;
 
 use super::{ConnId, Frame, RoomTask};
 use crate::engine::Side;
-use crate::protocol::{Action, Event, Seat, UnixMs, Version};
+use crate::players::store::RateOnCommit;
+use crate::protocol::{Action, Event, Mode, Reply, Seat, UnixMs, Version};
 use crate::room::bounds::check_log_room;
 use crate::room::error::{Refusal, RoomError};
 use crate::room::game::{Context, Decision, Game};
@@ -111,7 +112,20 @@ impl RoomTask {
             })
             .unzip();
         let appending = Instant::now();
-        let appended = self.store.log.append(self.game.id(), &stored).await;
+        // A game's end is rated (if it is) in the transaction that appends it.
+        let ends = decision
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::GameOver { .. }));
+        let online = self.game.mode() == Mode::Online;
+        let rating = (ends && online).then(|| RateOnCommit::new(self.game.id()));
+        let appended = match &rating {
+            Some(work) => {
+                let log = &self.store.log;
+                log.append_with(self.game.id(), &stored, work.clone()).await
+            }
+            None => self.store.log.append(self.game.id(), &stored).await,
+        };
         match &appended {
             Err(StoreError::VersionConflict(_)) | Ok(()) => {}
             Err(error) => telemetry::store_failed(error.kind()),
@@ -121,6 +135,14 @@ impl RoomTask {
         self.game = decision.game;
         for ((event, v), frame) in decision.events.iter().zip(first..).zip(frames) {
             self.send_event(v, event, frame);
+        }
+        if let Some(changes) = rating.and_then(|work| work.rated()) {
+            let text = Reply::Rated(changes).to_json().into();
+            self.send(Frame {
+                v: None,
+                text,
+                rematch: None,
+            });
         }
         Ok(self.game.version())
     }

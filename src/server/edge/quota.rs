@@ -1,6 +1,6 @@
 //! Quotas per client address ([`ClientAddr`]) as one route layer ([`enforce`]): `governor`'s
-//! keyed limiter, one for creating rooms (and seeks, and quick pairings) and one for joining
-//! them (and taking seeks). Each address may make `burst` requests at once, then `per_minute`;
+//! keyed limiter, one for creating rooms (and seeks, and quick pairings), one for joining
+//! them (and taking seeks), one for creating players and redeeming their transfer codes. Each address may make `burst` requests at once, then `per_minute`;
 //! past that the request never reaches its handler and is answered 429 with `Retry-After`. The
 //! key is the client address the edge resolved (`--trusted-proxies`), which it puts on every
 //! request.
@@ -41,6 +41,9 @@ pub struct Quotas {
     pub create: Arc<Quota>,
     /// `POST /api/rooms/{id}/join`, `POST /api/seeks/{id}/take`.
     pub join: Arc<Quota>,
+    /// `POST /api/me` and `POST /api/me/redeem` (what bounds guessing transfer codes), with
+    /// the numbers of `create` and an allowance of their own.
+    pub identify: Arc<Quota>,
 }
 
 /// One quota: a limiter keyed by client address; `None` is no quota (a burst of 0).

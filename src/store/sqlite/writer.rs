@@ -39,14 +39,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::{SqliteConnection, SqlitePool};
+use sqlx::{Connection, SqliteConnection, SqlitePool};
 use tokio::sync::Mutex;
 use tokio::time::MissedTickBehavior;
 use tokio_util::task::AbortOnDropHandle;
 
 use crate::store::group_commit::{Append, Committer, GroupCommit};
 use crate::store::rows::insert_events;
-use crate::store::{StoreError, StoredEvent};
+use crate::store::{InCommit, StoreError, StoredEvent};
 
 /// How often the WAL is copied into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
@@ -78,14 +78,15 @@ impl Writer {
         })
     }
 
-    /// Appends `events` (at least one) to `room`'s log, all or none;
-    /// returns once committed.
+    /// Appends `events` (at least one) to `room`'s log, all or none, with `work` done in the
+    /// same transaction; returns once committed.
     pub(super) async fn append(
         &self,
         room: &str,
         events: &[StoredEvent],
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
-        self.appends.append(room, events).await
+        self.appends.append(room, events, work).await
     }
 
     /// Runs a write made outside the batches as one of the writer's own:
@@ -122,14 +123,26 @@ const WRITER_CACHE: &str = "PRAGMA cache_size = -16384";
 
 #[async_trait]
 impl Committer for Appends {
-    async fn commit(&self, appends: &[Append<'_>]) -> Result<(), sqlx::Error> {
+    /// One statement; in a transaction with the work, when there is any (the ratings of a
+    /// batch's finished rated games: rare beside its moves).
+    async fn commit(
+        &self,
+        appends: &[Append<'_>],
+        work: &[Arc<dyn InCommit>],
+    ) -> Result<(), sqlx::Error> {
         let mut insert = insert_events(appends);
         let _writing = self.writing.lock().await;
-        insert
-            .build()
-            .execute(&mut *self.connection.lock().await)
-            .await?;
-        Ok(())
+        let mut connection = self.connection.lock().await;
+        if work.is_empty() {
+            insert.build().execute(&mut *connection).await?;
+            return Ok(());
+        }
+        let mut transaction = connection.begin().await?;
+        insert.build().execute(&mut *transaction).await?;
+        for work in work {
+            work.on_sqlite(&mut transaction).await?;
+        }
+        transaction.commit().await
     }
 }
 

@@ -1,0 +1,315 @@
+//! Seats that belong to players and rated games, over real sockets with cookie-keeping
+//! browsers, on SQLite and PostgreSQL: who may sit and act, what hello and state show, a rated
+//! game played to its end giving the Glicko-2 numbers `senet ratings verify` agrees with, and
+//! two games of one player ending at once on two instances.
+
+mod common;
+mod postgres_support;
+
+use common::{Browser, Client, TestServer, play_turn, ratings_verify};
+use senet::players::rating::{self, Score, Standing};
+use serde_json::{Value, json};
+
+/// A browser with a new player, named `name`.
+async fn player(addr: std::net::SocketAddr, name: &str) -> (Browser, String) {
+    let mut browser = Browser::new(addr);
+    let created = browser.call("POST", "/api/me", None).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let named = browser
+        .call("PUT", "/api/me/name", Some(json!({ "name": name })))
+        .await;
+    assert_eq!(named.status, 200, "{}", named.body);
+    (browser, created.body["id"].as_str().unwrap().to_owned())
+}
+
+fn refused(answer: &common::Answer) -> (u16, &str) {
+    (answer.status, answer.body["error"].as_str().unwrap_or(""))
+}
+
+/// A rated room `black` created and `white` joined: its id and both seat tokens.
+async fn rated_room(black: &mut Browser, white: &mut Browser) -> (String, String, String) {
+    let rated = json!({"mode": "online", "side": "black", "rated": true});
+    let created = black.call("POST", "/api/rooms", Some(rated)).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let room = created.body["room"].as_str().unwrap().to_owned();
+    let joined = white
+        .call("POST", &format!("/api/rooms/{room}/join"), Some(json!({})))
+        .await;
+    assert_eq!(joined.status, 200, "{}", joined.body);
+    let token = |answer: &common::Answer| answer.body["token"].as_str().unwrap().to_owned();
+    (room, token(&created), token(&joined))
+}
+
+/// Plays until each side has moved at least twice (so the game counts), whoever's turn;
+/// black's socket sees every move.
+async fn two_moves_each(black: &mut Client, white: &mut Client) {
+    let moved = |client: &Client, side: &str| {
+        let moves = client.events.iter().filter(|e| e["t"] == "moved");
+        moves.filter(|e| e["d"]["side"] == side).count()
+    };
+    while moved(black, "black") < 2 || moved(black, "white") < 2 {
+        let turn = black.sync().await["turn"].as_str().unwrap().to_owned();
+        let mover = if turn == "black" {
+            &mut *black
+        } else {
+            &mut *white
+        };
+        play_turn(mover, &turn).await;
+    }
+}
+
+/// The `at` of a room's `game-over`, from its record.
+async fn game_over_at(addr: std::net::SocketAddr, room: &str) -> i64 {
+    let record = common::record(addr, room).await;
+    let events = record["events"].as_array().unwrap();
+    let over = events.iter().find(|e| e["t"] == "game-over").unwrap();
+    over["at"].as_i64().unwrap()
+}
+
+fn shown(rating: &skillratings::glicko2::Glicko2Rating) -> Value {
+    json!({
+        "rating": rating.rating.round() as i64,
+        "deviation": rating.deviation.round() as i64,
+        "provisional": rating::is_provisional(rating),
+    })
+}
+
+/// Who may sit and act in a rated room, what hello shows, and a game to its end: the
+/// `rated` frame, both players' new numbers as Glicko-2 computes them, `verify` exits 0.
+async fn a_rated_game_to_the_end(url: String) {
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let addr = server.addr;
+    let (mut anna, anna_id) = player(addr, "Anna").await;
+    let (mut boris, boris_id) = player(addr, "Boris").await;
+    let mut nobody = Browser::new(addr);
+
+    let rated = |mode: &str| Some(json!({"mode": mode, "rated": true}));
+    let anonymous = nobody.call("POST", "/api/rooms", rated("online")).await;
+    assert_eq!(refused(&anonymous), (400, "rated_needs_player"));
+    let local = anna.call("POST", "/api/rooms", rated("local")).await;
+    assert_eq!(refused(&local), (400, "bad_request"));
+
+    let rated = json!({"mode": "online", "side": "black", "rated": true});
+    let created = anna.call("POST", "/api/rooms", Some(rated)).await;
+    let room = created.body["room"].as_str().unwrap().to_owned();
+    let join = format!("/api/rooms/{room}/join");
+    let anonymous = nobody.call("POST", &join, Some(json!({}))).await;
+    assert_eq!(refused(&anonymous), (400, "rated_needs_player"));
+    let herself = anna.call("POST", &join, Some(json!({}))).await;
+    assert_eq!(refused(&herself), (400, "rated_needs_player"));
+    let joined = boris.call("POST", &join, Some(json!({}))).await;
+    assert_eq!(joined.status, 200, "{}", joined.body);
+    let anna_token = created.body["token"].as_str().unwrap();
+    let boris_token = joined.body["token"].as_str().unwrap();
+
+    // Boris's browser with Anna's token: refused, and Anna's seat is still hers.
+    let mut wrong = Client::connect_as(addr, &room, boris.cookie.as_deref()).await;
+    wrong
+        .send(json!({"t": "hello", "d": {"token": anna_token, "id": 1}}))
+        .await;
+    let reply = wrong.next_reply().await;
+    assert_eq!(reply["t"], "error", "{reply}");
+    assert_eq!(reply["d"]["code"], "seat_of_another_player", "{reply}");
+    // The token alone (the CLI, an old link) still works.
+    let cli = Client::join(addr, &room, Some(anna_token)).await;
+    assert_eq!(cli.seat, "black");
+    cli.close().await;
+
+    let mut black = Client::join_as(addr, &room, Some(anna_token), anna.cookie.as_deref()).await;
+    let mut white = Client::join_as(addr, &room, Some(boris_token), boris.cookie.as_deref()).await;
+    let state = &black.state;
+    assert_eq!(state["rated"], true, "{state}");
+    assert_eq!(state["players"]["black"]["name"], "Anna", "{state}");
+    assert_eq!(state["players"]["black"]["id"], anna_id.as_str());
+    assert_eq!(state["players"]["white"]["id"], boris_id.as_str());
+    assert_eq!(state["players"]["white"]["provisional"], true);
+    assert_eq!(state["players"]["white"]["seated"], true);
+
+    two_moves_each(&mut black, &mut white).await;
+    black.ok("resign", Value::Null).await;
+    let frame = white.wait_for("rated").await;
+    assert_eq!(black.wait_for("rated").await, frame);
+
+    let at = game_over_at(addr, &room).await;
+    let (anna_after, boris_after) = rating::rate(Standing::NEW, Standing::NEW, Score::Loss, at);
+    let start = shown(&rating::START);
+    let expected = json!({
+        "black": {"before": start, "after": shown(&anna_after)},
+        "white": {"before": start, "after": shown(&boris_after)},
+    });
+    assert_eq!(frame["d"], expected, "{frame}");
+    let state = black.sync().await;
+    assert_eq!(state["ratings"], expected, "{state}");
+    let me = anna.call("GET", "/api/me", None).await.body;
+    assert_eq!(
+        (me["rating"].clone(), me["losses"].clone()),
+        (shown(&anna_after)["rating"].clone(), 1.into())
+    );
+    let players = senet::players::store::open(&url).await.unwrap();
+    let stored = players.player(&boris_id).await.unwrap().unwrap();
+    assert_eq!(stored.standing.rating, boris_after, "bit for bit");
+    assert_eq!(stored.wins, 1);
+
+    let (status, verdict) = ratings_verify(&url);
+    assert_eq!(status, Some(0), "{verdict}");
+    assert_eq!(verdict, json!({"consistent": true, "games": 1}));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_rated_game_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    a_rated_game_to_the_end(url).await;
+}
+
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_rated_game_to_the_end() {
+    postgres_support::in_fresh_schema(a_rated_game_to_the_end).await
+}
+
+/// A casual online room binds seats too (for the names), and is never rated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_casual_game_shows_its_players_and_is_not_rated() {
+    let server = TestServer::start().await;
+    let (mut anna, _) = player(server.addr, "Anna").await;
+    let casual = json!({"mode": "online", "side": "black"});
+    let created = anna.call("POST", "/api/rooms", Some(casual)).await;
+    let room = created.body["room"].as_str().unwrap().to_owned();
+    let joined = common::join_room(server.addr, &room).await;
+    let token = created.body["token"].as_str();
+    let mut black = Client::join_as(server.addr, &room, token, anna.cookie.as_deref()).await;
+    let mut white = Client::join(server.addr, &room, joined["token"].as_str()).await;
+    assert_eq!(black.state["rated"], false);
+    assert_eq!(black.state["players"]["black"]["name"], "Anna");
+    assert!(
+        black.state["players"]["white"].get("id").is_none(),
+        "anonymous"
+    );
+    two_moves_each(&mut black, &mut white).await;
+    black.ok("resign", Value::Null).await;
+    let state = black.sync().await;
+    assert!(
+        state["result"].is_object() && state.get("ratings").is_none(),
+        "{state}"
+    );
+    let me = anna.call("GET", "/api/me", None).await.body;
+    assert_eq!(
+        (me["rating"].clone(), me["losses"].clone()),
+        (1500.into(), 0.into())
+    );
+}
+
+/// Two instances on one PostgreSQL database: Anna's two rated games, one on each, end at the
+/// same moment. Both are rated, one after the other: the second's "before" is the first's
+/// "after", and `senet ratings verify` exits 0.
+#[cfg_attr(
+    senet_no_test_postgres,
+    ignore = "skipped: SENET_TEST_POSTGRES_URL not set"
+)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_games_of_one_player_ending_at_once_on_two_instances() {
+    postgres_support::in_fresh_schema(async |url| {
+        let one = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+        let two = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+        let (mut anna_one, anna) = player(one.addr, "Anna").await;
+        let mut anna_two = Browser::new(two.addr);
+        anna_two.cookie = anna_one.cookie.clone();
+        let (mut boris, _) = player(one.addr, "Boris").await;
+        let (mut vera, _) = player(two.addr, "Vera").await;
+
+        let mut games = Vec::new();
+        for (addr, anna, other) in [
+            (one.addr, &mut anna_one, &mut boris),
+            (two.addr, &mut anna_two, &mut vera),
+        ] {
+            let (room, black_token, white_token) = rated_room(anna, other).await;
+            let mut black =
+                Client::join_as(addr, &room, Some(&black_token), anna.cookie.as_deref()).await;
+            let mut white =
+                Client::join_as(addr, &room, Some(&white_token), other.cookie.as_deref()).await;
+            two_moves_each(&mut black, &mut white).await;
+            games.push((black, white));
+        }
+        let [
+            (mut black_one, mut white_one),
+            (mut black_two, mut white_two),
+        ] = <[_; 2]>::try_from(games).ok().unwrap();
+        tokio::join!(
+            black_one.ok("resign", Value::Null),
+            black_two.ok("resign", Value::Null)
+        );
+        white_one.wait_for("rated").await;
+        white_two.wait_for("rated").await;
+
+        let players = senet::players::store::open(&url).await.unwrap();
+        let mut history = players.history(&anna, 10).await.unwrap();
+        history.reverse();
+        assert_eq!(history.len(), 2, "{history:?}");
+        assert_eq!(history[0].change.before, rating::START);
+        let first = Standing {
+            rating: history[0].change.after,
+            rated_at: Some(history[0].at),
+        };
+        assert_eq!(history[1].change.before, rating::at(first, history[1].at));
+        let stored = players.player(&anna).await.unwrap().unwrap();
+        assert_eq!(stored.standing.rating, history[1].change.after);
+        assert_eq!(stored.losses, 2);
+        let (status, verdict) = ratings_verify(&url);
+        assert_eq!(status, Some(0), "{verdict}");
+        assert_eq!(verdict["games"], 2, "{verdict}");
+    })
+    .await
+}
+
+/// Seeks and quick pairing: a rated seek wants a player to post it and another to take it;
+/// the seats are bound, and the room says it is rated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rated_seeks_and_pairing_bind_their_seats() {
+    let server = TestServer::start().await;
+    let addr = server.addr;
+    let (mut anna, anna_id) = player(addr, "Anna").await;
+    let (mut boris, boris_id) = player(addr, "Boris").await;
+    let rated = Some(json!({"rated": true, "side": "black"}));
+    let anonymous = Browser::new(addr)
+        .call("POST", "/api/seeks", rated.clone())
+        .await;
+    assert_eq!(refused(&anonymous), (400, "rated_needs_player"));
+    let posted = anna.call("POST", "/api/seeks", rated).await;
+    assert_eq!(posted.status, 201, "{}", posted.body);
+    let room = posted.body["room"].as_str().unwrap().to_owned();
+    let take = format!("/api/seeks/{room}/take");
+    let herself = anna.call("POST", &take, None).await;
+    assert_eq!(refused(&herself), (400, "rated_needs_player"));
+    let taken = boris.call("POST", &take, None).await;
+    assert_eq!(taken.status, 200, "{}", taken.body);
+    let token = taken.body["token"].as_str();
+    let white = Client::join_as(addr, &room, token, boris.cookie.as_deref()).await;
+    assert_eq!(white.state["rated"], true);
+    assert_eq!(white.state["players"]["black"]["id"], anna_id.as_str());
+    assert_eq!(white.state["players"]["white"]["id"], boris_id.as_str());
+
+    // Quick pairing: Anna's rated request posts her own rated seek; Boris's pairs with it.
+    // (Each page names itself: both come from 127.0.0.1.)
+    let pair = |visitor: &str| Some(json!({"rated": true, "visitor": visitor}));
+    let waiting = anna.call("POST", "/api/pairing", pair("anna")).await;
+    assert_eq!(waiting.body["paired"], false, "{}", waiting.body);
+    let paired = boris.call("POST", "/api/pairing", pair("boris")).await;
+    assert_eq!(paired.body["paired"], true, "{}", paired.body);
+    let room = paired.body["room"].as_str().unwrap();
+    assert_eq!(room, waiting.body["room"].as_str().unwrap());
+    let socket = Client::join_as(
+        addr,
+        room,
+        paired.body["token"].as_str(),
+        boris.cookie.as_deref(),
+    )
+    .await;
+    assert_eq!(socket.state["rated"], true);
+    let seat = socket.seat.clone();
+    assert_eq!(socket.state["players"][&seat]["id"], boris_id.as_str());
+}
