@@ -24,6 +24,7 @@ pub mod game;
 pub mod rate;
 pub mod ring;
 pub mod seats;
+mod summary;
 pub mod task;
 pub mod watchers;
 
@@ -292,9 +293,9 @@ impl Rooms {
         Err(RoomError::Unavailable)
     }
 
-    /// A live room answers itself (it knows its spectators); any other is read from the log
-    /// without loading it, so that looking at many rooms holds no memory, and counts the
-    /// spectators other instances announced.
+    /// A live room answers itself (it knows its spectators); any other from its summary row
+    /// ([`summary`]), without loading it or reading its log, so that looking at many rooms
+    /// holds no memory, and counts the spectators other instances announced.
     pub async fn summary(&self, id: &str) -> Result<RoomSummary, RoomError> {
         if let Some(handle) = self.live_handle(id)
             && let Some(summary) = handle.call(|reply| Command::Summary { reply }).await
@@ -304,11 +305,8 @@ impl Rooms {
         if !is_room_id(id) {
             return Err(RoomError::NotFound);
         }
-        let store = &self.inner.store;
-        let row = store.log.room(id).await?.ok_or(RoomError::NotFound)?;
-        let events = store.log.events_after(id, 0).await?;
-        let game = replay(row, events).await?;
-        Ok(game.summary(self.inner.watchers.elsewhere(id)))
+        let stored = self.stored_summary(id).await?;
+        Ok(summary::read(&stored, self.inner.watchers.elsewhere(id))?)
     }
 
     /// Loads the timed rooms being played ([`Rooms::load_timed_in_play`]) in the background, so
@@ -727,6 +725,7 @@ async fn create_room(
     let seeded = started
         .game
         .decide_computer_seed(computer_seed(), row.created_at);
+    let summary = summary::of(&seeded.game);
     let first_events: Vec<StoredEvent> = started
         .events
         .iter()
@@ -734,7 +733,7 @@ async fn create_room(
         .zip(1..)
         .map(|(event, v)| stored_event(v, row.created_at, event))
         .collect();
-    log.create_room(&row, &first_events).await
+    log.create_room(&row, &first_events, Some(&summary)).await
 }
 
 /// A room's record from its row and its whole log (see [`Rooms::record`]).
@@ -766,15 +765,18 @@ fn record_of(row: RoomRow, events: Vec<StoredEvent>) -> Result<Record, RoomError
     })
 }
 
-/// Runs `work` on the blocking pool: replaying a log (up to `bounds::LOG_BOUND` events) must not
-/// hold an async worker, and with it every socket and room that worker serves (issue 28: four
+/// Runs `work` on the blocking pool, answering [`RoomError::ReplayTooSlow`] past
+/// [`bounds::REPLAY_TIMEOUT`]: replaying a log (up to `bounds::LOG_BOUND` events) must not hold
+/// an async worker, and with it every socket and room that worker serves (issue 28: four
 /// clients asking a long room's summary took unrelated games' p99 from 1.3 to 89 ms).
 async fn off_the_workers<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, RoomError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|_| RoomError::Unavailable)
+    let bound = bounds::REPLAY_TIMEOUT;
+    match tokio::time::timeout(bound, tokio::task::spawn_blocking(work)).await {
+        Ok(done) => done.map_err(|_| RoomError::Unavailable),
+        Err(_) => Err(RoomError::ReplayTooSlow(bound)),
+    }
 }
 
 /// The game a room's row and its log make, folded on the blocking pool.

@@ -720,7 +720,10 @@ impl RoomTask {
             })
             .unzip();
         let appending = Instant::now();
-        let appended = self.store.log.append(self.game.id(), &stored).await;
+        let summary = super::summary::of(&decision.game);
+        let appended = (self.store.log)
+            .append(self.game.id(), &stored, Some(&summary))
+            .await;
         match &appended {
             Err(StoreError::VersionConflict(_)) | Ok(()) => {}
             Err(error) => telemetry::store_failed(error.kind()),

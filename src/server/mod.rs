@@ -165,6 +165,7 @@ impl Server {
         rooms.follow(listener.subscribe());
         rooms.sweep_now_and_then();
         rooms.resume_clocks();
+        rooms.backfill_summaries();
         let lobby = Lobby::start(
             rooms.clone(),
             config.lobby_config(),

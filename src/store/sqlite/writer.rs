@@ -39,14 +39,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::{SqliteConnection, SqlitePool};
+use sqlx::{Connection, QueryBuilder, SqliteConnection, SqlitePool};
 use tokio::sync::Mutex;
 use tokio::time::MissedTickBehavior;
 use tokio_util::task::AbortOnDropHandle;
 
+use crate::store::StoreError;
 use crate::store::group_commit::{Append, Committer, GroupCommit};
 use crate::store::rows::insert_events;
-use crate::store::{StoreError, StoredEvent};
+use crate::store::summaries::push_upsert;
 
 /// How often the WAL is copied into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
@@ -78,14 +79,10 @@ impl Writer {
         })
     }
 
-    /// Appends `events` (at least one) to `room`'s log, all or none;
+    /// Appends the events (at least one) to the room's log with its summary, all or none;
     /// returns once committed.
-    pub(super) async fn append(
-        &self,
-        room: &str,
-        events: &[StoredEvent],
-    ) -> Result<(), StoreError> {
-        self.appends.append(room, events).await
+    pub(super) async fn append(&self, append: Append<'_>) -> Result<(), StoreError> {
+        self.appends.append(append).await
     }
 
     /// Runs a write made outside the batches as one of the writer's own:
@@ -124,12 +121,19 @@ const WRITER_CACHE: &str = "PRAGMA cache_size = -16384";
 impl Committer for Appends {
     async fn commit(&self, appends: &[Append<'_>]) -> Result<(), sqlx::Error> {
         let mut insert = insert_events(appends);
+        let mut upsert = QueryBuilder::new("");
+        let summarized = push_upsert(&mut upsert, appends);
         let _writing = self.writing.lock().await;
-        insert
-            .build()
-            .execute(&mut *self.connection.lock().await)
-            .await?;
-        Ok(())
+        let mut connection = self.connection.lock().await;
+        if !summarized {
+            insert.build().execute(&mut *connection).await?;
+            return Ok(());
+        }
+        // The summaries are committed with their events (two statements, one transaction).
+        let mut tx = connection.begin().await?;
+        insert.build().execute(&mut *tx).await?;
+        upsert.build().execute(&mut *tx).await?;
+        tx.commit().await
     }
 }
 
