@@ -188,7 +188,7 @@ async fn concurrent_first_requests_for_an_analysis_compute_it_once() {
         common::play_turn(&mut client, "white").await;
     }
     client.ok("resign", Value::Null).await;
-    let computed_before = analyses_computed(server.addr).await;
+    let computed_before = analyses_computed(server.metrics_addr).await;
     let path = format!("/api/rooms/{room}/analysis");
     let requests = (0..8).map(|_| common::http(server.addr, "GET", &path, None));
     let answers = futures_util::future::join_all(requests).await;
@@ -197,7 +197,10 @@ async fn concurrent_first_requests_for_an_analysis_compute_it_once() {
         "{answers:?}"
     );
     assert!(answers.windows(2).all(|pair| pair[0].1 == pair[1].1));
-    assert_eq!(analyses_computed(server.addr).await - computed_before, 1);
+    assert_eq!(
+        analyses_computed(server.metrics_addr).await - computed_before,
+        1
+    );
 }
 
 /// How many analyses this process has computed, from `/metrics` (only this test here asks).

@@ -911,6 +911,8 @@ async fn a_game_through_the_deployed_nginx_config(url: String) {
     table.finish(&mut rng, nginx.addr).await;
     let summary = format!("/api/rooms/{room}");
     assert_eq!(http(nginx.addr, "GET", &summary, None).await.0, 200);
+    // Never passed on to the internet, whatever the instances serve (issue 28).
+    assert_eq!(http(nginx.addr, "GET", "/metrics", None).await.0, 403);
     // The page route is hashed the same way, whether or not this build serves pages.
     http(nginx.addr, "GET", &format!("/r/{room}"), None).await;
     table.leave().await;
@@ -985,7 +987,7 @@ async fn a_load_run_survives_a_killed_instance(url: String) {
         reconnect: true,
         clock: None,
     };
-    let (one_addr, two_addr) = (one.addr, two.addr);
+    let (one_addr, two_addr) = (one.metrics_addr, two.metrics_addr);
     let killer = tokio::spawn(async move {
         // Once every room is open (the run then starts), a second into the run.
         let deadline = tokio::time::Instant::now() + PATIENCE;
@@ -1029,7 +1031,7 @@ fn unix_ms_now() -> i64 {
     i64::try_from(now.unwrap().as_millis()).unwrap()
 }
 
-/// The WebSockets open on the instance at `addr` (its gauge).
+/// The WebSockets open on the instance whose `/metrics` is at `addr` (its gauge).
 async fn open_sockets(addr: SocketAddr) -> u64 {
     let metrics = common::metrics_text(addr).await;
     metrics
