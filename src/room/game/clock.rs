@@ -1,0 +1,89 @@
+//! A timed game's clocks: each side's time as the last event carrying [`Clocks`] said, the
+//! side to move's running down from that event's moment; the deadline the room task sleeps
+//! until, the timeout it then decides, and the clocks resumed after a restart.
+
+use super::{Decision, Game, Next, index};
+use crate::engine::Side;
+use crate::protocol::{ClockState, Clocks, EndReason, Event, UnixMs};
+
+impl Game {
+    /// The side whose clock runs: the side to move, while a timed game is being played.
+    fn running(&self) -> Option<Side> {
+        (self.clock.is_some() && self.is_playing()).then(|| self.position.turn())
+    }
+
+    /// Both sides' time at `now`; with `turn_of`, that side's turn ends then and it gets the
+    /// increment. `None` in untimed games.
+    pub(super) fn clocks_at(&self, now: UnixMs, turn_of: Option<Side>) -> Option<Clocks> {
+        let clock = self.clock?;
+        let mut remaining = clock.remaining;
+        if let Some(side) = self.running() {
+            remaining[index(side)] -= now - clock.since;
+        }
+        if let Some(side) = turn_of {
+            remaining[index(side)] += clock.control.increment_ms();
+        }
+        Some(Clocks {
+            black: remaining[0],
+            white: remaining[1],
+        })
+    }
+
+    /// When the side to move runs out of time, in a timed game being played.
+    pub fn deadline(&self) -> Option<UnixMs> {
+        let clock = self.clock?;
+        let side = self.running()?;
+        Some(clock.since + clock.remaining[index(side)])
+    }
+
+    /// Whether the side to move has no time left at `now`.
+    pub fn is_flagged(&self, now: UnixMs) -> bool {
+        self.deadline().is_some_and(|deadline| deadline <= now)
+    }
+
+    /// The `timeout` that ends the game if the side to move has run out of time at `now`
+    /// (an empty decision otherwise).
+    pub fn decide_timeout(&self, now: UnixMs) -> Decision {
+        let mut next = Next::from(self, now);
+        if self.is_flagged(now) {
+            next.push_over(self.position.turn().other().into(), EndReason::Timeout);
+        }
+        next.done()
+    }
+
+    /// The `resumed` event for a timed game loaded while it was being played: the clocks as
+    /// they were at the last logged event, so the time nothing was logged (the server was
+    /// down) is charged to nobody. Empty for other games, and for a side that had already run
+    /// out, whose timeout is then decided.
+    pub fn decide_resume(&self, now: UnixMs) -> Decision {
+        let mut next = Next::from(self, now);
+        if let Some(clocks) = self.clocks_at(self.at, None)
+            && self.running().is_some()
+            && !self.is_flagged(self.at)
+        {
+            next.push(Event::Resumed { clocks });
+        }
+        next.done()
+    }
+
+    pub(super) fn set_clocks(&mut self, clocks: Option<Clocks>, at: UnixMs) {
+        if let (Some(clock), Some(clocks)) = (&mut self.clock, clocks) {
+            clock.remaining = [clocks.black, clocks.white];
+            clock.since = at;
+        }
+    }
+
+    pub(super) fn clock_state(&self, now: UnixMs) -> Option<ClockState> {
+        let control = self.room.clock?;
+        // Before the start each side has its whole time, and neither runs.
+        let whole = Clocks {
+            black: control.initial_ms(),
+            white: control.initial_ms(),
+        };
+        Some(ClockState {
+            control,
+            remaining: self.clocks_at(now, None).unwrap_or(whole),
+            running: self.running(),
+        })
+    }
+}

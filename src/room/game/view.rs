@@ -1,0 +1,131 @@
+//! What the game shows: its phase and status, the summary the lobby lists, the players, and the
+//! full state a client draws; the engine's moves in the wire's terms.
+
+use super::{Game, Stage, index};
+use crate::engine::{Move, Side, Target};
+use crate::protocol::{
+    ClientSeeds, GameResult, LegalMove, OffMarker, Phase, PlayerState, Players, RoomSummary, State,
+    Status, Throw, To, UnixMs,
+};
+
+impl Game {
+    pub fn phase(&self) -> Phase {
+        match self.stage {
+            Stage::Waiting => Phase::Waiting,
+            Stage::Roll => Phase::Roll,
+            Stage::Move { .. } => Phase::Move,
+            Stage::Over(_) => Phase::Over,
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        match self.stage {
+            Stage::Waiting => Status::Waiting,
+            Stage::Over(_) => Status::Finished,
+            _ => Status::Playing,
+        }
+    }
+
+    pub fn result(&self) -> Option<GameResult> {
+        match self.stage {
+            Stage::Over(result) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// Whether the log last said `side` has a connection open.
+    pub fn is_connected(&self, side: Side) -> bool {
+        self.presence[index(side)].connected
+    }
+
+    /// What `GET /api/rooms/{id}` shows, with the spectators its task counts (none if the room
+    /// is not in memory).
+    pub fn summary(&self, spectators: usize) -> RoomSummary {
+        RoomSummary {
+            room: self.id().to_string(),
+            mode: self.mode(),
+            level: self.level(),
+            status: self.status(),
+            players: self.players(),
+            spectators,
+            result: self.result(),
+            moves: self.moves,
+        }
+    }
+
+    pub fn players(&self) -> Players {
+        let player = |side: Side| {
+            let presence = self.presence[index(side)];
+            PlayerState {
+                seated: self.seats.is_taken(side),
+                connected: presence.connected,
+                claim_at: presence.claim_at,
+            }
+        };
+        Players {
+            black: player(Side::Black),
+            white: player(Side::White),
+        }
+    }
+
+    /// The full state a client draws at `now`; `spectators` is live, not logged.
+    pub fn state(&self, spectators: usize, now: UnixMs) -> State {
+        let (throw, legal) = match self.stage {
+            Stage::Move { sticks } => (
+                Some(Throw {
+                    sticks: sticks.faces(),
+                    value: sticks.roll().value(),
+                }),
+                self.position
+                    .legal_moves(sticks.roll())
+                    .iter()
+                    .map(legal_move)
+                    .collect(),
+            ),
+            _ => (None, Vec::new()),
+        };
+        State {
+            room: self.room.id.clone(),
+            mode: self.room.mode,
+            level: self.level(),
+            position: self.position.to_string(),
+            turn: self.position.turn(),
+            phase: self.phase(),
+            throw,
+            legal,
+            hint: self.hint,
+            players: self.players(),
+            spectators,
+            draw_offer: self.draw_offer,
+            result: self.result(),
+            seed_hash: self.room.seed_hash.clone(),
+            client_seeds: ClientSeeds::clone(&self.client_seeds),
+            client_seeds_open: self.client_seeds_open(),
+            rematch_offers: Side::BOTH
+                .into_iter()
+                .filter(|&side| self.rematch_offers[index(side)])
+                .collect(),
+            draw_offers_spent: Side::BOTH
+                .into_iter()
+                .filter(|&side| self.draw_offer_spent[index(side)])
+                .collect(),
+            rematch: self.rematch.clone(),
+            clock: self.clock_state(now),
+            v: self.v,
+        }
+    }
+}
+
+pub(super) fn legal_move(mv: &Move) -> LegalMove {
+    LegalMove {
+        from: mv.from,
+        to: to_wire(mv.to),
+    }
+}
+
+pub(super) fn to_wire(target: Target) -> To {
+    match target {
+        Target::Square(square) => To::Square(square),
+        Target::Off => To::Off(OffMarker::Off),
+    }
+}

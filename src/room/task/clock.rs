@@ -1,0 +1,41 @@
+//! A timed game's clock, for its task: taken up as the task starts (`resumed`, unless another
+//! live instance kept it), and its deadline as an instant to sleep until.
+
+use tokio::time::Instant;
+
+use super::RoomTask;
+use crate::protocol::UnixMs;
+use crate::room::game::Game;
+use crate::room::now_ms;
+
+impl RoomTask {
+    /// Takes up a timed game's clock as the task starts. If another live instance keeps it, its
+    /// time has run all along: nothing is given back. Otherwise nobody kept it since the last
+    /// logged event (the server was down, or the instance that kept it died): `resumed`.
+    pub(super) async fn take_up_clock(&mut self) {
+        let kept = match &self.store.cluster {
+            Some(cluster) => cluster.keep_clock(self.game.id()).await,
+            // One instance: nobody else keeps a clock.
+            None => Ok(false),
+        };
+        let kept_elsewhere = match kept {
+            Ok(kept) => kept,
+            Err(error) => {
+                // As a single server would: better time given back than a downtime charged.
+                tracing::warn!(%error, "could not ask whether another instance keeps the clock");
+                false
+            }
+        };
+        if kept_elsewhere {
+            tracing::info!("another instance keeps the clock: not resumed");
+        } else {
+            self.commit_now(Game::decide_resume).await;
+        }
+    }
+}
+
+/// The instant the wall clock reads `at`.
+pub(super) fn instant_of(at: UnixMs) -> Instant {
+    let wait = u64::try_from(at - now_ms()).unwrap_or(0);
+    Instant::now() + std::time::Duration::from_millis(wait)
+}
