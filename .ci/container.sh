@@ -130,11 +130,12 @@ make_postgres_base() {
 # The WebSockets open on compose container $1, from its metrics (the image has no HTTP client
 # to run inside it).
 open_sockets() {
-    sed -n 's/^senet_connections_open \([0-9]*\).*/\1/p' <<<"$(curl -fsS "$(instance_url "$1")/metrics")"
+    sed -n 's/^senet_connections_open \([0-9]*\).*/\1/p' <<<"$(curl -fsS "$(instance_url "$1" 9100)/metrics")"
 }
-# Compose container $1's own URL, at its address on the compose network.
+# Compose container $1's own URL, at its address on the compose network, on port $2 (8080: the
+# public listener; 9100: /metrics).
 instance_url() {
-    echo "http://$(podman inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"):8080"
+    echo "http://$(podman inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"):${2:-8080}"
 }
 
 # Whether a reconnection ($2) found the game where the player left it ($1): the same position,
@@ -166,7 +167,7 @@ start() {
     shift
     # Its stderr complains that there is no systemd to time the healthchecks: shown on failure.
     logged "run-$name" podman run --detach --name "$name" --publish "127.0.0.1:$port:8080" \
-        --volume senet-ci-data:/data "$@" "$image"
+        --env "SENET_PUBLIC_ORIGIN=$url" --volume senet-ci-data:/data "$@" "$image"
     wait_for "$url/healthz"
 }
 

@@ -29,5 +29,16 @@ assert container["securityContext"]["readOnlyRootFilesystem"] is True
 assert pod["securityContext"]["runAsUser"] == 10001, "the Dockerfile's user is 10001"
 probes = {name: container[name]["httpGet"]["path"] for name in ("readinessProbe", "livenessProbe", "startupProbe")}
 assert probes["readinessProbe"] == "/readyz" and probes["livenessProbe"] == "/healthz", probes
+# Listening on 0.0.0.0, the server refuses to start without its public origin; /metrics is
+# served only on its own listener, which the Ingress never routes to.
+assert config["SENET_LISTEN"].startswith("0.0.0.0:") and config.get("SENET_PUBLIC_ORIGIN"), config
+metrics_port = int(config["SENET_METRICS_LISTEN"].rsplit(":", 1)[1])
+ingress = yaml.safe_load(open("deploy/k8s/ingress.yaml"))
+backends = [p["backend"]["service"]["port"] for r in ingress["spec"]["rules"] for p in r["http"]["paths"]]
+service = yaml.safe_load(open("deploy/k8s/service.yaml"))
+ports = {p["name"]: p["targetPort"] for p in service["spec"]["ports"]}
+routed = [ports.get(b.get("name"), b.get("number")) for b in backends]
+assert metrics_port not in routed and all(r != "metrics" for r in routed), (routed, metrics_port)
+print(f"ok: SENET_PUBLIC_ORIGIN set; /metrics on port {metrics_port}, which the Ingress does not route to")
 print(f"ok: preStop {wait} s + shutdown grace {grace} s < terminationGracePeriodSeconds {period} s; non-root, read-only root, probes {probes}")
 PY

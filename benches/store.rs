@@ -44,7 +44,9 @@ fn new_room(runtime: &Runtime, store: &Store) -> (String, Version) {
         white: None,
         clock: None,
     };
-    runtime.block_on(store.log.create_room(&row, &[])).unwrap();
+    runtime
+        .block_on(store.log.create_room(&row, &[], None))
+        .unwrap();
     (id, 1)
 }
 
@@ -63,7 +65,7 @@ fn bench_appends(c: &mut Criterion, runtime: &Runtime, name: &str, store: Store)
     c.bench_function(&format!("append one event/{name}"), |b| {
         b.iter(|| {
             runtime
-                .block_on(store.log.append(&room, &[event(v)]))
+                .block_on(store.log.append(&room, &[event(v)], None))
                 .unwrap();
             v += 1;
         })
@@ -105,7 +107,7 @@ fn notify_round_trip(c: &mut Criterion) {
     c.bench_function("append until heard/postgres", |b| {
         b.iter(|| {
             runtime.block_on(async {
-                store.log.append(&room, &[event(v)]).await.unwrap();
+                store.log.append(&room, &[event(v)], None).await.unwrap();
                 loop {
                     match news.recv().await.unwrap() {
                         News::Appended { room: r, v: heard } if r == room && heard == v => break,

@@ -20,7 +20,7 @@ one() { # label [loadgen flags...]
     rm -f "$work"/load.db*
     "$bin" serve --listen "127.0.0.1:$port" --database-url "sqlite://$work/load.db" \
         --max-connections-per-address 0 --max-tcp-connections-per-address 0 \
-        --create-burst 0 --join-burst 0 >"$work/server.log" 2>&1 &
+        --create-burst 0 --join-burst 0 --metrics-listen 127.0.0.1:0 >"$work/server.log" 2>&1 &
     server=$!
     until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
     local load; load=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -48,12 +48,13 @@ for i in $(seq "$instances"); do
     "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
         --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
         --max-connections "$per_instance" --max-tcp-connections "$per_instance" \
-        --max-rooms-in-memory "$rooms_per_instance" \
+        --max-rooms-in-memory "$rooms_per_instance" --metrics-listen "127.0.0.1:$((port + 10000))" \
         >"$work/server$i.log" 2>&1 &
     pids+=($!) ports+=("$port")
     until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do sleep 0.2; done
 done
-gauge() { curl -s "http://127.0.0.1:$1/metrics" | awk '/^senet_connections_open / { print $2 }'; }
+# /metrics is on each server's own listener, its port 10,000 above the public one.
+gauge() { curl -s "http://127.0.0.1:$(($1 + 10000))/metrics" | awk '/^senet_connections_open / { print $2 }'; }
 open_total() { local n=0; for p in "${ports[@]}"; do n=$((n + $(gauge "$p"))); done; echo $n; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $instances instances, $expected connections expected"

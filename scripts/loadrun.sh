@@ -49,7 +49,7 @@ case $backend in
         url="$base?options=-c%20search_path%3D$schema" ;;
     *) echo "backend: sqlite or postgres" >&2; exit 2 ;;
 esac
-pids=() ports=() vmstat= nginx= killer=
+pids=() ports=() metrics_ports=() vmstat= nginx= killer=
 cleanup() {
     kill "${pids[@]}" $nginx $vmstat $killer 2>/dev/null || true
     wait 2>/dev/null || true
@@ -59,10 +59,13 @@ cleanup() {
 trap cleanup EXIT
 for i in $(seq "$instances"); do
     port=$((first_port + i))
+    # /metrics is served only on its own listener (--metrics-listen).
+    metrics_port=$((port + 10000))
     "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
         --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
+        --metrics-listen "127.0.0.1:$metrics_port" \
         --trusted-proxies 127.0.0.1/32 ${SENET_SERVE_FLAGS:-} >"$work/server$i.log" 2>&1 &
-    pids+=($!) ports+=("$port")
+    pids+=($!) ports+=("$port") metrics_ports+=("$metrics_port")
     # The next starts once this one has migrated the schema; one that is not ready in a minute
     # (a flag refused, the database unreachable) ends the run with its log.
     for _ in $(seq 300); do
@@ -113,12 +116,12 @@ fi
 # None before any action.
 metric=${SENET_HISTOGRAM:-senet_action_latency_seconds}
 histogram() {
-    for port in "${ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
+    for port in "${metrics_ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
         awk -F'[{}]' -v metric="${metric}_bucket" '$1 == metric { match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " "); n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } } END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
 }
 # The sum of the instances' open WebSockets (a killed one counts nothing).
 open_sockets() {
-    for port in "${ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
+    for port in "${metrics_ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
         awk '$1 == "senet_connections_open" { n += $2 } END { print n + 0 }'
 }
 # SIGKILLs the first instance $kill_after s after all of loadgen's sockets are open.
@@ -150,8 +153,8 @@ if [ -n "$kill_after" ]; then kill_first_instance_later "$@" & killer=$!; fi
 kill $vmstat
 if [ -n "$kill_after" ]; then
     wait $killer || true; killer=
-    unset 'pids[0]' 'ports[0]'
-    pids=("${pids[@]}") ports=("${ports[@]}")
+    unset 'pids[0]' 'ports[0]' 'metrics_ports[0]'
+    pids=("${pids[@]}") ports=("${ports[@]}") metrics_ports=("${metrics_ports[@]}")
     instances=$((instances - 1))
     verify_finished_games
 fi

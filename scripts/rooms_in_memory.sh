@@ -17,17 +17,19 @@ dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$dir"' EXIT
 
 "$bin" serve --listen 127.0.0.1:0 --database-url "sqlite://$dir/senet.db" \
-    --create-burst 0 --join-burst 0 --max-rooms-in-memory "$cap" \
+    --create-burst 0 --join-burst 0 --max-rooms-in-memory "$cap" --metrics-listen 127.0.0.1:0 \
     > "$dir/serve.out" 2> "$dir/serve.log" &
 pid=$!
-until addr=$(grep -o '127.0.0.1:[0-9]*' "$dir/serve.out" 2>/dev/null | head -1) && [ -n "$addr" ]; do
+until metrics=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/serve.out" 2>/dev/null) && [ -n "$metrics" ]; do
     sleep 0.1
 done
+addr=$(grep -o '127.0.0.1:[0-9]*' "$dir/serve.out" | head -1)
+metrics=${metrics#metrics on http://}
 
 kib() { grep "^$1:" /proc/"$pid"/status | tr -s ' ' | cut -d' ' -f2; }
 report() {
     local gauge
-    gauge=$(curl -s "http://$addr/metrics" | grep '^senet_rooms_in_memory ' | cut -d' ' -f2)
+    gauge=$(curl -s "http://$metrics/metrics" | grep '^senet_rooms_in_memory ' | cut -d' ' -f2)
     printf '%-34s RSS %6d KiB, peak %6d KiB, rooms in memory %s\n' "$1" "$(kib VmRSS)" "$(kib VmHWM)" "$gauge"
 }
 

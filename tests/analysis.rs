@@ -59,13 +59,13 @@ async fn a_finished_game_is_analysed_once_and_a_live_one_never() {
         let judged = throw["kind"] == "decision";
         assert_eq!(throw["label"].is_string(), judged, "{throw}");
     }
-    let computed = analyses_computed(server.addr).await;
+    let computed = analyses_computed(server.metrics_addr).await;
     assert!(computed >= 1, "the first request computed nothing");
 
     let (status, second) = http(server.addr, "GET", &path, None).await;
     assert_eq!((status, &second), (200, &first));
     assert_eq!(
-        analyses_computed(server.addr).await,
+        analyses_computed(server.metrics_addr).await,
         computed,
         "the second request recomputed"
     );

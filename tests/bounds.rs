@@ -3,8 +3,11 @@
 
 mod common;
 
-use common::{Client, TestServer, create_room, record};
-use senet::room::bounds::{CHATTER_UNTIL, MAX_ROOM_EVENTS, PRESENCE_BURST, PRESENCE_WINDOW};
+use common::{Client, TestServer, create_room, http, play_turn, record};
+use senet::room::bounds::{
+    CHATTER_UNTIL, LOG_BOUND, MAX_ROOM_EVENTS, PRESENCE_BURST, PRESENCE_WINDOW,
+};
+use senet::secrets::new_room_id;
 use senet::store::StoredEvent;
 use serde_json::{Value, json};
 
@@ -69,20 +72,8 @@ async fn a_full_log_refuses_play_and_chatter_but_the_game_can_still_end() {
     // reconnecting would.
     let store = server.rooms.store();
     let last = store.log.events_after(room, 0).await.unwrap().len() as u64;
-    let filler: Vec<StoredEvent> = (last + 1..=MAX_ROOM_EVENTS)
-        .map(|v| StoredEvent {
-            v,
-            at: 1_700_000_000_000,
-            kind: "presence".into(),
-            data: json!({
-                "black": {"connected": v % 2 == 0, "claim_at": null},
-                "white": {"connected": false, "claim_at": null}
-            })
-            .to_string(),
-        })
-        .collect();
-    for chunk in filler.chunks(1_000) {
-        store.log.append(room, chunk).await.unwrap();
+    for chunk in presence_events(last + 1, MAX_ROOM_EVENTS - last).chunks(1_000) {
+        store.log.append(room, chunk, None).await.unwrap();
     }
 
     let mut client = Client::join(server.addr, room, token).await;
@@ -164,7 +155,7 @@ async fn a_rematch_logged_before_a_crash_gets_its_room_when_the_room_loads_again
         .rooms
         .store()
         .log
-        .append(room, &[event])
+        .append(room, &[event], None)
         .await
         .unwrap();
     let server = server.restart_with(|_| {}).await;
@@ -197,7 +188,7 @@ async fn concurrent_first_requests_for_an_analysis_compute_it_once() {
         common::play_turn(&mut client, "white").await;
     }
     client.ok("resign", Value::Null).await;
-    let computed_before = analyses_computed(server.addr).await;
+    let computed_before = analyses_computed(server.metrics_addr).await;
     let path = format!("/api/rooms/{room}/analysis");
     let requests = (0..8).map(|_| common::http(server.addr, "GET", &path, None));
     let answers = futures_util::future::join_all(requests).await;
@@ -206,7 +197,10 @@ async fn concurrent_first_requests_for_an_analysis_compute_it_once() {
         "{answers:?}"
     );
     assert!(answers.windows(2).all(|pair| pair[0].1 == pair[1].1));
-    assert_eq!(analyses_computed(server.addr).await - computed_before, 1);
+    assert_eq!(
+        analyses_computed(server.metrics_addr).await - computed_before,
+        1
+    );
 }
 
 /// How many analyses this process has computed, from `/metrics` (only this test here asks).
@@ -232,4 +226,80 @@ async fn a_header_past_the_buffer_limit_is_answered_431_at_once() {
     assert!(read.is_ok(), "still waiting for the header's end");
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+}
+
+/// `len` presence events from version `from` on, as years of reconnecting would log.
+fn presence_events(from: u64, len: u64) -> Vec<StoredEvent> {
+    (from..from + len)
+        .map(|v| StoredEvent {
+            v,
+            at: 1_700_000_000_000,
+            kind: "presence".into(),
+            data: json!({
+                "black": {"connected": v % 2 == 0, "claim_at": null},
+                "white": {"connected": false, "claim_at": null}
+            })
+            .to_string(),
+        })
+        .collect()
+}
+
+/// Appends, behind the writer's back (no summary), presence up to `LOG_BOUND - 1` events and
+/// then one event no game can replay: a summary that replayed this log would fail.
+async fn spoil_the_log(server: &TestServer, room: &str) {
+    let log = &server.rooms.store().log;
+    let last = log.events_after(room, 0).await.unwrap().len() as u64;
+    for chunk in presence_events(last + 1, LOG_BOUND - 2 - last).chunks(1_000) {
+        log.append(room, chunk, None).await.unwrap();
+    }
+    let spoiler = common::event(LOG_BOUND - 1, "not-an-event");
+    log.append(room, &[spoiler], None).await.unwrap();
+}
+
+/// Fails on the code before the summary row (the summary replayed the log: 500, corrupt).
+#[tokio::test]
+async fn a_summary_is_read_from_its_row_never_replayed_from_the_log() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = Client::join(server.addr, room, token).await;
+    play_turn(&mut client, "black").await;
+    client.close().await;
+    let path = format!("/api/rooms/{room}");
+    let (_, live) = http(server.addr, "GET", &path, None).await;
+    // A new server holds no room in memory: it must answer from the store.
+    let server = server.restart_with(|_| {}).await;
+    spoil_the_log(&server, room).await;
+    let (status, summary) = http(server.addr, "GET", &path, None).await;
+    assert_eq!(status, 200, "{summary}");
+    assert!(live["moves"].as_u64().unwrap() > 0, "{live}");
+    for field in ["room", "mode", "status", "moves", "result"] {
+        assert_eq!(summary[field], live[field], "{field}: {summary} vs {live}");
+    }
+}
+
+/// A room made before summaries were kept gets one when a server starts (replayed once), and
+/// is never replayed again.
+#[tokio::test]
+async fn rooms_older_than_summaries_are_backfilled_when_a_server_starts() {
+    let server = TestServer::start().await;
+    let id = new_room_id();
+    let log = &server.rooms.store().log;
+    let made = senet::store::RoomRow {
+        created_at: senet::room::now_ms(),
+        ..common::room(&id)
+    };
+    log.create_room(&made, &[], None).await.unwrap();
+    let server = server.restart_with(|_| {}).await;
+    let log = &server.rooms.store().log;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !log.unsummarized("", 1).await.unwrap().is_empty() {
+        assert!(tokio::time::Instant::now() < deadline, "not backfilled");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    spoil_the_log(&server, &id).await;
+    let (status, summary) = http(server.addr, "GET", &format!("/api/rooms/{id}"), None).await;
+    assert_eq!(status, 200, "{summary}");
+    assert_eq!(summary["status"], "waiting", "{summary}");
+    assert_eq!(summary["players"]["black"]["seated"], true, "{summary}");
 }

@@ -66,9 +66,9 @@ async fn listening(url: &str, probe: Probe, shutdown: &CancellationToken) -> Sub
 /// returns its id.
 async fn room_up_to(store: &Store, last: u64) -> String {
     let id = senet::secrets::new_room_id();
-    store.log.create_room(&room(&id), &[]).await.unwrap();
+    store.log.create_room(&room(&id), &[], None).await.unwrap();
     let events: Vec<StoredEvent> = (1..=last).map(|v| event(v, "test")).collect();
-    store.log.append(&id, &events).await.unwrap();
+    store.log.append(&id, &events, None).await.unwrap();
     id
 }
 
@@ -97,12 +97,16 @@ async fn appends_are_heard_and_conflicts_are_not(url: String) {
     let id = room_up_to(&store, 2).await;
     assert_eq!(next_appended(&mut news, &id).await, 2);
 
-    let clash = store.log.append(&id, &[event(2, "test")]).await;
+    let clash = store.log.append(&id, &[event(2, "test")], None).await;
     assert!(
         matches!(clash, Err(StoreError::VersionConflict(2))),
         "{clash:?}"
     );
-    store.log.append(&id, &[event(3, "test")]).await.unwrap();
+    store
+        .log
+        .append(&id, &[event(3, "test")], None)
+        .await
+        .unwrap();
     assert_eq!(next_appended(&mut news, &id).await, 3);
     shutdown.cancel();
 }
@@ -116,11 +120,11 @@ async fn appends_committed_together_are_each_heard(url: String) {
     let mut rooms = std::collections::HashSet::new();
     for _ in 0..40 {
         let id = senet::secrets::new_room_id();
-        store.log.create_room(&room(&id), &[]).await.unwrap();
+        store.log.create_room(&room(&id), &[], None).await.unwrap();
         rooms.insert(id);
     }
     let events = [event(1, "test"), event(2, "test")];
-    let appends = rooms.iter().map(|id| store.log.append(id, &events));
+    let appends = rooms.iter().map(|id| store.log.append(id, &events, None));
     for result in futures_util::future::join_all(appends).await {
         result.unwrap();
     }
@@ -180,7 +184,11 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     relay.freeze();
-    store.log.append(&id, &[event(2, "test")]).await.unwrap();
+    store
+        .log
+        .append(&id, &[event(2, "test")], None)
+        .await
+        .unwrap();
     // Appended 2 never arrives: only the probe can tell. (News of other
     // tests' rooms read before the freeze may still come first.)
     loop {
@@ -191,7 +199,11 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
             News::Seek { .. } | News::Spectators { .. } | News::SpectatorsAsked { .. } => {}
         }
     }
-    store.log.append(&id, &[event(3, "test")]).await.unwrap();
+    store
+        .log
+        .append(&id, &[event(3, "test")], None)
+        .await
+        .unwrap();
     assert_eq!(next_appended(&mut news, &id).await, 3);
     shutdown.cancel();
 }
@@ -209,7 +221,7 @@ async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives(url: St
     let holder = one.cluster.clone().expect("PostgreSQL keeps a cluster");
     let asker = two.cluster.clone().expect("PostgreSQL keeps a cluster");
     let id = senet::secrets::new_room_id();
-    one.log.create_room(&room(&id), &[]).await.unwrap();
+    one.log.create_room(&room(&id), &[], None).await.unwrap();
     let seen = |side| {
         let (asker, id) = (&asker, &id);
         async move { asker.held_elsewhere(id, side).await.unwrap() }
@@ -916,6 +928,8 @@ async fn a_game_through_the_deployed_nginx_config(url: String) {
     table.finish(&mut rng, nginx.addr).await;
     let summary = format!("/api/rooms/{room}");
     assert_eq!(http(nginx.addr, "GET", &summary, None).await.0, 200);
+    // Never passed on to the internet, whatever the instances serve (issue 28).
+    assert_eq!(http(nginx.addr, "GET", "/metrics", None).await.0, 403);
     // The page route is hashed the same way, whether or not this build serves pages.
     http(nginx.addr, "GET", &format!("/r/{room}"), None).await;
     table.leave().await;
@@ -990,7 +1004,7 @@ async fn a_load_run_survives_a_killed_instance(url: String) {
         reconnect: true,
         clock: None,
     };
-    let (one_addr, two_addr) = (one.addr, two.addr);
+    let (one_addr, two_addr) = (one.metrics_addr, two.metrics_addr);
     let killer = tokio::spawn(async move {
         // Once every room is open (the run then starts), a second into the run.
         let deadline = tokio::time::Instant::now() + PATIENCE;
@@ -1034,7 +1048,7 @@ fn unix_ms_now() -> i64 {
     i64::try_from(now.unwrap().as_millis()).unwrap()
 }
 
-/// The WebSockets open on the instance at `addr` (its gauge).
+/// The WebSockets open on the instance whose `/metrics` is at `addr` (its gauge).
 async fn open_sockets(addr: SocketAddr) -> u64 {
     let metrics = common::metrics_text(addr).await;
     metrics

@@ -317,7 +317,7 @@ async fn the_record_endpoint_serves_a_legacy_game_that_verifies() {
         .rooms
         .store()
         .log
-        .create_room(&row, &events)
+        .create_room(&row, &events, None)
         .await
         .unwrap();
     let served = record(server.addr, &row.id).await;

@@ -151,9 +151,7 @@ async fn metrics_name_every_series_after_some_play() {
     black.ok("roll", Value::Null).await;
     black.ok("resign", Value::Null).await;
 
-    let (status, _) = http(server.addr, "GET", "/metrics", None).await;
-    assert_eq!(status, 200);
-    let text = metrics_text(server.addr).await;
+    let text = metrics_text(server.metrics_addr).await;
     for name in [
         telemetry::CONNECTIONS_OPEN,
         telemetry::ROOMS_IN_MEMORY,
@@ -221,11 +219,7 @@ fn exports(scrape: &str, name: &str) -> bool {
 
 #[tokio::test]
 async fn every_metric_the_dashboard_and_the_alert_rules_name_is_exported() {
-    // As deployed (deploy/k8s/): /metrics on a listener of its own.
-    let server = TestServer::start_with(|config| {
-        config.metrics_listen = Some("127.0.0.1:0".into());
-    })
-    .await;
+    let server = TestServer::start().await;
     let (room, black, white) = full_room(server.addr).await;
     let mut black = Client::join(server.addr, &room, Some(&black)).await;
     let _white = Client::join(server.addr, &room, Some(&white)).await;
@@ -239,7 +233,7 @@ async fn every_metric_the_dashboard_and_the_alert_rules_name_is_exported() {
     let (status, posted) = http(server.addr, "POST", "/api/seeks", Some(seek)).await;
     assert_eq!(status, 201, "{posted}");
 
-    let scrape = metrics_text(server.metrics_addr.expect("a metrics listener")).await;
+    let scrape = metrics_text(server.metrics_addr).await;
     let manifest = env!("CARGO_MANIFEST_DIR");
     let mut named = std::collections::BTreeSet::new();
     for file in OPERATOR_FILES {
@@ -514,4 +508,71 @@ async fn a_load_run_spread_over_source_addresses_passes_a_per_address_cap() {
     )
     .await;
     assert!(crowded.errors > 0, "{crowded:?}");
+}
+
+/// Fails on the code before issue 28's item 6 (an empty `--public-origin` was the default
+/// everywhere): beyond loopback the server does not start without it, and says why.
+#[tokio::test]
+async fn listening_beyond_loopback_requires_the_public_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = format!("sqlite://{}", dir.path().join("senet.db").display());
+    let serve = |extra: &[&str]| {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"));
+        command
+            .args([
+                "serve",
+                "--listen",
+                "0.0.0.0:0",
+                "--metrics-listen",
+                "127.0.0.1:0",
+            ])
+            .args(["--database-url", &database])
+            .args(extra)
+            .env_remove("SENET_PUBLIC_ORIGIN")
+            .kill_on_drop(true);
+        command
+    };
+    let refused = tokio::time::timeout(PATIENCE, serve(&[]).output())
+        .await
+        .expect("the server refuses to start at once")
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("--public-origin") && said.contains("0.0.0.0"),
+        "{said}"
+    );
+
+    let mut started = serve(&["--public-origin", "https://senet.example"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(started.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(PATIENCE, lines.next_line()).await;
+    let line = line.expect("it starts").unwrap().unwrap();
+    assert!(line.starts_with("listening on http://0.0.0.0:"), "{line}");
+    started.kill().await.unwrap();
+}
+
+/// The compose file believes `X-Forwarded-For` from nginx's fixed address alone (not the whole
+/// network, whose gateway any host process can send from), and names its public origin. Fails
+/// on the compose file before issue 28 (it trusted 172.28.0.0/16).
+#[test]
+fn the_compose_file_trusts_only_nginx_and_names_its_public_origin() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/docker-compose.yml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let values = |key: &str| -> Vec<String> {
+        let lines = text.lines().map(str::trim);
+        let values = lines.filter_map(|line| line.strip_prefix(key));
+        values.map(|value| value.trim().to_string()).collect()
+    };
+    let nginx = values("ipv4_address:");
+    assert_eq!(values("SENET_TRUSTED_PROXIES:"), nginx);
+    assert_eq!(nginx.len(), 1, "{nginx:?}");
+    nginx[0]
+        .parse::<std::net::IpAddr>()
+        .expect("one address, not a network");
+    let origin = values("SENET_PUBLIC_ORIGIN:");
+    assert!(origin.iter().all(|o| o.starts_with("http")) && !origin.is_empty());
 }

@@ -195,7 +195,11 @@ async fn deletion(players: &dyn PlayerStore, _rooms: &Store) {
 
 /// A seat is bound to a player once; the room remembers whether it is rated.
 async fn seats_bound_once(players: &dyn PlayerStore, rooms: &Store) {
-    rooms.log.create_room(&room("seats"), &[]).await.unwrap();
+    rooms
+        .log
+        .create_room(&room("seats"), &[], None)
+        .await
+        .unwrap();
     let (anna, _) = new_player(players).await;
     let (boris, _) = new_player(players).await;
     assert_eq!(players.room_players("seats").await.unwrap(), None);
@@ -431,7 +435,7 @@ async fn rated_game(
 ) {
     rooms
         .log
-        .create_room(&room(id), &game_log(moves_each, "white", at))
+        .create_room(&room(id), &game_log(moves_each, "white", at), None)
         .await
         .unwrap();
     players.open_room(id, true).await.unwrap();

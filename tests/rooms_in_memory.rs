@@ -12,7 +12,7 @@ const CAP: usize = 3;
 
 /// The `senet_rooms_in_memory` gauge of the server at `addr`.
 async fn rooms_in_memory(server: &TestServer) -> usize {
-    let text = metrics_text(server.addr).await;
+    let text = metrics_text(server.metrics_addr).await;
     let line = text
         .lines()
         .find(|line| line.starts_with("senet_rooms_in_memory "))

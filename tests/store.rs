@@ -18,12 +18,12 @@ async fn rooms_round_trip(store: &Store) {
     let created = room("r1");
     store
         .log
-        .create_room(&created, &[event(1, "started")])
+        .create_room(&created, &[event(1, "started")], None)
         .await
         .unwrap();
     assert_eq!(store.log.room("r1").await.unwrap(), Some(created.clone()));
     assert_eq!(store.log.room("nope").await.unwrap(), None);
-    let again = store.log.create_room(&created, &[]).await;
+    let again = store.log.create_room(&created, &[], None).await;
     assert!(matches!(again, Err(StoreError::RoomExists)), "{again:?}");
     assert_eq!(
         store.log.events_after("r1", 0).await.unwrap(),
@@ -33,7 +33,7 @@ async fn rooms_round_trip(store: &Store) {
 
 /// A seat is taken once; the second taker is refused and nothing changes.
 async fn seats_are_taken_once(store: &Store) {
-    store.log.create_room(&room("r2"), &[]).await.unwrap();
+    store.log.create_room(&room("r2"), &[], None).await.unwrap();
     let white = seat("white token", "ws");
     assert!(
         store
@@ -64,21 +64,25 @@ async fn seats_are_taken_once(store: &Store) {
 /// Versions are consecutive; appending an existing version is a conflict
 /// that writes nothing, even when part of the batch was new.
 async fn appends_conflict_on_existing_versions(store: &Store) {
-    store.log.create_room(&room("r3"), &[]).await.unwrap();
+    store.log.create_room(&room("r3"), &[], None).await.unwrap();
     store
         .log
-        .append("r3", &[event(1, "a"), event(2, "b")])
+        .append("r3", &[event(1, "a"), event(2, "b")], None)
         .await
         .unwrap();
     let clash = store
         .log
-        .append("r3", &[event(2, "x"), event(3, "y")])
+        .append("r3", &[event(2, "x"), event(3, "y")], None)
         .await;
     assert!(
         matches!(clash, Err(StoreError::VersionConflict(2))),
         "{clash:?}"
     );
-    store.log.append("r3", &[event(3, "c")]).await.unwrap();
+    store
+        .log
+        .append("r3", &[event(3, "c")], None)
+        .await
+        .unwrap();
     let kinds: Vec<_> = store
         .log
         .events_after("r3", 0)
@@ -94,14 +98,14 @@ async fn appends_conflict_on_existing_versions(store: &Store) {
 
 /// Many writers racing for the same next version: exactly one wins each.
 async fn racing_appends_never_fork(store: &Store) {
-    store.log.create_room(&room("r4"), &[]).await.unwrap();
+    store.log.create_room(&room("r4"), &[], None).await.unwrap();
     let writers = (0..8).map(|writer| async move {
         let mut won = 0;
         for _ in 0..20 {
             let last = store.log.events_after("r4", 0).await.unwrap().len() as u64;
             let mut e = event(last + 1, "w");
             e.data = format!(r#"{{"writer":{writer}}}"#);
-            match store.log.append("r4", &[e]).await {
+            match store.log.append("r4", &[e], None).await {
                 Ok(()) => won += 1,
                 Err(StoreError::VersionConflict(_)) => {}
                 Err(other) => panic!("{other}"),
@@ -125,7 +129,7 @@ async fn concurrent_appends_fail_alone(store: &Store) {
     for id in &rooms {
         store
             .log
-            .create_room(&room(id), &[event(1, "a")])
+            .create_room(&room(id), &[event(1, "a")], None)
             .await
             .unwrap();
     }
@@ -136,7 +140,7 @@ async fn concurrent_appends_fail_alone(store: &Store) {
             v,
             store
                 .log
-                .append(id, &[event(v, "b"), event(v + 1, "c")])
+                .append(id, &[event(v, "b"), event(v + 1, "c")], None)
                 .await,
         )
     });
@@ -160,15 +164,15 @@ async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &Store) {
         created_at: 1_000,
         ..room(id)
     };
-    store.log.create_room(&old("u1"), &[]).await.unwrap();
+    store.log.create_room(&old("u1"), &[], None).await.unwrap();
     store
         .log
-        .create_room(&old("u2"), &[event(1, "presence")])
+        .create_room(&old("u2"), &[event(1, "presence")], None)
         .await
         .unwrap();
     store
         .log
-        .create_room(&old("s1"), &[event(1, "started")])
+        .create_room(&old("s1"), &[event(1, "started")], None)
         .await
         .unwrap();
     store
@@ -179,6 +183,7 @@ async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &Store) {
                 ..room("new")
             },
             &[],
+            None,
         )
         .await
         .unwrap();
@@ -209,12 +214,28 @@ async fn timed_rooms_in_play_are_listed_by_pages(store: &Store) {
     };
     let started = [event(1, "started"), event(2, "rolled")];
     for id in ["t1", "t3", "t4"] {
-        store.log.create_room(&timed(id), &started).await.unwrap();
+        store
+            .log
+            .create_room(&timed(id), &started, None)
+            .await
+            .unwrap();
     }
     let over = [event(1, "started"), event(2, "game-over")];
-    store.log.create_room(&timed("t2"), &over).await.unwrap();
-    store.log.create_room(&timed("t0"), &[]).await.unwrap();
-    store.log.create_room(&room("u1"), &started).await.unwrap();
+    store
+        .log
+        .create_room(&timed("t2"), &over, None)
+        .await
+        .unwrap();
+    store
+        .log
+        .create_room(&timed("t0"), &[], None)
+        .await
+        .unwrap();
+    store
+        .log
+        .create_room(&room("u1"), &started, None)
+        .await
+        .unwrap();
     assert_eq!(store.log.timed_in_play("", 2).await.unwrap(), ["t1", "t3"]);
     assert_eq!(store.log.timed_in_play("t3", 2).await.unwrap(), ["t4"]);
     assert!(store.log.timed_in_play("t4", 2).await.unwrap().is_empty());
@@ -222,7 +243,7 @@ async fn timed_rooms_in_play_are_listed_by_pages(store: &Store) {
 
 /// A finished game's analysis reads back; the first one saved stays.
 async fn analyses_are_kept_once(store: &Store) {
-    store.log.create_room(&room("a1"), &[]).await.unwrap();
+    store.log.create_room(&room("a1"), &[], None).await.unwrap();
     assert_eq!(store.log.analysis("a1").await.unwrap(), None);
     store
         .log
@@ -240,12 +261,51 @@ async fn analyses_are_kept_once(store: &Store) {
     );
 }
 
+/// A room's summary is committed with its events: an append's summary replaces the stored one,
+/// one that clashes stores nothing, an older one (a late backfill) never replaces a newer, and
+/// rooms without one are listed for the backfill.
+async fn summaries_are_committed_with_their_events(store: &Store) {
+    let log = &store.log;
+    log.create_room(&room("s0"), &[], None).await.unwrap();
+    log.create_room(&room("s1"), &[event(1, "a")], Some("one"))
+        .await
+        .unwrap();
+    assert_eq!(log.summary("s1").await.unwrap().as_deref(), Some("one"));
+    assert_eq!(log.summary("s0").await.unwrap(), None);
+    assert_eq!(log.unsummarized("", 10).await.unwrap(), ["s0"]);
+    log.append("s1", &[event(2, "b")], Some("two"))
+        .await
+        .unwrap();
+    let clash = log.append("s1", &[event(2, "x")], Some("clash")).await;
+    assert!(
+        matches!(clash, Err(StoreError::VersionConflict(2))),
+        "{clash:?}"
+    );
+    log.save_summary("s1", 1, "late").await.unwrap();
+    log.append("s1", &[event(3, "c")], None).await.unwrap();
+    assert_eq!(log.summary("s1").await.unwrap().as_deref(), Some("two"));
+    log.save_summary("s0", 0, "zero").await.unwrap();
+    assert_eq!(log.summary("s0").await.unwrap().as_deref(), Some("zero"));
+    assert!(log.unsummarized("", 10).await.unwrap().is_empty());
+    // Rooms of one batch each keep their own.
+    let appends = ["s0", "s1"].map(|id| {
+        let v = if id == "s0" { 1 } else { 4 };
+        async move { log.append(id, &[event(v, "d")], Some(id)).await }
+    });
+    for appended in futures_util::future::join_all(appends).await {
+        appended.unwrap();
+    }
+    for id in ["s0", "s1"] {
+        assert_eq!(log.summary(id).await.unwrap().as_deref(), Some(id));
+    }
+}
+
 /// An open seek of `visitor` from `owner` on a new unstarted room `id`, posted at `at` and
 /// listed until `at + 1000`, untimed.
 async fn posted(store: &Store, id: &str, owner: &str, visitor: &str, at: UnixMs) -> SeekRow {
     let mut row = room(id);
     row.created_at = at;
-    store.log.create_room(&row, &[]).await.unwrap();
+    store.log.create_room(&row, &[], None).await.unwrap();
     let seek = SeekRow {
         room: id.to_string(),
         side: SideChoice::Random,
@@ -275,7 +335,7 @@ async fn seeks_are_listed_within_their_caps(store: &Store) {
     assert_eq!(store.seeks.open_seeks().await.unwrap(), [second, first]);
     let mut third = room("s3");
     third.created_at = 3_000;
-    store.log.create_room(&third, &[]).await.unwrap();
+    store.log.create_room(&third, &[], None).await.unwrap();
     let seek = |owner: &str| SeekRow {
         room: "s3".into(),
         side: SideChoice::Black,
@@ -513,6 +573,11 @@ macro_rules! backend_tests {
             }
             #[tokio::test]
             $(#[$attr])*
+            async fn summaries_are_committed_with_their_events() {
+                super::$on_store(super::summaries_are_committed_with_their_events).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
             async fn seeks_are_listed_within_their_caps() {
                 super::$on_store(super::seeks_are_listed_within_their_caps).await
             }
@@ -563,13 +628,13 @@ async fn sqlite_wal_restarts_under_steady_appends() {
     let store = senet::store::open(&format!("sqlite://{}", path.display()))
         .await
         .unwrap();
-    store.log.create_room(&room("w"), &[]).await.unwrap();
+    store.log.create_room(&room("w"), &[], None).await.unwrap();
     let mut v = 0;
     let mut append = async || {
         v += 1;
         let mut e = event(v, "big");
         e.data = format!(r#"{{"pad":"{}"}}"#, "x".repeat(400));
-        store.log.append("w", &[e]).await.unwrap();
+        store.log.append("w", &[e], None).await.unwrap();
     };
     append().await;
     let first = wal_restarts(&path);
@@ -606,7 +671,7 @@ async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
     let store = senet::store::open(&format!("sqlite://{}", path.display()))
         .await
         .unwrap();
-    store.log.create_room(&room("b"), &[]).await.unwrap();
+    store.log.create_room(&room("b"), &[], None).await.unwrap();
     // The burst: 8 MB of events in a few commits.
     let padded = |v: u64| {
         let mut e = event(v, "big");
@@ -616,7 +681,7 @@ async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
     let mut v = 0;
     for _ in 0..4 {
         let batch: Vec<_> = (v + 1..=v + 250).map(padded).collect();
-        store.log.append("b", &batch).await.unwrap();
+        store.log.append("b", &batch, None).await.unwrap();
         v += 250;
     }
     let wal = path.with_extension("db-wal");
@@ -625,7 +690,11 @@ async fn sqlite_wal_truncated_after_a_burst_despite_a_trickle() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(6);
     loop {
         v += 1;
-        store.log.append("b", &[event(v, "small")]).await.unwrap();
+        store
+            .log
+            .append("b", &[event(v, "small")], None)
+            .await
+            .unwrap();
         store.seeks.renew_seeks(&[], 0).await.unwrap();
         let size = std::fs::metadata(&wal).unwrap().len();
         if size < 1_000_000 {

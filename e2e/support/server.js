@@ -36,7 +36,9 @@ export async function startServer({ extraArgs = [], dataDir = null, listen = '12
   const dir = dataDir ?? newDataDir();
   // The browser creates and joins rooms from 127.0.0.1 faster than people: no quotas here.
   const quotas = ['--create-burst', '0', '--join-burst', '0'];
-  const args = ['serve', '--listen', listen, '--database-url', `sqlite://${dir}/senet.db`, ...quotas, ...extraArgs];
+  // /metrics on a free port of its own: its default (127.0.0.1:9100) is one port for all workers.
+  const metrics = ['--metrics-listen', '127.0.0.1:0'];
+  const args = ['serve', '--listen', listen, '--database-url', `sqlite://${dir}/senet.db`, ...quotas, ...metrics, ...extraArgs];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
   let output = '';
   const url = await new Promise((resolve, reject) => {

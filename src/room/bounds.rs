@@ -19,7 +19,8 @@
 //! some 350 events with its moves; 4,000 events leave a game ten times that long its presence,
 //! and 10,000 leave it room to finish. A summary that replays 10,000 events took 45–81 ms on the
 //! shared 2-core machine under load (docs/PERFORMANCE.md, "Bounded logs"): bounded, and run on the
-//! blocking pool, off the async workers.
+//! blocking pool, off the async workers, for at most [`REPLAY_TIMEOUT`]; summaries are not
+//! replayed at all (a row kept with the log, `room/summary.rs`).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -29,6 +30,10 @@ use tokio::time::Instant;
 use super::error::Refusal;
 use super::game::Decision;
 use crate::protocol::{Event, Version};
+
+/// The longest a replay of a room's log (a record, a room loaded) may take before the request
+/// is answered `503`: some 30 times the slowest replay of a full log measured under load.
+pub const REPLAY_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The events a room's log may hold before only the game's end and its rematch are logged.
 pub const MAX_ROOM_EVENTS: Version = 10_000;

@@ -144,6 +144,7 @@ pub(super) async fn create_room(
     let seeded = started
         .game
         .decide_computer_seed(computer_seed(), row.created_at);
+    let summary = super::summary::of(&seeded.game);
     let first_events: Vec<StoredEvent> = started
         .events
         .iter()
@@ -151,5 +152,5 @@ pub(super) async fn create_room(
         .zip(1..)
         .map(|(event, v)| stored_event(v, row.created_at, event))
         .collect();
-    log.create_room(&row, &first_events).await
+    log.create_room(&row, &first_events, Some(&summary)).await
 }

@@ -118,6 +118,10 @@ pub enum RoomError {
     /// then chosen again).
     #[error("the room moved on to version {0}")]
     Stale(Version),
+    /// Replaying the room's log took longer than its bound (`bounds::REPLAY_TIMEOUT`): the
+    /// machine is overloaded.
+    #[error("reading this room's log took longer than {0:?}: the server is busy, try again")]
+    ReplayTooSlow(std::time::Duration),
     /// The room's task ended before answering (idle, or the server is shutting down).
     #[error("the room is restarting")]
     Unavailable,

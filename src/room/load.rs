@@ -1,7 +1,7 @@
 //! Rooms read from the log without a task: a room's game folded from its log on the blocking
 //! pool (also how a task loads), its summary, and its record; the events as the log keeps them.
 
-use super::Rooms;
+use super::{Rooms, bounds, summary};
 use crate::fairness::seed_hash;
 use crate::protocol::{
     ClientSeeds, Event, EventKind, Record, RecordedEvent, RoomSummary, UnixMs, Version,
@@ -14,9 +14,9 @@ use crate::secrets::is_room_id;
 use crate::store::{RoomRow, StoreError, StoredEvent};
 
 impl Rooms {
-    /// A live room answers itself (it knows its spectators); any other is read from the log
-    /// without loading it, so that looking at many rooms holds no memory, and counts the
-    /// spectators other instances announced.
+    /// A live room answers itself (it knows its spectators); any other from its summary row
+    /// (`room/summary.rs`), without loading it or reading its log, so that looking at many rooms
+    /// holds no memory, and counts the spectators other instances announced.
     pub async fn summary(&self, id: &str) -> Result<RoomSummary, RoomError> {
         if let Some(handle) = self.live_handle(id)
             && let Some(summary) = handle.call(|reply| Command::Summary { reply }).await
@@ -26,11 +26,8 @@ impl Rooms {
         if !is_room_id(id) {
             return Err(RoomError::NotFound);
         }
-        let store = &self.inner.store;
-        let row = store.log.room(id).await?.ok_or(RoomError::NotFound)?;
-        let events = store.log.events_after(id, 0).await?;
-        let game = replay(row, events).await?;
-        Ok(game.summary(self.inner.watchers.elsewhere(id)))
+        let stored = self.stored_summary(id).await?;
+        Ok(summary::read(&stored, self.inner.watchers.elsewhere(id))?)
     }
 
     /// The whole log of a room, with the seed once the game is over.
@@ -82,15 +79,18 @@ fn client_seeds(events: &[StoredEvent]) -> Result<ClientSeeds, StoreError> {
     Ok(seeds)
 }
 
-/// Runs `work` on the blocking pool: replaying a log (up to `bounds::LOG_BOUND` events) must not
-/// hold an async worker, and with it every socket and room that worker serves (issue 28: four
+/// Runs `work` on the blocking pool, answering [`RoomError::ReplayTooSlow`] past
+/// [`bounds::REPLAY_TIMEOUT`]: replaying a log (up to `bounds::LOG_BOUND` events) must not hold
+/// an async worker, and with it every socket and room that worker serves (issue 28: four
 /// clients asking a long room's summary took unrelated games' p99 from 1.3 to 89 ms).
 async fn off_the_workers<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, RoomError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|_| RoomError::Unavailable)
+    let bound = bounds::REPLAY_TIMEOUT;
+    match tokio::time::timeout(bound, tokio::task::spawn_blocking(work)).await {
+        Ok(done) => done.map_err(|_| RoomError::Unavailable),
+        Err(_) => Err(RoomError::ReplayTooSlow(bound)),
+    }
 }
 
 /// The game a room's row and its log make, folded on the blocking pool.

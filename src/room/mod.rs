@@ -4,9 +4,9 @@
 //!
 //! A room is live while a task holds it in memory. The first use of a room
 //! (a join, a connection) loads it from the store's log and spawns its task;
-//! a task that has been idle ends and frees its memory. Summaries and records
-//! are read from the log without loading the room. Every caller talks to a
-//! room only through its task's command channel.
+//! a task that has been idle ends and frees its memory. A summary is read from
+//! its row ([`summary`]) and a record from the log, without loading the room.
+//! Every caller talks to a room only through its task's command channel.
 //!
 //! The registry holds at most `max_in_memory` rooms: before it loads one more,
 //! it lets the least recently used idle rooms go (no connection, no running
@@ -36,6 +36,7 @@ mod analyses;
 mod create;
 mod load;
 mod registry;
+mod summary;
 mod upkeep;
 
 use std::collections::HashMap;

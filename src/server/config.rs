@@ -25,6 +25,8 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://senet.db";
 /// Seconds between pings on each WebSocket.
 pub const DEFAULT_PING_INTERVAL: Duration = Duration::from_secs(15);
+/// Where `/metrics` is served by default: loopback only, never the public listener.
+pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:9100";
 /// How long shutdown waits for connections and rooms, below a container's 10 s stop timeout.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(8);
 
@@ -106,9 +108,10 @@ pub struct Config {
     #[arg(long, env = "SENET_AI_MAX_CONCURRENT", default_value_t = default_max_concurrent(), value_parser = clap::value_parser!(u16).range(1..))]
     pub ai_max_concurrent: u16,
 
-    /// Serve `/metrics` on this address (such as `127.0.0.1:9100`) instead of the public one.
-    #[arg(long, env = "SENET_METRICS_LISTEN")]
-    pub metrics_listen: Option<String>,
+    /// Address `/metrics` is served on (and only there: the public listener never serves it).
+    /// Port 0 picks a free port (the printed URL shows it).
+    #[arg(long, env = "SENET_METRICS_LISTEN", default_value = DEFAULT_METRICS_LISTEN)]
+    pub metrics_listen: String,
 
     #[command(flatten)]
     pub connections: ConnectionSettings,
@@ -148,7 +151,7 @@ impl Default for Config {
             seek_grace: DEFAULT_SEEK_GRACE,
             ai_delay_ms: DEFAULT_AI_DELAY_MS,
             ai_max_concurrent: default_max_concurrent(),
-            metrics_listen: None,
+            metrics_listen: DEFAULT_METRICS_LISTEN.into(),
             connections: ConnectionSettings::default(),
             edge: EdgeSettings::default(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,

@@ -93,7 +93,9 @@ impl From<RoomError> for WireError {
                 ErrorCode::HelloRequired,
                 "send hello first (with your token to play, without to watch)",
             ),
-            RoomError::Busy => WireError::new(ErrorCode::Internal, error.to_string()),
+            RoomError::Busy | RoomError::ReplayTooSlow(_) => {
+                WireError::new(ErrorCode::Internal, error.to_string())
+            }
             RoomError::Unavailable => {
                 WireError::new(ErrorCode::Internal, "the room is restarting: try again")
             }
@@ -261,7 +263,9 @@ fn room_status(error: &RoomError) -> StatusCode {
         RoomError::Refused(_) | RoomError::BadToken | RoomError::NotAttached => {
             StatusCode::BAD_REQUEST
         }
-        RoomError::Busy | RoomError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        RoomError::Busy | RoomError::Unavailable | RoomError::ReplayTooSlow(_) => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
         RoomError::Stale(_)
         | RoomError::Store(_)
         | RoomError::Corrupt(_)

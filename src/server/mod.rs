@@ -8,7 +8,12 @@
 //! saw was committed before.
 //!
 //! [`limits`] and [`origin`] decide which WebSocket handshakes proceed (connection caps, the
-//! page's origin) and size the sockets; [`ops`] answers `/readyz` and `/metrics`.
+//! page's origin) and size the sockets; [`ops`] answers `/readyz` and `/metrics` (the latter on
+//! `--metrics-listen` only, loopback by default).
+//!
+//! A server listening beyond loopback must be told its public origin (`--public-origin`): without
+//! it the origin check believes the `Host` header, which a DNS-rebinding page chooses, so
+//! [`Server::bind`] refuses to start.
 
 pub mod config;
 pub mod edge;
@@ -79,9 +84,9 @@ pub struct AppState {
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
-/// `request_timeout` or is answered 408. `/metrics` is among them unless it has a listener of
-/// its own ([`metrics_app`]).
-pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Router {
+/// `request_timeout` or is answered 408. `/metrics` is not among them: it has a listener of its
+/// own ([`metrics_app`]), so that no proxy in front passes it to the internet.
+pub fn app(state: AppState, request_timeout: Duration) -> Router {
     // The quotas per client address, as route layers: no handler takes from them itself.
     let creating = Router::new()
         .route("/api/rooms", post(http::create_room))
@@ -106,7 +111,7 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
             state.quotas.identify.clone(),
             edge::quota::enforce,
         ));
-    let mut api = Router::new()
+    let api = Router::new()
         .merge(creating)
         .merge(joining)
         .merge(identifying)
@@ -124,9 +129,6 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         .route("/ws/lobby", get(lobby::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
-    if with_metrics {
-        api = api.route("/metrics", get(ops::metrics));
-    }
     let bans = state.bans.clone();
     api.with_state(state)
         // Answers carry seat tokens: no cache may keep them.
@@ -152,7 +154,7 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         .layer(TraceLayer::new_for_http())
 }
 
-/// `/metrics` alone, for `--metrics-listen`.
+/// `/metrics` alone, on `--metrics-listen`.
 pub fn metrics_app(state: AppState) -> Router {
     Router::new()
         .route("/metrics", get(ops::metrics))
@@ -163,7 +165,7 @@ pub fn metrics_app(state: AppState) -> Router {
 pub struct Server {
     listener: TcpListener,
     /// `--metrics-listen`: `/metrics` there, and not on the public listener.
-    metrics_listener: Option<TcpListener>,
+    metrics_listener: TcpListener,
     state: AppState,
     edge: Arc<edge::Edge>,
     request_timeout: Duration,
@@ -189,6 +191,7 @@ impl Server {
         rooms.follow(listener.subscribe());
         rooms.sweep_now_and_then();
         rooms.resume_clocks();
+        rooms.backfill_summaries();
         let lobby = Lobby::start(
             rooms.clone(),
             config.lobby_config(),
@@ -198,10 +201,8 @@ impl Server {
         .await?;
         let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let listener = TcpListener::bind(&config.listen).await?;
-        let metrics_listener = match &config.metrics_listen {
-            Some(address) => Some(TcpListener::bind(address).await?),
-            None => None,
-        };
+        origin::check_public(listener.local_addr()?, &config.connections.public_origin)?;
+        let metrics_listener = TcpListener::bind(&config.metrics_listen).await?;
         Ok(Server {
             listener,
             metrics_listener,
@@ -242,10 +243,9 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// Where `/metrics` is served, when not on the public listener.
-    pub fn metrics_addr(&self) -> Option<SocketAddr> {
-        let listener = self.metrics_listener.as_ref()?;
-        listener.local_addr().ok()
+    /// Where `/metrics` is served.
+    pub fn metrics_addr(&self) -> std::io::Result<SocketAddr> {
+        self.metrics_listener.local_addr()
     }
 
     pub fn rooms(&self) -> &Rooms {
@@ -257,24 +257,14 @@ impl Server {
         let shutdown = self.state.shutdown.clone();
         let tracker = self.state.tracker.clone();
         let grace = self.shutdown_grace;
-        let public = app(
-            self.state.clone(),
-            self.request_timeout,
-            self.metrics_listener.is_none(),
+        let public = app(self.state.clone(), self.request_timeout);
+        let metrics = edge::serve(
+            self.metrics_listener,
+            metrics_app(self.state),
+            self.edge.clone(),
+            shutdown.clone(),
+            tracker.clone(),
         );
-        let metrics = async {
-            if let Some(listener) = self.metrics_listener {
-                let app = metrics_app(self.state);
-                edge::serve(
-                    listener,
-                    app,
-                    self.edge.clone(),
-                    shutdown.clone(),
-                    tracker.clone(),
-                )
-                .await;
-            }
-        };
         let public = edge::serve(
             self.listener,
             public,
@@ -299,8 +289,6 @@ impl Server {
 pub async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     let server = Server::bind(&config, shutdown).await?;
     println!("listening on http://{}", server.local_addr()?);
-    if let Some(metrics) = server.metrics_addr() {
-        println!("metrics on http://{metrics}/metrics");
-    }
+    println!("metrics on http://{}/metrics", server.metrics_addr()?);
     server.run().await
 }

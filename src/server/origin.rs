@@ -9,6 +9,7 @@
 //! our address, makes their page "same-origin"), so a public server names its own origins with
 //! `--public-origin`: then those, and no `Host`, say which pages are its own.
 
+use std::net::SocketAddr;
 use std::str::FromStr;
 
 use axum::http::HeaderMap;
@@ -54,6 +55,25 @@ impl PublicOrigins {
         self.0.iter().any(|origin| origin.starts_with("https://"))
     }
 }
+
+/// Refuses to serve beyond loopback without `--public-origin`: there the `Host` header, which
+/// the origin check would otherwise believe, is the attacker's under DNS rebinding.
+pub fn check_public(listening: SocketAddr, public: &PublicOrigins) -> Result<(), NoPublicOrigin> {
+    if listening.ip().is_loopback() || !public.0.is_empty() {
+        Ok(())
+    } else {
+        Err(NoPublicOrigin(listening))
+    }
+}
+
+/// Why a server listening beyond loopback did not start.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--public-origin (SENET_PUBLIC_ORIGIN) is required when listening on {0}, beyond loopback: \
+     set it to the origin players load the pages from (such as https://senet.example), so that \
+     WebSockets from other pages are refused whatever Host they send (DNS rebinding)"
+)]
+pub struct NoPublicOrigin(SocketAddr);
 
 /// A comma-separated list of `http(s)://host[:port]`, normalized.
 fn origins(text: &str) -> Result<Vec<String>, String> {

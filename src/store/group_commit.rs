@@ -29,8 +29,21 @@ const QUEUE: usize = 1024;
 /// 65,535, and an event binds five.
 const MAX_ROWS: usize = 1000;
 
-/// One room's events, in version order.
-pub(super) type Append<'a> = (&'a str, &'a [StoredEvent]);
+/// One room's append: its events in version order, and its summary as of the last of them
+/// (`None`: the stored one stays, for logs written by tools that do not fold them).
+#[derive(Clone, Copy)]
+pub(super) struct Append<'a> {
+    pub room: &'a str,
+    pub events: &'a [StoredEvent],
+    pub summary: Option<&'a str>,
+}
+
+impl Append<'_> {
+    /// The version the append ends at.
+    pub fn last_v(&self) -> Option<crate::protocol::Version> {
+        self.events.last().map(|event| event.v)
+    }
+}
 
 /// How a backend commits several rooms' appends at once.
 #[async_trait]
@@ -47,6 +60,7 @@ pub(super) trait Committer: Send + Sync + 'static {
 struct Pending {
     room: String,
     events: Vec<StoredEvent>,
+    summary: Option<String>,
     /// Done in the append's transaction.
     work: Option<Arc<dyn InCommit>>,
     done: oneshot::Sender<Result<(), StoreError>>,
@@ -66,18 +80,18 @@ impl GroupCommit {
         GroupCommit { queue }
     }
 
-    /// Appends `events` (at least one) to `room`'s log, all or none, with `work` done in the
-    /// same transaction; returns once committed.
+    /// Appends the events (at least one) to the room's log and keeps its summary, with `work`
+    /// done in the same transaction, all or none; returns once committed.
     pub(super) async fn append(
         &self,
-        room: &str,
-        events: &[StoredEvent],
+        append: Append<'_>,
         work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
         let (done, committed) = oneshot::channel();
         let pending = Pending {
-            room: room.to_owned(),
-            events: events.to_vec(),
+            room: append.room.to_owned(),
+            events: append.events.to_vec(),
+            summary: append.summary.map(str::to_owned),
             work,
             done,
         };
@@ -119,10 +133,7 @@ fn chunks_of_rows(batch: Vec<Pending>) -> Vec<Vec<Pending>> {
 /// clash in one room fails them all), each append is tried alone, so each
 /// gets its own answer.
 async fn commit_chunk(committer: &impl Committer, chunk: Vec<Pending>) {
-    let appends: Vec<Append> = chunk
-        .iter()
-        .map(|p| (p.room.as_str(), p.events.as_slice()))
-        .collect();
+    let appends: Vec<Append> = chunk.iter().map(Pending::append).collect();
     let work: Vec<Arc<dyn InCommit>> = chunk.iter().filter_map(|p| p.work.clone()).collect();
     if committer.commit(&appends, &work).await.is_ok() {
         for pending in chunk {
@@ -131,11 +142,20 @@ async fn commit_chunk(committer: &impl Committer, chunk: Vec<Pending>) {
         return;
     }
     for pending in chunk {
-        let append = (pending.room.as_str(), pending.events.as_slice());
         let work: Vec<Arc<dyn InCommit>> = pending.work.iter().cloned().collect();
-        let result = committer.commit(&[append], &work).await;
+        let result = committer.commit(&[pending.append()], &work).await;
         // The room task may have gone (shutdown); its events are committed anyway.
         let _ = pending.done.send(appended(result, pending.events[0].v));
+    }
+}
+
+impl Pending {
+    fn append(&self) -> Append<'_> {
+        Append {
+            room: &self.room,
+            events: &self.events,
+            summary: self.summary.as_deref(),
+        }
     }
 }
 
@@ -157,6 +177,7 @@ mod tests {
         Pending {
             room: "r".into(),
             events: vec![event; events],
+            summary: None,
             work: None,
             done: oneshot::channel().0,
         }

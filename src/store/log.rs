@@ -4,6 +4,10 @@
 //! The log's key (room, version) is what orders a room: [`RoomLog::append`] refuses a version
 //! that already exists with [`StoreError::VersionConflict`], and the room task answers that by
 //! reloading and judging again.
+//!
+//! Beside the log, each room has a summary row (what `GET /api/rooms/{id}` shows, as JSON the
+//! store does not interpret): whoever appends passes the summary after its events, and it is
+//! committed with them, so that reading a room's summary never replays its log.
 
 use std::sync::Arc;
 
@@ -62,8 +66,13 @@ pub trait InCommit: Send + Sync + 'static {
 /// Rooms, seats and event logs.
 #[async_trait]
 pub trait RoomLog: Send + Sync + 'static {
-    /// Creates a room and its first events (possibly none) atomically.
-    async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError>;
+    /// Creates a room, its first events (possibly none) and its summary after them atomically.
+    async fn create_room(
+        &self,
+        room: &RoomRow,
+        events: &[StoredEvent],
+        summary: Option<&str>,
+    ) -> Result<(), StoreError>;
 
     /// The room row, or `None` for an unknown id.
     async fn room(&self, id: &str) -> Result<Option<RoomRow>, StoreError>;
@@ -75,14 +84,31 @@ pub trait RoomLog: Send + Sync + 'static {
     /// Appends events, all or none. The caller numbers them consecutively
     /// from the last version it knows + 1; if any of those versions exists
     /// (another writer was first) nothing is written and the answer is
-    /// [`StoreError::VersionConflict`].
-    async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
+    /// [`StoreError::VersionConflict`]. The room's summary becomes `summary` in the same
+    /// commit (`None` leaves it: a log written by a tool that does not fold it).
+    async fn append(
+        &self,
+        room: &str,
+        events: &[StoredEvent],
+        summary: Option<&str>,
+    ) -> Result<(), StoreError>;
+
+    /// The room's stored summary, if it has one.
+    async fn summary(&self, room: &str) -> Result<Option<String>, StoreError>;
+
+    /// Stores a summary replayed from the log up to version `v`, unless a newer one is stored.
+    async fn save_summary(&self, room: &str, v: Version, summary: &str) -> Result<(), StoreError>;
+
+    /// Ids of rooms with no summary (older than summaries), above `after` in id order, at most
+    /// `limit`.
+    async fn unsummarized(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError>;
 
     /// [`RoomLog::append`], with `work` done in the same transaction.
     async fn append_with(
         &self,
         room: &str,
         events: &[StoredEvent],
+        summary: Option<&str>,
         work: Arc<dyn InCommit>,
     ) -> Result<(), StoreError>;
 

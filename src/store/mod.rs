@@ -22,6 +22,7 @@ mod presence;
 mod rows;
 mod seeks;
 pub mod sqlite;
+mod summaries;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{SeekCaps, SeekChange, SeekList, SeekRow};

@@ -26,6 +26,7 @@ use super::group_commit::{Append, Committer, GroupCommit};
 use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
+use super::summaries::{self, push_upsert};
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
     StoreError, StoredEvent,
@@ -126,8 +127,13 @@ const SEEKS: SeekStatements = SeekStatements {
 
 #[async_trait]
 impl RoomLog for PgStore {
-    async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
-        rows::create_room(&self.pool, &SQL, room, events).await
+    async fn create_room(
+        &self,
+        room: &RoomRow,
+        events: &[StoredEvent],
+        summary: Option<&str>,
+    ) -> Result<(), StoreError> {
+        rows::create_room(&self.pool, &SQL, room, events, summary).await
     }
 
     async fn room(&self, id: &str) -> Result<Option<RoomRow>, StoreError> {
@@ -138,20 +144,48 @@ impl RoomLog for PgStore {
         rows::take_seat(&self.pool, &SQL, room, side, seat).await
     }
 
-    async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
+    async fn append(
+        &self,
+        room: &str,
+        events: &[StoredEvent],
+        summary: Option<&str>,
+    ) -> Result<(), StoreError> {
         if events.is_empty() {
             return Ok(());
         }
-        self.appends.append(room, events, None).await
+        let append = Append {
+            room,
+            events,
+            summary,
+        };
+        self.appends.append(append, None).await
     }
 
     async fn append_with(
         &self,
         room: &str,
         events: &[StoredEvent],
+        summary: Option<&str>,
         work: Arc<dyn InCommit>,
     ) -> Result<(), StoreError> {
-        self.appends.append(room, events, Some(work)).await
+        let append = Append {
+            room,
+            events,
+            summary,
+        };
+        self.appends.append(append, Some(work)).await
+    }
+
+    async fn summary(&self, room: &str) -> Result<Option<String>, StoreError> {
+        summaries::summary(&self.pool, room).await
+    }
+
+    async fn save_summary(&self, room: &str, v: Version, summary: &str) -> Result<(), StoreError> {
+        summaries::save(&self.pool, room, v, summary).await
+    }
+
+    async fn unsummarized(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        summaries::unsummarized(&self.pool, after, i64::from(limit)).await
     }
 
     async fn events_after(
@@ -297,13 +331,17 @@ impl Committer for Appends {
     ) -> Result<(), sqlx::Error> {
         let payloads: Vec<String> = appends
             .iter()
-            .filter_map(|(room, events)| Some(listener::payload(room, events.last()?.v)))
+            .filter_map(|append| Some(listener::payload(append.room, append.last_v()?)))
             .collect();
         let mut query = QueryBuilder::new("WITH appended AS (");
         push_insert_events(&mut query, appends);
         // A data-modifying WITH runs whether or not the SELECT reads it.
+        query.push(" RETURNING v), summarized AS (");
+        if !push_upsert(&mut query, appends) {
+            query.push("SELECT 1");
+        }
         query
-            .push(" RETURNING v) SELECT pg_notify(")
+            .push(") SELECT pg_notify(")
             .push_bind(listener::CHANNEL)
             .push(", payload) FROM unnest(")
             .push_bind(payloads)

@@ -8,6 +8,8 @@ use sqlx::{
     ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, QueryBuilder, Row, Type,
 };
 
+use super::group_commit::Append;
+use super::summaries::push_upsert;
 use super::{RoomRow, SeatRow, StoreError, StoredEvent};
 use crate::engine::Side;
 use crate::protocol::{Mode, TimeControl, Version};
@@ -63,13 +65,14 @@ impl RowsAffected for sqlx::postgres::PgQueryResult {
     }
 }
 
-/// Creates a room and its first events in one transaction;
+/// Creates a room, its first events and its summary in one transaction;
 /// [`StoreError::RoomExists`] if the id is taken.
 pub(super) async fn create_room<DB>(
     pool: &Pool<DB>,
     sql: &Statements,
     room: &RoomRow,
     events: &[StoredEvent],
+    summary: Option<&str>,
 ) -> Result<(), StoreError>
 where
     DB: Database,
@@ -102,11 +105,17 @@ where
         Err(e) if is_unique_violation(&e) => return Err(StoreError::RoomExists),
         other => other?,
     };
+    let first = [Append {
+        room: &room.id,
+        events,
+        summary,
+    }];
     if !events.is_empty() {
-        insert_events(&[(&room.id, events)])
-            .build()
-            .execute(&mut *tx)
-            .await?;
+        insert_events(&first).build().execute(&mut *tx).await?;
+    }
+    let mut upsert = QueryBuilder::new("");
+    if push_upsert(&mut upsert, &first) {
+        upsert.build().execute(&mut *tx).await?;
     }
     tx.commit().await?;
     Ok(())
@@ -479,9 +488,9 @@ pub(super) fn version_to_i64(v: Version) -> i64 {
     i64::try_from(v).expect("versions stay far below i64::MAX")
 }
 
-/// One multi-row `INSERT` of several rooms' events (`(room, events)` pairs).
+/// One multi-row `INSERT` of several rooms' events.
 /// A single statement is atomic: a clash on any (room, v) inserts nothing.
-pub(super) fn insert_events<DB>(appends: &[(&str, &[StoredEvent])]) -> QueryBuilder<DB>
+pub(super) fn insert_events<DB>(appends: &[Append]) -> QueryBuilder<DB>
 where
     DB: Database,
     DB::Arguments: Default,
@@ -494,17 +503,15 @@ where
 }
 
 /// Pushes [`insert_events`]'s statement onto `query` (to use it inside a larger one).
-pub(super) fn push_insert_events<DB>(
-    query: &mut QueryBuilder<DB>,
-    appends: &[(&str, &[StoredEvent])],
-) where
+pub(super) fn push_insert_events<DB>(query: &mut QueryBuilder<DB>, appends: &[Append])
+where
     DB: Database,
     String: for<'t> Encode<'t, DB> + Type<DB>,
     i64: for<'t> Encode<'t, DB> + Type<DB>,
 {
     let rows = appends
         .iter()
-        .flat_map(|&(room, events)| events.iter().map(move |event| (room, event)));
+        .flat_map(|append| append.events.iter().map(|event| (append.room, event)));
     query.push("INSERT INTO events (room, v, at, kind, data) ");
     query.push_values(rows, |mut row, (room, event)| {
         row.push_bind(room.to_owned())

@@ -11,8 +11,10 @@ use async_trait::async_trait;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
+use super::group_commit::Append;
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
+use super::summaries;
 use super::{
     InCommit, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent,
 };
@@ -114,8 +116,13 @@ const SEEKS: SeekStatements = SeekStatements {
 
 #[async_trait]
 impl RoomLog for SqliteStore {
-    async fn create_room(&self, room: &RoomRow, events: &[StoredEvent]) -> Result<(), StoreError> {
-        let create = rows::create_room(&self.pool, &SQL, room, events);
+    async fn create_room(
+        &self,
+        room: &RoomRow,
+        events: &[StoredEvent],
+        summary: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let create = rows::create_room(&self.pool, &SQL, room, events, summary);
         self.writer.write(create).await
     }
 
@@ -128,20 +135,49 @@ impl RoomLog for SqliteStore {
         self.writer.write(take).await
     }
 
-    async fn append(&self, room: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
+    async fn append(
+        &self,
+        room: &str,
+        events: &[StoredEvent],
+        summary: Option<&str>,
+    ) -> Result<(), StoreError> {
         if events.is_empty() {
             return Ok(());
         }
-        self.writer.append(room, events, None).await
+        let append = Append {
+            room,
+            events,
+            summary,
+        };
+        self.writer.append(append, None).await
     }
 
     async fn append_with(
         &self,
         room: &str,
         events: &[StoredEvent],
+        summary: Option<&str>,
         work: Arc<dyn InCommit>,
     ) -> Result<(), StoreError> {
-        self.writer.append(room, events, Some(work)).await
+        let append = Append {
+            room,
+            events,
+            summary,
+        };
+        self.writer.append(append, Some(work)).await
+    }
+
+    async fn summary(&self, room: &str) -> Result<Option<String>, StoreError> {
+        summaries::summary(&self.pool, room).await
+    }
+
+    async fn save_summary(&self, room: &str, v: Version, summary: &str) -> Result<(), StoreError> {
+        let save = summaries::save(&self.pool, room, v, summary);
+        self.writer.write(save).await
+    }
+
+    async fn unsummarized(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        summaries::unsummarized(&self.pool, after, i64::from(limit)).await
     }
 
     async fn events_after(

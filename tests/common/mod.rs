@@ -24,8 +24,8 @@ pub const PATIENCE: Duration = Duration::from_secs(10);
 /// A server in this process on its own temporary SQLite file.
 pub struct TestServer {
     pub addr: SocketAddr,
-    /// Where `/metrics` is, when `--metrics-listen` put it apart.
-    pub metrics_addr: Option<SocketAddr>,
+    /// Where `/metrics` is (`--metrics-listen`: never the public listener).
+    pub metrics_addr: SocketAddr,
     pub shutdown: CancellationToken,
     pub task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     pub rooms: senet::room::Rooms,
@@ -59,6 +59,8 @@ impl TestServer {
         // Scripted clients act faster than people; the limit itself is
         // tested on its own with the default.
         config.max_messages_per_second = 1_000;
+        // Tests run side by side: each server's /metrics on a free port.
+        config.metrics_listen = "127.0.0.1:0".into();
         // The computer plays at once: tests wait for events, not for people.
         config.ai_delay_ms = 0;
         // Every test client comes from 127.0.0.1 and creates rooms faster than people; the
@@ -70,7 +72,7 @@ impl TestServer {
         let shutdown = CancellationToken::new();
         let server = Server::bind(&config, shutdown.clone()).await.unwrap();
         let addr = server.local_addr().unwrap();
-        let metrics_addr = server.metrics_addr();
+        let metrics_addr = server.metrics_addr().unwrap();
         let rooms = server.rooms().clone();
         let task = tokio::spawn(server.run());
         TestServer {
@@ -557,6 +559,8 @@ pub fn without_presence(events: &[Value]) -> Vec<Value> {
 pub struct ChildServer {
     pub child: tokio::process::Child,
     pub addr: SocketAddr,
+    /// Where its `/metrics` is.
+    pub metrics_addr: SocketAddr,
 }
 
 impl ChildServer {
@@ -580,7 +584,7 @@ impl ChildServer {
             // tungstenite logs whole messages at trace: the server must cap it.
             .env("RUST_LOG", "debug,tungstenite=trace")
             .arg("serve")
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
             .args(["--database-url", url])
             .args(["--max-messages-per-second", "1000"])
             .args(["--ai-delay-ms", "0"])
@@ -594,17 +598,25 @@ impl ChildServer {
             .unwrap();
         let stdout = child.stdout.take().unwrap();
         let mut lines = tokio::io::BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(PATIENCE, lines.next_line())
-            .await
-            .expect("the server prints its URL")
-            .unwrap()
-            .unwrap();
-        let addr = line
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .parse()
-            .unwrap();
-        ChildServer { child, addr }
+        let mut printed = async |prefix: &str, suffix: &str| -> SocketAddr {
+            let line = tokio::time::timeout(PATIENCE, lines.next_line())
+                .await
+                .expect("the server prints its URLs")
+                .unwrap()
+                .unwrap();
+            let addr = line
+                .strip_prefix(prefix)
+                .and_then(|l| l.strip_suffix(suffix));
+            let addr = addr.unwrap_or_else(|| panic!("unexpected line {line:?}"));
+            addr.parse().unwrap()
+        };
+        let addr = printed("listening on http://", "").await;
+        let metrics_addr = printed("metrics on http://", "/metrics").await;
+        ChildServer {
+            child,
+            addr,
+            metrics_addr,
+        }
     }
 
     pub async fn kill(mut self) {

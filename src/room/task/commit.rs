@@ -119,12 +119,13 @@ impl RoomTask {
             .any(|e| matches!(e, Event::GameOver { .. }));
         let online = self.game.mode() == Mode::Online;
         let rating = (ends && online).then(|| RateOnCommit::new(self.game.id()));
+        let summary = crate::room::summary::of(&decision.game);
+        let (log, room) = (&self.store.log, self.game.id());
         let appended = match &rating {
             Some(work) => {
-                let log = &self.store.log;
-                log.append_with(self.game.id(), &stored, work.clone()).await
+                (log.append_with(room, &stored, Some(&summary), work.clone())).await
             }
-            None => self.store.log.append(self.game.id(), &stored).await,
+            None => log.append(room, &stored, Some(&summary)).await,
         };
         match &appended {
             Err(StoreError::VersionConflict(_)) | Ok(()) => {}

@@ -39,14 +39,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::{Connection, SqliteConnection, SqlitePool};
+use sqlx::{Connection, QueryBuilder, SqliteConnection, SqlitePool};
 use tokio::sync::Mutex;
 use tokio::time::MissedTickBehavior;
 use tokio_util::task::AbortOnDropHandle;
 
+use crate::store::StoreError;
 use crate::store::group_commit::{Append, Committer, GroupCommit};
 use crate::store::rows::insert_events;
-use crate::store::{InCommit, StoreError, StoredEvent};
+use crate::store::summaries::push_upsert;
+use crate::store::InCommit;
 
 /// How often the WAL is copied into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
@@ -78,15 +80,14 @@ impl Writer {
         })
     }
 
-    /// Appends `events` (at least one) to `room`'s log, all or none, with `work` done in the
-    /// same transaction; returns once committed.
+    /// Appends the events (at least one) to the room's log with its summary, and `work` done
+    /// in the same transaction, all or none; returns once committed.
     pub(super) async fn append(
         &self,
-        room: &str,
-        events: &[StoredEvent],
+        append: Append<'_>,
         work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
-        self.appends.append(room, events, work).await
+        self.appends.append(append, work).await
     }
 
     /// Runs a write made outside the batches as one of the writer's own:
@@ -131,18 +132,24 @@ impl Committer for Appends {
         work: &[Arc<dyn InCommit>],
     ) -> Result<(), sqlx::Error> {
         let mut insert = insert_events(appends);
+        let mut upsert = QueryBuilder::new("");
+        let summarized = push_upsert(&mut upsert, appends);
         let _writing = self.writing.lock().await;
         let mut connection = self.connection.lock().await;
-        if work.is_empty() {
+        if !summarized && work.is_empty() {
             insert.build().execute(&mut *connection).await?;
             return Ok(());
         }
-        let mut transaction = connection.begin().await?;
-        insert.build().execute(&mut *transaction).await?;
-        for work in work {
-            work.on_sqlite(&mut transaction).await?;
+        // The summaries and the work are committed with their events (one transaction).
+        let mut tx = connection.begin().await?;
+        insert.build().execute(&mut *tx).await?;
+        if summarized {
+            upsert.build().execute(&mut *tx).await?;
         }
-        transaction.commit().await
+        for work in work {
+            work.on_sqlite(&mut tx).await?;
+        }
+        tx.commit().await
     }
 }
 
