@@ -18,8 +18,9 @@
 //!   TCP caps and timeouts, the client's address behind trusted proxies, the quotas as a route
 //!   layer), router, handlers, one socket skeleton (`server::socket`) with the room's and the
 //!   lobby's sockets as its handlers, the connection gate, shutdown; `server::error` words every
-//!   error for the wire, once; [`web`] serves the browser client (`web/` embedded) at `/`,
-//!   `/play`, `/r/{id}`, `/learn`, `/assets/`.
+//!   error for the wire, once; `server::player_pages` answers the read-only player routes
+//!   (`/api/players`, `/api/top`); [`web`] serves the browser client (`web/` embedded) at `/`,
+//!   `/play`, `/r/{id}`, `/learn`, `/p/{name}`, `/top`, `/settings`, `/assets/`.
 //! - [`room`]: live rooms: the registry, one task per room, the pure game it folds
 //!   (`room::game`), the seats in the game's terms, the computer's seat, the room's errors.
 //! - [`lobby`]: open games listed for strangers (seeks), quick pairing and the games started

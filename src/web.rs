@@ -2,7 +2,8 @@
 //! embedded in the binary, served with cache and security headers.
 //!
 //! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick
-//! pairing, games to watch) and `/learn` (the rule lessons, whose data
+//! pairing, games to watch), `/p/{name}` (a player), `/top` (the leaderboard), `/settings`
+//! (this browser's identity) and `/learn` (the rule lessons, whose data
 //! with the engine's answers is `GET /api/lessons`, from [`crate::lessons`]). Assets are served at
 //! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
 //! gets new asset URLs, so assets can be cached for a year while the pages, which name the
@@ -44,6 +45,9 @@ where
         .route("/r/{id}", get(room))
         .route("/learn", get(learn))
         .route("/play", get(play))
+        .route("/p/{name}", get(player))
+        .route("/top", get(top))
+        .route("/settings", get(settings))
         .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
 }
@@ -65,6 +69,21 @@ async fn learn(headers: HeaderMap) -> Response {
 /// The lobby of open games: seeks, quick pairing, games to watch.
 async fn play(headers: HeaderMap) -> Response {
     page("play.html", &headers)
+}
+
+/// A player's page is the same for every player: it reads the name (or id) from its own URL.
+async fn player(Path(_name): Path<String>, headers: HeaderMap) -> Response {
+    page("player.html", &headers)
+}
+
+/// The leaderboard.
+async fn top(headers: HeaderMap) -> Response {
+    page("top.html", &headers)
+}
+
+/// This browser's identity: create, rename, move to another device, delete.
+async fn settings(headers: HeaderMap) -> Response {
+    page("settings.html", &headers)
 }
 
 /// The lessons with the answers the engine derived. They change only with a build, so the
@@ -224,7 +243,15 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 3] = ["index.html", "room.html", "learn.html"];
+    const PAGES: [&str; 7] = [
+        "index.html",
+        "room.html",
+        "learn.html",
+        "play.html",
+        "player.html",
+        "top.html",
+        "settings.html",
+    ];
 
     /// Paths after `{{assets}}/` in a page's source.
     fn asset_references(source: &str) -> Vec<String> {
@@ -247,6 +274,9 @@ mod tests {
             home(HeaderMap::new()).await,
             room(Path("abc".into()), HeaderMap::new()).await,
             learn(HeaderMap::new()).await,
+            player(Path("Anna".into()), HeaderMap::new()).await,
+            top(HeaderMap::new()).await,
+            settings(HeaderMap::new()).await,
         ] {
             assert_eq!(response.status(), StatusCode::OK);
             assert_eq!(header_of(&response, header::CACHE_CONTROL), "no-cache");

@@ -8,6 +8,7 @@
 //! - [`event`]: what happened in a room, as logged and broadcast;
 //! - [`lobby`]: the lobby's seeks, quick pairing and `/ws/lobby` frames;
 //! - [`players`]: players and their ratings as the identity routes, pages and frames show them;
+//! - [`player_page`]: the player page's and the leaderboard's bodies;
 //! - [`error`]: the stable error codes of both transports;
 //! - [`limits`]: the frame and read-buffer sizes both ends rely on;
 //! - [`vocabulary`]: the names the browser client shares, written out as `web/js/protocol.js`.
@@ -20,6 +21,7 @@ pub mod event;
 pub mod http;
 pub mod limits;
 pub mod lobby;
+pub mod player_page;
 pub mod players;
 pub mod reply;
 pub mod vocabulary;

@@ -19,6 +19,7 @@ pub mod limits;
 pub mod lobby;
 pub mod ops;
 pub mod origin;
+pub mod player_pages;
 pub mod seating;
 pub mod socket;
 pub mod ws;
@@ -117,6 +118,9 @@ pub fn app(state: AppState, request_timeout: Duration, with_metrics: bool) -> Ro
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/api/seeks/{id}", delete(lobby::cancel_seek))
+        .route("/api/players", get(player_pages::by_name))
+        .route("/api/players/{id}", get(player_pages::by_id))
+        .route("/api/top", get(player_pages::top))
         .route("/ws/lobby", get(lobby::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));

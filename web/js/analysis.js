@@ -7,18 +7,16 @@
 // with 6-pixel labels at 360 px. So only the labelled moves and the chosen throw (the cursor) are
 // drawn; the other throws are invisible targets, and a pointer over the chart moves the cursor to
 // the nearest throw (a tap or a click shows it). The sizes are in chart units, 600 across: 24 of
-// them are 12 px once the chart is scaled to a phone's width.
+// them are 12 px once the chart is scaled to a phone's width (chart.js draws the frame).
 
 import { part, show, svg } from './dom.js';
+import { frame, nearestPoint, scales } from './chart.js';
 import { LANGUAGES, STRINGS } from './strings.js';
 import { ANALYSIS_STRINGS } from './analysis-strings.js';
 import { t, sideName } from './i18n.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], ANALYSIS_STRINGS[code]);
 
-const WIDTH = 600;
-const HEIGHT = 240;
-export const PAD = { left: 70, right: 14, top: 40, bottom: 12 };
 const JUDGED = new Set(['inaccuracy', 'mistake', 'blunder']);
 
 const forBlack = (side, p) => (side === 'black' ? p : 1 - p);
@@ -95,13 +93,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
   }
 
   /** The throw nearest to a pointer over the chart, by its horizontal position. */
-  function nearest(event) {
-    const box = chart.getBoundingClientRect();
-    const units = ((event.clientX - box.left) / box.width) * WIDTH;
-    const span = WIDTH - PAD.left - PAD.right;
-    const last = analysis.throws.length - 1;
-    return Math.max(0, Math.min(last, Math.round(((units - PAD.left) / span) * last)));
-  }
+  const nearest = (event) => nearestPoint(chart, event, analysis.throws.length);
 
   function choose(i) {
     select(i, false);
@@ -111,27 +103,9 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
   function drawChart() {
     const throws = analysis.throws;
     const chances = blackChances(throws);
-    const span = WIDTH - PAD.left - PAD.right;
-    const x = (i) => PAD.left + (throws.length > 1 ? (i * span) / (throws.length - 1) : span / 2);
-    const y = (p) => PAD.top + (1 - p) * (HEIGHT - PAD.top - PAD.bottom);
-    chart.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
-    chart.setAttribute('role', 'group');
-    chart.setAttribute('aria-label', t('analysis.chartLabel'));
-    const grid = [0, 0.5, 1].map((p) =>
-      svg(
-        'g',
-        { class: 'grid', 'aria-hidden': 'true' },
-        svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(p), y2: y(p) }),
-        svg('text', { x: PAD.left - 8, y: y(p) + 8, text: `${percent(p)}%` }),
-      ),
-    );
-    // Whose chance the line is, on the chart itself.
-    const title = svg('text', { class: 'chart-title', x: PAD.left, y: 26, 'aria-hidden': 'true', text: t('analysis.chartTitle') });
-    const line = svg('polyline', {
-      class: 'chance',
-      'aria-hidden': 'true',
-      points: chances.map((p, i) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(' '),
-    });
+    const { x, y } = scales(throws.length, 0, 1);
+    const ticks = [0, 0.5, 1].map((p) => ({ value: p, text: `${percent(p)}%` }));
+    const drawn = frame(chart, { label: t('analysis.chartLabel'), title: t('analysis.chartTitle'), ticks, values: chances, x, y });
     const points = throws.map((row, i) => {
       const judged = JUDGED.has(row.label);
       const point = svg(
@@ -153,7 +127,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
       point.addEventListener('click', () => choose(i));
       return point;
     });
-    chart.replaceChildren(...grid, title, line, ...tableEntry(throws, x, y), ...points);
+    chart.replaceChildren(...drawn, ...tableEntry(throws, x, y), ...points);
     select(current, false);
   }
 

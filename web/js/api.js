@@ -103,3 +103,51 @@ export function cancelSeek(room, token) {
 export function pairUp(options) {
   return request('POST', '/api/pairing', options);
 }
+
+// Players (issue 29). The identity is the `senet_player` cookie: HttpOnly, so this code never
+// sees the secret; fetch sends it with every same-origin request.
+
+/** This browser's player (404 no_player when it has none). */
+export function me() {
+  return request('GET', '/api/me');
+}
+
+/** Create this browser's player (or answer the one it has). */
+export function createMe() {
+  return request('POST', '/api/me');
+}
+
+/** Choose a display name (400 bad_name / name_reserved, 409 name_taken, 429 rename_too_soon). */
+export function rename(name) {
+  return request('PUT', '/api/me/name', { name });
+}
+
+/** A one-time code moving this identity to another device: `{code, expires_at}`. */
+export function transferCode() {
+  return request('POST', '/api/me/transfer');
+}
+
+/** Take over the identity a code was shown for (400 bad_code). */
+export function redeemCode(code) {
+  return request('POST', '/api/me/redeem', { code });
+}
+
+/** Delete this browser's identity; its games stay, under a deleted player. */
+export function deleteMe() {
+  return request('DELETE', '/api/me');
+}
+
+/** A player's page by name (404 no_player). */
+export function playerNamed(name) {
+  return request('GET', `/api/players?name=${encodeURIComponent(name)}`);
+}
+
+/** A player's page by id (404 no_player). */
+export function playerById(id) {
+  return request('GET', `/api/players/${encodeURIComponent(id)}`);
+}
+
+/** The leaderboard: `{players: [...]}`. */
+export function leaderboard() {
+  return request('GET', '/api/top');
+}

@@ -3,6 +3,7 @@
 // exponential backoff. It knows nothing about the page; it hands messages to its handlers.
 
 import { ClientMessage, ErrorCode, Reply } from './protocol.js';
+import { RATED } from './state.js';
 
 const RETRY_BASE_MS = 500;
 const RETRY_MAX_MS = 10_000;
@@ -19,7 +20,7 @@ const CLOSE_SEAT_ELSEWHERE = 4000;
  * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry);
  * `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in order; `reply(t, d)` for
  * ack/error/pong (an event that answers an action is passed on as an ack too); `seat(d)`;
- * `watchers(d)`; `tokenRejected()` when the server refuses the seat token (the socket then
+ * `watchers(d)`; `rated(d)` for a rated game's rating changes after its end; `tokenRejected()` when the server refuses the seat token (the socket then
  * watches).
  */
 export class RoomSocket {
@@ -169,6 +170,7 @@ export class RoomSocket {
         break;
       default:
         if (typeof data.v === 'number') this.#event(type, data);
+        else if (type === RATED) this.#handlers.rated(data);
     }
   }
 

@@ -6,7 +6,8 @@ import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
 import { newRoom, saveSeat } from './api.js';
 import { createBoard } from './board.js';
 import { PRESETS, parsePreset, presetLabel, presetValue } from './clock.js';
-import { DEFAULT_LEVEL, Level, Mode } from './protocol.js';
+import { DEFAULT_LEVEL, ErrorCode, Level, Mode } from './protocol.js';
+import './players-view.js';
 
 const START = 'WBWBWBWBWB.................... b';
 const problem = part('lobby-error');
@@ -16,6 +17,8 @@ async function create(form) {
   const options = { mode: form.dataset.mode, side: fields.get('side') ?? 'random' };
   if (options.mode === Mode.Ai) options.level = fields.get('level');
   else options.clock = parsePreset(fields.get('clock'));
+  // Sent only when chosen: casual is the server's default.
+  if (fields.get('rated') === 'true') options.rated = true;
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
   show(problem, false);
@@ -24,7 +27,8 @@ async function create(form) {
     saveSeat(room.room, room);
     location.assign(room.url);
   } catch (err) {
-    problem.textContent = t(err.status === 0 ? 'lobby.unreachable' : 'lobby.refused', { code: err.code });
+    const key = err.code === ErrorCode.RatedNeedsPlayer ? 'rating.needsPlayer' : err.status === 0 ? 'lobby.unreachable' : 'lobby.refused';
+    problem.textContent = t(key, { code: err.code });
     show(problem, true);
     button.disabled = false;
   }

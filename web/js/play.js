@@ -9,6 +9,7 @@ import { LANGUAGES, STRINGS } from './strings.js';
 import { PLAY_STRINGS } from './play-strings.js';
 import { cancelSeek, pairUp, postSeek, roomPage, roomSummary, saveSeat, takeSeek } from './api.js';
 import { ErrorCode, LobbyFrame, LobbyMessage, SeekGone, Status } from './protocol.js';
+import { playerLabel } from './players-view.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], PLAY_STRINGS[code]);
 
@@ -64,7 +65,12 @@ function fillClocks(select) {
 }
 
 function report(err) {
-  const key = { [ErrorCode.SeekTaken]: 'play.taken', [ErrorCode.TooManySeeks]: 'play.tooMany', [ErrorCode.SeekOpen]: 'play.alreadyOpen' }[err.code];
+  const key = {
+    [ErrorCode.SeekTaken]: 'play.taken',
+    [ErrorCode.TooManySeeks]: 'play.tooMany',
+    [ErrorCode.SeekOpen]: 'play.alreadyOpen',
+    [ErrorCode.RatedNeedsPlayer]: 'rating.needsPlayer',
+  }[err.code];
   problem.textContent = key ? t(key) : t(err.status === 0 ? 'lobby.unreachable' : 'play.refused', { code: err.code });
   show(problem, true);
 }
@@ -112,11 +118,13 @@ function renderWaiting() {
 function seekItem(seek) {
   const what = seek.side === 'random' ? t('play.sidesRandom') : t('play.youPlay', { side: sideName(seek.side === 'black' ? 'white' : 'black') });
   const mine = own?.room === seek.room;
-  const label = `${what} · ${clockText(seek.clock)}`;
+  const range = seek.range ? ` · ${seek.range[0]}–${seek.range[1]}` : '';
+  const label = `${what} · ${clockText(seek.clock)} · ${t(seek.rated ? 'rating.rated' : 'rating.casual')}${range}`;
   const action = mine
     ? el('span', { class: 'hint', text: t('play.yours') })
     : el('button', { type: 'button', class: 'primary', 'data-testid': 'take-seek', 'aria-label': `${t('play.take')}: ${label}`, text: t('play.take'), onclick: (event) => busy(event.target, async () => enter(await takeSeek(seek.room))) });
-  return el('li', { 'data-room': seek.room, 'data-testid': 'seek' }, el('span', { class: 'what', text: label }), action);
+  const who = seek.player ? [playerLabel(seek.player), ' · '] : [];
+  return el('li', { 'data-room': seek.room, 'data-testid': 'seek' }, el('span', { class: 'what' }, ...who, label), action);
 }
 
 function renderSeeks() {
@@ -130,8 +138,9 @@ function renderGames() {
   part('games').replaceChildren(
     ...games.map((game) => {
       const label = [clockText(game.clock), t('play.moves', { n: game.moves }), t('play.watching', { n: game.spectators })].join(' · ');
+      const players = game.players?.black || game.players?.white ? [playerLabel(game.players.black), ' – ', playerLabel(game.players.white), ' · '] : [];
       return el('li', { 'data-room': game.room, 'data-testid': 'game' },
-        el('span', { class: 'what', text: label }),
+        el('span', { class: 'what' }, ...players, label),
         el('a', { class: 'button', href: roomPage(game.room), 'aria-label': `${t('play.watch')}: ${label}`, text: t('play.watch') }));
     }),
   );
@@ -220,6 +229,11 @@ function chosenClock(form) {
   return CLOCKS[Number(new FormData(form).get('clock'))] ?? null;
 }
 
+/** `{rated: true}` when the form chose a rated game; nothing for casual, the server's default. */
+function ratedChoice(form) {
+  return new FormData(form).get('rated') === 'true' ? { rated: true } : {};
+}
+
 function start() {
   mountLanguageSwitch(part('language'));
   const selects = [part('quick-clock'), part('seek-clock')];
@@ -237,7 +251,7 @@ function start() {
     event.preventDefault();
     if (own) return;
     busy(part('quick-pair'), async () => {
-      const answer = await pairUp({ clock: chosenClock(quick), visitor: visitor() });
+      const answer = await pairUp({ clock: chosenClock(quick), visitor: visitor(), ...ratedChoice(quick) });
       if (answer.paired) enter(answer);
       else waitOn(answer, true);
     });
@@ -248,7 +262,7 @@ function start() {
     if (own) return;
     busy(part('post-seek'), async () => {
       const side = new FormData(seekForm).get('side') ?? 'random';
-      waitOn(await postSeek({ side, clock: chosenClock(seekForm), visitor: visitor() }), false);
+      waitOn(await postSeek({ side, clock: chosenClock(seekForm), visitor: visitor(), ...ratedChoice(seekForm) }), false);
     });
   });
   part('cancel-seek').addEventListener('click', (event) => busy(event.target, async () => {

@@ -8,7 +8,8 @@ import { createBoard, pieceShape } from './board.js';
 import { drawSticks } from './sticks.js';
 import { createClocks } from './clock.js';
 import { describe } from './movelog.js';
-import { readPosition, opponent } from './state.js';
+import { readPosition, opponent, seatPlayer } from './state.js';
+import { changeText, nameOf, playerLabel } from './players-view.js';
 import { roomPage } from './api.js';
 import { sidesOf, turnSentence } from './announce.js';
 import { DEFAULT_LEVEL, Mode, Phase, Seat, Winner } from './protocol.js';
@@ -39,6 +40,13 @@ function computerLabel(state) {
   return state.mode === Mode.Ai ? t('player.computer', { level: t(`ai.${state.level ?? DEFAULT_LEVEL}`) }) : '';
 }
 
+/** One side's rating change in a finished rated game: "Black · Anna: 1500? → 1623?  +123". */
+export function ratingLine(state, side) {
+  const player = seatPlayer(state.players[side]);
+  const who = player ? `${sideName(side)} · ${nameOf(player)}` : sideName(side);
+  return `${who}: ${changeText(state.ratings[side])}`;
+}
+
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
 export function createRoomView(root, { onMove }) {
   const board = createBoard(part('board', root), { onMove });
@@ -58,6 +66,7 @@ export function createRoomView(root, { onMove }) {
     node.replaceChildren(
       svg('svg', { class: 'icon', viewBox: '-20 -20 40 40', 'aria-hidden': 'true' }, pieceShape(side)),
       el('span', { class: 'name', text: sideName(side) }),
+      seatPlayer(player) && el('span', { class: 'who', 'data-testid': `name-${side}` }, playerLabel(seatPlayer(player))),
       el('span', { class: 'computer', 'data-testid': `computer-${side}`, hidden: !isComputer(model, side), text: computerLabel(state) }),
       el('span', { class: 'you', hidden: !you, text: t('player.you') }),
       el('span', { class: `presence ${presence}`, text: t(`presence.${presence}`) }),
@@ -208,6 +217,7 @@ export function createRoomView(root, { onMove }) {
     part('end-title', root).textContent = title;
     part('end-reason', root).textContent = because;
     part('end-you', root).textContent = you;
+    renderRatings(state);
     const rematch = part('rematch', root);
     show(rematch, sidesOf(seat).length > 0 && !state.rematch);
     rematch.textContent = t(state.mode === Mode.Online ? 'action.rematch' : 'action.newGame');
@@ -227,6 +237,18 @@ export function createRoomView(root, { onMove }) {
     }
     part('seed-hash', root).textContent = state.seed_hash ?? '';
     part('seed', root).textContent = model.seed ?? '';
+  }
+
+  /** A rated game's changes on the end card: "Black · Anna: 1500? → 1623?  +123". */
+  function renderRatings(state) {
+    const list = part('end-ratings', root);
+    show(list, Boolean(state.ratings));
+    if (!state.ratings) return;
+    list.replaceChildren(
+      ...['black', 'white'].map((side) => {
+        return el('li', { 'data-testid': `end-rating-${side}`, text: ratingLine(state, side) });
+      }),
+    );
   }
 
   /**
@@ -249,6 +271,7 @@ export function createRoomView(root, { onMove }) {
     const state = model.state;
     root.dataset.seat = model.seat ?? '';
     part('seat', root).textContent = model.seat ? t(`seat.${model.seat}`) : '';
+    show(part('game-kind', root), Boolean(state?.rated));
     renderConnection(model);
     const problem = part('problem', root);
     show(problem, Boolean(model.problem));

@@ -6,7 +6,8 @@
 
 import { part } from './dom.js';
 import { hasText, t, translate } from './i18n.js';
-import { normalizeState, applyEvent } from './state.js';
+import { normalizeState, applyEvent, ratingsOf, RATED } from './state.js';
+import { ratingLine } from './room-view.js';
 import { entriesFrom } from './movelog.js';
 import { mountVerification } from './verify.js';
 import { createReplay } from './replay.js';
@@ -14,7 +15,7 @@ import { createAnalysis } from './analysis.js';
 import { createAnnouncer, createThresholds, eventSentence, presenceSentence, sidesOf, turnSentence, who } from './announce.js';
 import { runCommand } from './commands.js';
 import { chime } from './sound.js';
-import { ClientMessage, ErrorCode, Event, Phase, Reply, Status } from './protocol.js';
+import { ClientMessage, ErrorCode, Event, Mode, Phase, Reply, Status } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
 
@@ -181,6 +182,8 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     else if (!model.pending && active !== waiting) waiting.focus();
   }
 
+  const ratingsSentence = () => t('rating.changed', { black: ratingLine(model.state, 'black'), white: ratingLine(model.state, 'white') });
+
   /** Whether the turn just came to this page's only side from the other one (or the game began). */
   function turnCameToUs(type, d) {
     const mine = sidesOf(model.seat);
@@ -191,7 +194,8 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
 
   /** Say what an event means, chime when the turn comes to us, and focus the result at the end. */
   function tell(type, d, before) {
-    announcer.say(type === Event.Presence ? presenceSentence(model, before.players, model.state.players) : eventSentence(model, type, d));
+    if (type === RATED) announcer.say(ratingsSentence());
+    else announcer.say(type === Event.Presence ? presenceSentence(model, before.players, model.state.players) : eventSentence(model, type, d));
     if (turnCameToUs(type, d)) chime(root);
     if (type === Event.GameOver) part('end-title', root).focus();
   }
@@ -295,6 +299,8 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         offerSeed();
         render();
         tell(type, d, before);
+        // Who took the other seat (their name and rating) is in the state, not in `started`.
+        if (type === Event.Started && model.state.mode === Mode.Online) socket.send(ClientMessage.Sync);
       });
     },
     reply(type, d) {
@@ -314,6 +320,14 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     watchers(d) {
       model.watchers = d.count;
       render();
+    },
+    rated(d) {
+      enqueue(() => {
+        if (!model.state) return;
+        model.state = { ...model.state, ratings: ratingsOf(d) };
+        render();
+        announcer.say(ratingsSentence());
+      });
     },
     tokenRejected() {
       api.forgetSeat(roomId);

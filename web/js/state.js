@@ -6,6 +6,19 @@ import { Event, Phase } from './protocol.js';
 
 const SIDES = ['black', 'white'];
 
+/** The frame a rated game sends after its `game-over` (issue 29): both players' rating changes. */
+export const RATED = 'rated';
+
+/** Both sides' `{before, after}` from a `rated` frame. */
+export function ratingsOf(d) {
+  return { black: d.black, white: d.white };
+}
+
+/** The player bound to a seat (a PlayerRef flattened into the seat's state), or null. */
+export function seatPlayer(seat) {
+  return seat?.id ? seat : null;
+}
+
 /** The other side. */
 export function opponent(side) {
   return side === 'black' ? 'white' : 'black';
@@ -44,6 +57,8 @@ export function normalizeState(state) {
     hint: state.hint ?? null,
     client_seeds: { black: '', white: '', ...(state.client_seeds ?? {}) },
     client_seeds_open: state.client_seeds_open ?? false,
+    rated: state.rated ?? false,
+    ratings: state.ratings ?? null,
   };
 }
 
@@ -120,6 +135,9 @@ export function applyEvent(previous, type, d) {
       break;
     case Event.Rematch:
       s.rematch = d.room;
+      break;
+    case RATED:
+      s.ratings = ratingsOf(d);
       break;
     default:
       break;

@@ -24,7 +24,7 @@ use skillratings::glicko2::Glicko2Rating;
 use super::name::Name;
 use super::rating::{Score, Standing};
 use crate::engine::Side;
-use crate::protocol::{RatingChanges, UnixMs};
+use crate::protocol::{RatingChanges, UnixMs, Winner};
 use crate::secrets::TokenHash;
 use crate::store::InCommit;
 
@@ -102,6 +102,24 @@ pub struct HistoryRow {
     pub change: Change,
     pub room: String,
     pub at: UnixMs,
+    pub black: String,
+    pub white: String,
+    /// Black's points.
+    pub score: f64,
+}
+
+/// A finished game a player sat in, rated or casual (the player page's recent games).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecentGameRow {
+    pub room: String,
+    /// The `game-over` event's time.
+    pub at: UnixMs,
+    /// The players bound to the seats (`None`: a seat taken without an identity).
+    pub black: Option<String>,
+    pub white: Option<String>,
+    /// Black's points if the game was rated.
+    pub rated_score: Option<f64>,
+    pub winner: Winner,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -191,6 +209,9 @@ pub trait PlayerStore: Send + Sync + 'static {
     /// A player's rating changes, newest first, at most `limit`.
     async fn history(&self, id: &str, limit: u32) -> Result<Vec<HistoryRow>, PlayerError>;
 
+    /// The finished games a player sat in, newest first, at most `limit`.
+    async fn recent_games(&self, id: &str, limit: u32) -> Result<Vec<RecentGameRow>, PlayerError>;
+
     /// The best live, non-provisional players rated since `since`, at most `limit`.
     async fn leaderboard(&self, since: UnixMs, limit: u32) -> Result<Vec<PlayerRow>, PlayerError>;
 
@@ -270,6 +291,17 @@ fn seat_column(side: Side) -> &'static str {
         Side::Black => sql::BIND_BLACK,
         Side::White => sql::BIND_WHITE,
     }
+}
+
+/// Who won, from a stored `game-over` event's data.
+fn winner_of(game_over: &str) -> Result<Winner, PlayerError> {
+    #[derive(serde::Deserialize)]
+    struct GameOver {
+        winner: Winner,
+    }
+    serde_json::from_str::<GameOver>(game_over)
+        .map(|over| over.winner)
+        .map_err(|error| PlayerError::Corrupt(format!("a game-over event: {error}")))
 }
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {

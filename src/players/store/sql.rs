@@ -57,8 +57,14 @@ pub const UPDATE_RATING: &str = "UPDATE players SET rating = $1, deviation = $2,
                                  rated_at = $4, wins = wins + $5, losses = losses + $6, draws = draws + $7 \
                                  WHERE id = $8";
 pub const HISTORY: &str = "SELECT c.seq, c.rating_before, c.deviation_before, c.volatility_before, c.rating, \
-                           c.deviation, c.volatility, g.room, g.at FROM rating_changes c JOIN rated_games g ON g.seq = c.seq \
-                           WHERE c.player = $1 ORDER BY c.seq DESC LIMIT $2";
+                           c.deviation, c.volatility, g.room, g.at, g.black, g.white, g.score FROM rating_changes c \
+                           JOIN rated_games g ON g.seq = c.seq WHERE c.player = $1 ORDER BY c.seq DESC LIMIT $2";
+/// A player's finished games, rated or casual: the `game-over` event gives the time and, for a
+/// casual game, the winner (its `data` is decoded in Rust: the backends' JSON functions differ).
+pub const RECENT_GAMES: &str = "SELECT rp.room, e.at, rp.black, rp.white, g.score, e.data FROM room_players rp \
+                                JOIN events e ON e.room = rp.room AND e.kind = 'game-over' \
+                                LEFT JOIN rated_games g ON g.room = rp.room \
+                                WHERE rp.black = $1 OR rp.white = $1 ORDER BY e.at DESC, rp.room LIMIT $2";
 pub const RATED_GAMES: &str = "SELECT seq, room, black, white, score, at FROM rated_games \
                                WHERE seq > $1 ORDER BY seq LIMIT $2";
 pub const CHANGES: &str = "SELECT c.seq, c.rating_before, c.deviation_before, c.volatility_before, c.rating, \
@@ -78,7 +84,7 @@ macro_rules! impl_player_store {
         use super::sql;
         use super::{
             Change, FinishedGame, HistoryRow, PlayerError, PlayerRow, PlayerStore, Rated,
-            RatedGameRow, RoomPlayers,
+            RatedGameRow, RecentGameRow, RoomPlayers, winner_of,
         };
         use crate::engine::Side;
         use crate::players::name::{Name, RENAME_INTERVAL_MS};
@@ -472,9 +478,36 @@ macro_rules! impl_player_store {
                         change: change_row(row)?,
                         room: row.try_get(7)?,
                         at: row.try_get(8)?,
+                        black: row.try_get(9)?,
+                        white: row.try_get(10)?,
+                        score: row.try_get(11)?,
                     })
                 };
                 Ok(rows.iter().map(decode).collect::<Result<_, _>>()?)
+            }
+
+            async fn recent_games(
+                &self,
+                id: &str,
+                limit: u32,
+            ) -> Result<Vec<RecentGameRow>, PlayerError> {
+                let rows = sqlx::query(sql::RECENT_GAMES)
+                    .bind(id)
+                    .bind(i64::from(limit))
+                    .fetch_all(&self.pool)
+                    .await?;
+                let decode = |row: &$row| -> Result<RecentGameRow, PlayerError> {
+                    let game_over: String = row.try_get(5)?;
+                    Ok(RecentGameRow {
+                        room: row.try_get(0)?,
+                        at: row.try_get(1)?,
+                        black: row.try_get(2)?,
+                        white: row.try_get(3)?,
+                        rated_score: row.try_get(4)?,
+                        winner: winner_of(&game_over)?,
+                    })
+                };
+                rows.iter().map(decode).collect()
             }
 
             async fn leaderboard(
