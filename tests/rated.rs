@@ -266,6 +266,31 @@ async fn two_games_of_one_player_ending_at_once_on_two_instances() {
     .await
 }
 
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn lobby_socket(addr: std::net::SocketAddr) -> Socket {
+    let url = format!("ws://{addr}/ws/lobby");
+    tokio_tungstenite::connect_async(url).await.unwrap().0
+}
+
+/// The entry of `room` once a lobby frame lists it among the games in progress.
+async fn game_in_lobby(lobby: &mut Socket, room: &str) -> Value {
+    use futures_util::StreamExt;
+    loop {
+        let message = tokio::time::timeout(common::PATIENCE, lobby.next()).await;
+        let message = message.expect("the game is listed").unwrap().unwrap();
+        let Ok(text) = message.into_text() else {
+            continue;
+        };
+        let frame: Value = serde_json::from_str(&text).unwrap_or_default();
+        let games = frame["d"]["games"].as_array().cloned().unwrap_or_default();
+        if let Some(game) = games.into_iter().find(|game| game["room"] == room) {
+            return game;
+        }
+    }
+}
+
 /// Seeks and quick pairing: a rated seek wants a player to post it and another to take it;
 /// the seats are bound, and the room says it is rated.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -282,6 +307,7 @@ async fn rated_seeks_and_pairing_bind_their_seats() {
     let posted = anna.call("POST", "/api/seeks", rated).await;
     assert_eq!(posted.status, 201, "{}", posted.body);
     let room = posted.body["room"].as_str().unwrap().to_owned();
+    let mut lobby = lobby_socket(addr).await;
     let take = format!("/api/seeks/{room}/take");
     let herself = anna.call("POST", &take, None).await;
     assert_eq!(refused(&herself), (400, "rated_needs_player"));
@@ -292,6 +318,10 @@ async fn rated_seeks_and_pairing_bind_their_seats() {
     assert_eq!(white.state["rated"], true);
     assert_eq!(white.state["players"]["black"]["id"], anna_id.as_str());
     assert_eq!(white.state["players"]["white"]["id"], boris_id.as_str());
+    // The lobby's games in progress name both players.
+    let game = game_in_lobby(&mut lobby, &room).await;
+    assert_eq!(game["players"]["black"]["name"], "Anna", "{game}");
+    assert_eq!(game["players"]["white"]["id"], boris_id.as_str(), "{game}");
 
     // Quick pairing: Anna's rated request posts her own rated seek; Boris's pairs with it.
     // (Each page names itself: both come from 127.0.0.1.)

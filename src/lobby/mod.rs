@@ -37,6 +37,9 @@ use tokio::sync::{Notify, broadcast};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::players::shown;
+use crate::players::store::PlayerStore;
+use crate::protocol::players::SeatPlayers;
 use crate::protocol::{
     FrameText, LobbyFrame, LobbyGame, Paired, RoomCreated, Seat, Seek, SeekGone, SeekPage,
     SideChoice, Status, TimeControl, UnixMs, room_url,
@@ -125,6 +128,8 @@ pub struct Lobby {
 
 struct Inner {
     rooms: Rooms,
+    /// Who sits in the games in progress, by identity.
+    players: Arc<dyn PlayerStore>,
     config: LobbyConfig,
     /// The open seeks, the changes not yet sent and the frames that tell of them: one lock,
     /// so a socket's snapshot and its subscription to the changes after it are taken together.
@@ -180,6 +185,7 @@ impl Lobby {
     /// until `shutdown`, and hearing other instances through `news`.
     pub async fn start(
         rooms: Rooms,
+        players: Arc<dyn PlayerStore>,
         config: LobbyConfig,
         news: Subscription,
         shutdown: CancellationToken,
@@ -188,6 +194,7 @@ impl Lobby {
         let lobby = Lobby {
             inner: Arc::new(Inner {
                 rooms,
+                players,
                 config,
                 list: Mutex::new(List {
                     open: BTreeMap::new(),
@@ -596,6 +603,7 @@ impl Lobby {
                 // Taken, and the taker's join not through yet.
                 Status::Waiting => {}
                 Status::Playing => games.push(LobbyGame {
+                    players: self.seat_players(&seek.room).await,
                     room: seek.room,
                     clock: seek.clock,
                     moves: summary.moves,
@@ -610,6 +618,21 @@ impl Lobby {
             list.games = games;
         }
         Ok(())
+    }
+
+    /// The players bound to a game's seats; none if the store cannot say (logged): the game
+    /// is listed anyway.
+    async fn seat_players(&self, room: &str) -> SeatPlayers {
+        let players = self.inner.players.as_ref();
+        let seated = match players.room_players(room).await {
+            Ok(Some(seated)) => shown::seated(players, &seated).await,
+            Ok(None) => Ok(SeatPlayers::default()),
+            Err(error) => Err(error),
+        };
+        seated.unwrap_or_else(|error| {
+            tracing::warn!(%room, %error, "the players of a game in progress could not be read");
+            SeatPlayers::default()
+        })
     }
 
     /// Sends the batch of changes every [`FLUSH_EVERY`], until shutdown.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr};
 
+use super::players::SeatPlayers;
 use super::{BadRequest, ErrorCode, Opened, RoomCreated, SideChoice, TimeControl, UnixMs};
 
 /// `POST /api/seeks`: a room as `POST /api/rooms` makes an online one, listed in the lobby
@@ -81,6 +82,9 @@ pub struct LobbyGame {
     pub spectators: usize,
     /// When the seek was taken (unix ms).
     pub started_at: UnixMs,
+    /// The players in its seats, for those bound to one.
+    #[serde(default)]
+    pub players: SeatPlayers,
 }
 
 /// Why a seek left the list.

@@ -191,6 +191,7 @@ impl Server {
         rooms.resume_clocks();
         let lobby = Lobby::start(
             rooms.clone(),
+            players.clone(),
             config.lobby_config(),
             listener.subscribe(),
             shutdown.clone(),
