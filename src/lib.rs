@@ -46,7 +46,7 @@
 //! One action, from the socket to the broadcast:
 //!
 //! 1. `server/socket.rs` reads a frame for the room's handler (`server/ws.rs`), `protocol/client.rs` parses it into an `Action`, and the
-//!    socket's loop sends `room::Command::Act` to the room's task (`room/mod.rs` finds or loads it);
+//!    socket's loop sends `room::Command::Act` to the room's task (`room/registry.rs` finds or loads it);
 //! 2. `room/task.rs` asks `room/game/` to decide: `Game::decide` answers a `Decision` (the
 //!    events and the next game) or a `Refusal`;
 //! 3. the task appends the events (`store::RoomLog::append`: one commit) and only then keeps the next game;

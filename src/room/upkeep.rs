@@ -1,0 +1,93 @@
+//! The registry's background work: after a restart, the timed rooms being played are loaded so
+//! their clocks run; now and then, the rooms whose game never started are swept.
+
+use std::time::Duration;
+
+use super::{Rooms, now_ms};
+use crate::protocol::UnixMs;
+use crate::room::error::RoomError;
+
+impl Rooms {
+    /// Loads the timed rooms being played ([`Rooms::load_timed_in_play`]) in the background, so
+    /// that after a restart their clocks run and a timeout ends a game with nobody connecting.
+    pub fn resume_clocks(&self) {
+        let rooms = self.clone();
+        tokio::spawn(async move {
+            match rooms.load_timed_in_play().await {
+                Ok(0) => {}
+                Ok(loaded) => tracing::info!(loaded, "timed rooms being played loaded"),
+                Err(error) => {
+                    tracing::error!(%error, "could not list the timed rooms being played")
+                }
+            }
+        });
+    }
+
+    /// Loads every timed room whose game is being played, a page of ids at a time (one bounded
+    /// query each). Each task logs `resumed` (unless another live instance keeps the clock) and
+    /// stays in memory while its clock runs. Returns how many were loaded; a room that fails to
+    /// load is logged and skipped.
+    pub async fn load_timed_in_play(&self) -> Result<usize, RoomError> {
+        const PAGE: u32 = 500;
+        let mut after = String::new();
+        let mut loaded = 0;
+        loop {
+            let ids = self.inner.store.log.timed_in_play(&after, PAGE).await?;
+            for id in &ids {
+                if self.inner.shutdown.is_cancelled() {
+                    return Ok(loaded);
+                }
+                match self.handle(id).await {
+                    Ok(_) => loaded += 1,
+                    Err(error) => tracing::warn!(room = %id, %error, "could not load a timed room"),
+                }
+            }
+            match ids.last() {
+                Some(last) if ids.len() == PAGE as usize => after.clone_from(last),
+                _ => return Ok(loaded),
+            }
+        }
+    }
+
+    /// Sweeps unstarted rooms ([`Rooms::sweep_unstarted`]) in the background until shutdown,
+    /// ten times per `unstarted_ttl` (at most every ten minutes).
+    pub fn sweep_now_and_then(&self) {
+        let rooms = self.clone();
+        let ttl = self.inner.config.unstarted_ttl;
+        let every = (ttl / 10).clamp(Duration::from_millis(100), Duration::from_secs(600));
+        let shutdown = self.inner.shutdown.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = ticks.tick() => {}
+                }
+                match rooms.sweep_unstarted(ttl).await {
+                    Ok(0) => {}
+                    Ok(deleted) => tracing::info!(deleted, "unstarted rooms deleted"),
+                    Err(error) => tracing::warn!(%error, "could not sweep unstarted rooms"),
+                }
+            }
+        });
+    }
+
+    /// Deletes the rooms whose game has not started within `ttl` of their creation, a batch at
+    /// a time, and ends the tasks of those in memory. Returns how many were deleted.
+    pub async fn sweep_unstarted(&self, ttl: Duration) -> Result<usize, RoomError> {
+        const BATCH: u32 = 100;
+        let before = now_ms() - ttl.as_millis() as UnixMs;
+        let mut total = 0;
+        loop {
+            let deleted = self.inner.store.log.delete_unstarted(before, BATCH).await?;
+            for id in &deleted {
+                self.close(id);
+            }
+            total += deleted.len();
+            if deleted.len() < BATCH as usize {
+                return Ok(total);
+            }
+        }
+    }
+}
