@@ -1,7 +1,8 @@
 //! The layout `src/lib.rs` states, checked: imports between the top-level modules flow one way
 //! (commands → server → lobby → room → store / players → protocol → ai → engine, with the helpers from
 //! anywhere), the pure game never sees a stored row, and every `senet serve` default is written
-//! once (a bare `senet serve` parses to the library's own defaults).
+//! once (a bare `senet serve` parses to the library's own defaults), and no file in `src/` is over
+//! 600 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -257,4 +258,31 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+/// The longest a source file may be: a file past it does more than one job (split it by concern).
+const MAX_LINES: usize = 600;
+
+#[test]
+fn no_file_in_src_is_over_600_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = rust_files(&root.join("src"));
+    assert!(
+        files.len() > 100,
+        "the scan found too few files: {}",
+        files.len()
+    );
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(path).unwrap().lines().count();
+            let file = path.strip_prefix(root).unwrap().display();
+            (lines > MAX_LINES).then(|| format!("{file}: {lines} lines"))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files in src/ over {MAX_LINES} lines (split each by concern):\n{}",
+        long.join("\n")
+    );
 }
