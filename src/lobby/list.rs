@@ -126,5 +126,7 @@ fn public(seek: &SeekRow) -> Seek {
         side: seek.side,
         clock: seek.clock,
         at: seek.created_at,
+        rated: seek.poster.rated,
+        range: seek.poster.range,
     }
 }

@@ -13,6 +13,14 @@
 //! pairings; whoever finds none posts a seek and asks again, so two visitors who ask at once end
 //! up in one game instead of both waiting (see `store::seeks`).
 //!
+//! Pairing by strength (issue 29): compatible means the same time control, the same rated
+//! choice (rated only with rated, which needs a player), never one's own seek (by visitor or
+//! by player), the asker's rating inside the seek's range if it set one, and the two ratings
+//! within a window that widens while the seek waits — ±100 at first, 50 more every 5 s,
+//! any rating after 30 s ([`LobbyConfig::window`], `store::Window`); of those, the nearest
+//! rating first, then the oldest. Anonymous seeks and askers have no rating: the window does
+//! not apply to them, and a range excludes them.
+//!
 //! The live list: every instance keeps all open seeks in memory (their number is capped). A
 //! change made here is applied at once, and the post, take or cancel that made it is answered
 //! without waiting for anyone to hear of it: the change is noted in a [`batch::Batch`], and
@@ -43,13 +51,14 @@ use tokio_util::sync::CancellationToken;
 use crate::players::store::PlayerStore;
 use crate::protocol::{FrameText, LobbyFrame, LobbyGame, UnixMs};
 use crate::room::{RoomError, Rooms};
-use crate::store::{SeekRow, Store, StoreError, Subscription};
+use crate::store::{SeekRow, Store, StoreError, Subscription, Window};
 
 mod batch;
 mod list;
 mod seeks;
 mod upkeep;
 
+pub use crate::store::Poster;
 use batch::Batch;
 
 /// How often the lobby's changes are sent: a page hears of a seek within this (plus the
@@ -86,6 +95,8 @@ pub struct LobbyConfig {
     pub max_seeks_per_address: u32,
     /// How long a seek stays listed without its creator's lobby socket.
     pub grace: Duration,
+    /// Quick pairing's rating window and how it widens (see [`Window`]'s default).
+    pub window: Window,
 }
 
 impl Default for LobbyConfig {
@@ -93,6 +104,7 @@ impl Default for LobbyConfig {
         LobbyConfig {
             max_seeks_per_address: DEFAULT_MAX_SEEKS_PER_ADDRESS,
             grace: DEFAULT_SEEK_GRACE,
+            window: Window::default(),
         }
     }
 }
@@ -113,6 +125,9 @@ pub enum LobbyError {
     /// The token is not the seat token of the seek's creator.
     #[error("this token does not hold a seat of the seek's room")]
     NotYours,
+    /// A rating range whose ends are out of order.
+    #[error("range must be [min, max] with min <= max")]
+    BadRange,
     #[error("visitor must be 1 to {MAX_VISITOR} characters without control characters")]
     BadVisitor,
     #[error(transparent)]

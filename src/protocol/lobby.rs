@@ -26,6 +26,10 @@ pub struct PostSeek {
     /// A rated game (for a player with a cookie); casual by default.
     #[serde(default)]
     pub rated: bool,
+    /// The takers' ratings accepted, `[min, max]` both included; `null` (the default): any.
+    /// A range leaves out anonymous takers, who have no rating.
+    #[serde(default)]
+    pub range: Option<[i64; 2]>,
 }
 
 /// `DELETE /api/seeks/{room}`: the creator's seat token proves the seek is theirs (in the body:
@@ -69,6 +73,12 @@ pub struct Seek {
     pub clock: Option<TimeControl>,
     /// When it was posted (unix ms).
     pub at: UnixMs,
+    /// Whether its game will be rated.
+    #[serde(default)]
+    pub rated: bool,
+    /// The takers' ratings it accepts, `[min, max]`; `null`: any.
+    #[serde(default)]
+    pub range: Option<[i64; 2]>,
 }
 
 /// A game in progress that started from a seek.

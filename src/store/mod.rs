@@ -24,10 +24,10 @@ mod seeks;
 pub mod sqlite;
 
 pub use cluster::{Cluster, InstanceId};
-pub use listing::{SeekCaps, SeekChange, SeekList, SeekRow};
+pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
 pub use log::{InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
 pub use postgres::listener::{Listener, News, Subscription};
-pub use seeks::Pairing;
+pub use seeks::{Pairing, Window};
 
 use std::sync::Arc;
 
