@@ -92,6 +92,7 @@ mod tests {
             at: 1,
             rated: false,
             range: None,
+            player: None,
         }
     }
 

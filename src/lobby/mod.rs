@@ -51,7 +51,7 @@ use tokio_util::sync::CancellationToken;
 use crate::players::store::PlayerStore;
 use crate::protocol::{FrameText, LobbyFrame, LobbyGame, UnixMs};
 use crate::room::{RoomError, Rooms};
-use crate::store::{SeekRow, Store, StoreError, Subscription, Window};
+use crate::store::{Store, StoreError, Subscription, Window};
 
 mod batch;
 mod list;
@@ -158,7 +158,7 @@ struct Inner {
 
 struct List {
     /// Open seeks by (posted at, room): the order of the pages, newest last.
-    open: BTreeMap<(UnixMs, String), SeekRow>,
+    open: BTreeMap<(UnixMs, String), list::Listed>,
     /// When each open seek was posted, to find it by room.
     at: HashMap<String, UnixMs>,
     games: Vec<LobbyGame>,

@@ -72,7 +72,7 @@ impl Lobby {
             return Err(LobbyError::TooManySeeks);
         }
         tracing::info!(room = %seek.room, "seek posted");
-        self.opened(seek, Some(received));
+        self.opened(seek, Some(received)).await;
         metrics::histogram!(crate::telemetry::SEEK_POST_LATENCY)
             .record(received.elapsed().as_secs_f64());
         Ok(created)

@@ -31,7 +31,7 @@ impl Lobby {
             self.withdrawn(&room, SeekGone::Withdrawn).await;
         }
         for seek in open {
-            self.opened(seek, None);
+            self.opened(seek, None).await;
         }
         Ok(())
     }
@@ -63,7 +63,7 @@ impl Lobby {
                 if let Some(seek) = self.store().seeks.seek(room).await?
                     && seek.taken_at.is_none()
                 {
-                    self.opened(seek, None);
+                    self.opened(seek, None).await;
                 }
             }
         }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr};
 
-use super::players::SeatPlayers;
+use super::players::{PlayerRef, SeatPlayers};
 use super::{BadRequest, ErrorCode, Opened, RoomCreated, SideChoice, TimeControl, UnixMs};
 
 /// `POST /api/seeks`: a room as `POST /api/rooms` makes an online one, listed in the lobby
@@ -79,6 +79,9 @@ pub struct Seek {
     /// The takers' ratings it accepts, `[min, max]`; `null`: any.
     #[serde(default)]
     pub range: Option<[i64; 2]>,
+    /// Who posted it, if a player; `null` for an anonymous visitor.
+    #[serde(default)]
+    pub player: Option<PlayerRef>,
 }
 
 /// A game in progress that started from a seek.
