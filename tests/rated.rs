@@ -274,21 +274,32 @@ async fn lobby_socket(addr: std::net::SocketAddr) -> Socket {
     tokio_tungstenite::connect_async(url).await.unwrap().0
 }
 
-/// The entry of `room` once a lobby frame lists it among the games in progress.
-async fn game_in_lobby(lobby: &mut Socket, room: &str) -> Value {
+/// The first thing `find` finds in a lobby frame, waiting for the frames.
+async fn in_lobby(lobby: &mut Socket, what: &str, find: impl Fn(&Value) -> Option<Value>) -> Value {
     use futures_util::StreamExt;
     loop {
         let message = tokio::time::timeout(common::PATIENCE, lobby.next()).await;
-        let message = message.expect("the game is listed").unwrap().unwrap();
+        let message = message
+            .unwrap_or_else(|_| panic!("{what} is listed"))
+            .unwrap()
+            .unwrap();
         let Ok(text) = message.into_text() else {
             continue;
         };
         let frame: Value = serde_json::from_str(&text).unwrap_or_default();
-        let games = frame["d"]["games"].as_array().cloned().unwrap_or_default();
-        if let Some(game) = games.into_iter().find(|game| game["room"] == room) {
-            return game;
+        if let Some(found) = find(&frame["d"]) {
+            return found;
         }
     }
+}
+
+/// The entry of `room` once a lobby frame lists it among the games in progress.
+async fn game_in_lobby(lobby: &mut Socket, room: &str) -> Value {
+    in_lobby(lobby, "the game", |frame| {
+        let games = frame["games"].as_array()?;
+        games.iter().find(|game| game["room"] == room).cloned()
+    })
+    .await
 }
 
 /// Seeks and quick pairing: a rated seek wants a player to post it and another to take it;
@@ -360,26 +371,14 @@ async fn set_rating(server: &TestServer, player: &str, rating: f64) {
     assert_eq!(updated.rows_affected(), 1);
 }
 
-/// The first seek a lobby frame lists (a new socket's first frame lists the open ones).
+/// The entry of open seek `room` once a lobby frame lists it (a new socket's first frame
+/// lists the open ones, a change adds one).
 async fn listed_seek(lobby: &mut Socket, room: &str) -> Value {
-    use futures_util::StreamExt;
-    loop {
-        let message = tokio::time::timeout(common::PATIENCE, lobby.next()).await;
-        let message = message.expect("the seek is listed").unwrap().unwrap();
-        let Ok(text) = message.into_text() else {
-            continue;
-        };
-        let frame: Value = serde_json::from_str(&text).unwrap_or_default();
-        let page = &frame["d"]["page"]["seeks"];
-        let seeks = page.as_array().or(frame["d"]["added"].as_array());
-        if let Some(seek) = seeks
-            .into_iter()
-            .flatten()
-            .find(|seek| seek["room"] == room)
-        {
-            return seek.clone();
-        }
-    }
+    in_lobby(lobby, "the seek", |frame| {
+        let seeks = frame["seeks"].as_array().or(frame["added"].as_array())?;
+        seeks.iter().find(|seek| seek["room"] == room).cloned()
+    })
+    .await
 }
 
 /// Quick pairing by strength over real sockets: a seek lists its poster, rated choice and
