@@ -266,6 +266,42 @@ async fn two_games_of_one_player_ending_at_once_on_two_instances() {
     .await
 }
 
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn lobby_socket(addr: std::net::SocketAddr) -> Socket {
+    let url = format!("ws://{addr}/ws/lobby");
+    tokio_tungstenite::connect_async(url).await.unwrap().0
+}
+
+/// The first thing `find` finds in a lobby frame, waiting for the frames.
+async fn in_lobby(lobby: &mut Socket, what: &str, find: impl Fn(&Value) -> Option<Value>) -> Value {
+    use futures_util::StreamExt;
+    loop {
+        let message = tokio::time::timeout(common::PATIENCE, lobby.next()).await;
+        let message = message
+            .unwrap_or_else(|_| panic!("{what} is listed"))
+            .unwrap()
+            .unwrap();
+        let Ok(text) = message.into_text() else {
+            continue;
+        };
+        let frame: Value = serde_json::from_str(&text).unwrap_or_default();
+        if let Some(found) = find(&frame["d"]) {
+            return found;
+        }
+    }
+}
+
+/// The entry of `room` once a lobby frame lists it among the games in progress.
+async fn game_in_lobby(lobby: &mut Socket, room: &str) -> Value {
+    in_lobby(lobby, "the game", |frame| {
+        let games = frame["games"].as_array()?;
+        games.iter().find(|game| game["room"] == room).cloned()
+    })
+    .await
+}
+
 /// Seeks and quick pairing: a rated seek wants a player to post it and another to take it;
 /// the seats are bound, and the room says it is rated.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -282,6 +318,7 @@ async fn rated_seeks_and_pairing_bind_their_seats() {
     let posted = anna.call("POST", "/api/seeks", rated).await;
     assert_eq!(posted.status, 201, "{}", posted.body);
     let room = posted.body["room"].as_str().unwrap().to_owned();
+    let mut lobby = lobby_socket(addr).await;
     let take = format!("/api/seeks/{room}/take");
     let herself = anna.call("POST", &take, None).await;
     assert_eq!(refused(&herself), (400, "rated_needs_player"));
@@ -292,6 +329,10 @@ async fn rated_seeks_and_pairing_bind_their_seats() {
     assert_eq!(white.state["rated"], true);
     assert_eq!(white.state["players"]["black"]["id"], anna_id.as_str());
     assert_eq!(white.state["players"]["white"]["id"], boris_id.as_str());
+    // The lobby's games in progress name both players.
+    let game = game_in_lobby(&mut lobby, &room).await;
+    assert_eq!(game["players"]["black"]["name"], "Anna", "{game}");
+    assert_eq!(game["players"]["white"]["id"], boris_id.as_str(), "{game}");
 
     // Quick pairing: Anna's rated request posts her own rated seek; Boris's pairs with it.
     // (Each page names itself: both come from 127.0.0.1.)
@@ -312,4 +353,90 @@ async fn rated_seeks_and_pairing_bind_their_seats() {
     assert_eq!(socket.state["rated"], true);
     let seat = socket.seat.clone();
     assert_eq!(socket.state["players"][&seat]["id"], boris_id.as_str());
+}
+
+/// Sets a player's rating in the server's SQLite database, as if games had made it.
+async fn set_rating(server: &TestServer, player: &str, rating: f64) {
+    use sqlx::Connection;
+    let path = server.dir.path().join("senet.db");
+    let mut db = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    let updated = sqlx::query("UPDATE players SET rating = ? WHERE id = ?")
+        .bind(rating)
+        .bind(player)
+        .execute(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(updated.rows_affected(), 1);
+}
+
+/// The entry of open seek `room` once a lobby frame lists it (a new socket's first frame
+/// lists the open ones, a change adds one).
+async fn listed_seek(lobby: &mut Socket, room: &str) -> Value {
+    in_lobby(lobby, "the seek", |frame| {
+        let seeks = frame["seeks"].as_array().or(frame["added"].as_array())?;
+        seeks.iter().find(|seek| seek["room"] == room).cloned()
+    })
+    .await
+}
+
+/// Quick pairing by strength over real sockets: a seek lists its poster, rated choice and
+/// range; a range leaves out a player outside it; rated pairs only with rated, never with
+/// one's own seek; of the seeks in the window, the nearest rating is taken, not the oldest.
+/// (The window's widening, by the seek's wait, is tested with the time given in tests/store.rs.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_pairing_prefers_the_nearest_rating() {
+    let server = TestServer::start_with(|config| config.max_seeks_per_address = 0).await;
+    let addr = server.addr;
+    let (mut anna, _) = player(addr, "Anna").await;
+    let (mut boris, _) = player(addr, "Boris").await;
+    let (mut carl, carl_id) = player(addr, "Carl").await;
+    let (mut dora, dora_id) = player(addr, "Dora").await;
+    set_rating(&server, &carl_id, 1590.0).await;
+    set_rating(&server, &dora_id, 1520.0).await;
+    let seek = |visitor: &str, range: Value| {
+        Some(json!({"rated": true, "visitor": visitor, "range": range}))
+    };
+    let pair = |visitor: &str| Some(json!({"rated": true, "visitor": visitor}));
+
+    let bad = anna
+        .call("POST", "/api/seeks", seek("a", json!([1600, 1400])))
+        .await;
+    assert_eq!(refused(&bad), (400, "bad_request"), "{}", bad.body);
+    let picky = anna
+        .call("POST", "/api/seeks", seek("a", json!([1600, 2000])))
+        .await;
+    assert_eq!(picky.status, 201, "{}", picky.body);
+    let picky_room = picky.body["room"].as_str().unwrap().to_owned();
+    let mut lobby = lobby_socket(addr).await;
+    let listed = listed_seek(&mut lobby, &picky_room).await;
+    assert_eq!(listed["rated"], true, "{listed}");
+    assert_eq!(listed["range"], json!([1600, 2000]), "{listed}");
+    assert_eq!(listed["player"]["name"], "Anna", "{listed}");
+    assert_eq!(listed["player"]["rating"], 1500, "{listed}");
+
+    // Carl (1590) posts first, Dora (1520) after: both inside Boris's ±100.
+    let carl_seek = carl
+        .call("POST", "/api/seeks", seek("c", Value::Null))
+        .await;
+    let dora_seek = dora
+        .call("POST", "/api/seeks", seek("d", Value::Null))
+        .await;
+    assert_eq!(dora_seek.status, 201, "{}", dora_seek.body);
+    // An anonymous casual asker takes none of the rated seeks.
+    let casual = Browser::new(addr)
+        .call("POST", "/api/pairing", Some(json!({"visitor": "anon"})))
+        .await;
+    assert_eq!(casual.body["paired"], false, "{}", casual.body);
+    // Boris (1500): Dora's seek (1520) is nearer than Carl's older one (1590); Anna's range
+    // leaves him out.
+    let paired = boris.call("POST", "/api/pairing", pair("b")).await;
+    assert_eq!(paired.body["paired"], true, "{}", paired.body);
+    assert_eq!(paired.body["room"], dora_seek.body["room"]);
+    // Carl, from another page, is never paired with his own seek (and Anna's range leaves
+    // out 1590): he waits.
+    let himself = carl.call("POST", "/api/pairing", pair("c2")).await;
+    assert_eq!(himself.body["paired"], false, "{}", himself.body);
+    assert_ne!(himself.body["room"], carl_seek.body["room"]);
 }

@@ -11,7 +11,7 @@ mod postgres_support;
 use common::{event, room, seat};
 use senet::engine::Side;
 use senet::protocol::{SeekGone, SideChoice, TimeControl, UnixMs};
-use senet::store::{Pairing, RoomRow, SeekCaps, SeekRow, Store, StoreError};
+use senet::store::{Pairing, Poster, RoomRow, SeekCaps, SeekRow, Store, StoreError, Window};
 
 /// A room reads back exactly as created; unknown ids read as `None`.
 async fn rooms_round_trip(store: &Store) {
@@ -315,6 +315,7 @@ async fn posted(store: &Store, id: &str, owner: &str, visitor: &str, at: UnixMs)
         owner: owner.to_string(),
         visitor: visitor.to_string(),
         taken_at: None,
+        poster: Poster::default(),
     };
     assert!(store.seeks.post_seek(&seek, NO_CAPS).await.unwrap());
     seek
@@ -348,6 +349,7 @@ async fn seeks_are_listed_within_their_caps(store: &Store) {
         owner: owner.into(),
         visitor: "bob".into(),
         taken_at: None,
+        poster: Poster::default(),
     };
     let per_owner = SeekCaps {
         per_owner: 2,
@@ -464,8 +466,11 @@ async fn pairing_takes_the_oldest_compatible_seek(store: &Store) {
     posted(store, "p1", "10.0.0.1", "ann", 1_000).await;
     posted(store, "p2", "10.0.0.3", "cid", 2_000).await;
     posted(store, "p3", "10.0.0.2", "bob", 3_000).await;
+    let anonymous = Poster::default();
     let ask = |visitor, own, clock| Pairing {
         clock,
+        poster: &anonymous,
+        window: Window::default(),
         visitor,
         own,
         at: 4_000,
@@ -511,6 +516,81 @@ async fn pairing_takes_the_oldest_compatible_seek(store: &Store) {
             .unwrap(),
         None
     );
+}
+
+/// A rated player's seek, posted at `at` by visitor `id` (player `id`) with its rating.
+async fn rated_seek(store: &Store, id: &str, rating: i64, range: Option<[i64; 2]>, at: UnixMs) {
+    let mut seek = posted_row(id, at);
+    seek.poster = Poster {
+        player: Some(id.to_string()),
+        rated: true,
+        rating: Some(rating),
+        range,
+    };
+    let mut row = room(id);
+    row.created_at = at;
+    store.log.create_room(&row, &[]).await.unwrap();
+    assert!(store.seeks.post_seek(&seek, NO_CAPS).await.unwrap());
+}
+
+fn posted_row(id: &str, at: UnixMs) -> SeekRow {
+    SeekRow {
+        room: id.to_string(),
+        side: SideChoice::Random,
+        clock: None,
+        created_at: at,
+        expires_at: at + 100_000,
+        owner: "10.0.0.9".into(),
+        visitor: id.to_string(),
+        taken_at: None,
+        poster: Poster::default(),
+    }
+}
+
+/// Pairing by strength, with the time given: the nearest rating inside the window first, the
+/// window widening with the seek's wait (±100, +50 every 5 s, any after 30 s), a seek's range
+/// kept, rated only with rated, never one's own seek by player.
+async fn pairing_prefers_the_nearest_rating_in_a_widening_window(store: &Store) {
+    rated_seek(store, "far", 1900, None, 0).await;
+    rated_seek(store, "near", 1560, None, 1_000).await;
+    rated_seek(store, "mid", 1620, None, 500).await;
+    rated_seek(store, "picky", 1300, Some([1700, 2000]), 0).await;
+    let casual = Poster::default();
+    let me = |player: &str, rating| Poster {
+        player: Some(player.to_string()),
+        rated: true,
+        rating: Some(rating),
+        range: None,
+    };
+    let ask = |poster, at| Pairing {
+        clock: None,
+        poster,
+        window: Window::default(),
+        visitor: "asker",
+        own: None,
+        at,
+    };
+    let pair = |pairing| async move { store.seeks.pair_seek(&pairing).await.unwrap() };
+    assert_eq!(
+        pair(ask(&casual, 2_000)).await,
+        None,
+        "casual never takes rated"
+    );
+    let near = me("near", 1550);
+    assert_eq!(
+        pair(ask(&near, 2_000)).await.as_deref(),
+        Some("mid"),
+        "not one's own seek (near); mid is 70 away, picky's range leaves 1550 out"
+    );
+    let low = me("low", 1480);
+    assert_eq!(pair(ask(&low, 2_000)).await.as_deref(), Some("near"));
+    let strong = me("strong", 1750);
+    // far (1900) is 150 away: out of ±100 at first, inside ±150 once it waited 5 s; picky
+    // (1300, range 1700-2000: 450 away, out of ±350 at 29.999 s) only once any rating goes.
+    assert_eq!(pair(ask(&strong, 4_999)).await, None);
+    assert_eq!(pair(ask(&strong, 5_000)).await.as_deref(), Some("far"));
+    assert_eq!(pair(ask(&strong, 29_999)).await, None);
+    assert_eq!(pair(ask(&strong, 30_000)).await.as_deref(), Some("picky"));
 }
 
 async fn ping_answers(store: &Store) {
@@ -600,6 +680,13 @@ macro_rules! backend_tests {
             $(#[$attr])*
             async fn pairing_takes_the_oldest_compatible_seek() {
                 super::$on_store(super::pairing_takes_the_oldest_compatible_seek).await
+            }
+
+            #[tokio::test]
+            $(#[$attr])*
+            async fn pairing_prefers_the_nearest_rating_in_a_widening_window() {
+                super::$on_store(super::pairing_prefers_the_nearest_rating_in_a_widening_window)
+                    .await
             }
             #[tokio::test]
             $(#[$attr])*

@@ -90,6 +90,9 @@ mod tests {
             side: SideChoice::Random,
             clock: None,
             at: 1,
+            rated: false,
+            range: None,
+            player: None,
         }
     }
 

@@ -8,6 +8,7 @@ use tokio::time::Instant;
 
 use super::batch::Flushed;
 use super::{List, Listing, Lobby, PAGE};
+use crate::players::shown;
 use crate::protocol::{LobbyFrame, Seek, SeekGone, SeekPage, UnixMs};
 use crate::store::SeekRow;
 
@@ -36,7 +37,7 @@ impl Lobby {
         let list = self.list();
         list.open
             .values()
-            .filter(|seek| seek.owner == owner)
+            .filter(|listed| listed.row.owner == owner)
             .count()
     }
 
@@ -45,20 +46,22 @@ impl Lobby {
         self.list()
             .open
             .values()
-            .any(|seek| seek.visitor == visitor)
+            .any(|listed| listed.row.visitor == visitor)
     }
 
     /// Lists a seek that is open in the store (once, however often we hear of it); `received`
     /// is when its post arrived, if here.
-    pub(super) fn opened(&self, seek: SeekRow, received: Option<Instant>) {
+    pub(super) async fn opened(&self, seek: SeekRow, received: Option<Instant>) {
+        let shown = self.public(&seek).await;
         let mut list = self.list();
         if list.at.contains_key(&seek.room) {
             return;
         }
         let handed_out = list.handed_out;
-        list.batch.add(public(&seek), handed_out, received);
+        list.batch.add(shown.clone(), handed_out, received);
         list.at.insert(seek.room.clone(), seek.created_at);
-        list.open.insert((seek.created_at, seek.room.clone()), seek);
+        let key = (seek.created_at, seek.room.clone());
+        list.open.insert(key, Listed { row: seek, shown });
     }
 
     /// Takes a seek off the list (once, however often we hear of it): whether it was listed.
@@ -76,6 +79,30 @@ impl Lobby {
             self.inner.games_changed.notify_one();
         }
         true
+    }
+
+    /// A seek as anyone may see it (no owner, no visitor), with its poster as a player; one
+    /// whose player cannot be read is listed without (logged).
+    async fn public(&self, seek: &SeekRow) -> Seek {
+        let player = match &seek.poster.player {
+            None => None,
+            Some(id) => match self.inner.players.player(id).await {
+                Ok(row) => row.as_ref().map(shown::player_ref),
+                Err(error) => {
+                    tracing::warn!(room = %seek.room, %error, "a seek's player could not be read");
+                    None
+                }
+            },
+        };
+        Seek {
+            room: seek.room.clone(),
+            side: seek.side,
+            clock: seek.clock,
+            at: seek.created_at,
+            rated: seek.poster.rated,
+            range: seek.poster.range,
+            player,
+        }
     }
 
     /// Takes a seek off the list that went without being taken (as far as we know): the store
@@ -112,19 +139,19 @@ impl List {
             Some(key) => self.open.range(..key),
             None => self.open.range(..),
         };
-        let mut seeks: Vec<Seek> = older.rev().take(PAGE + 1).map(|(_, s)| public(s)).collect();
+        let mut seeks: Vec<Seek> = older
+            .rev()
+            .take(PAGE + 1)
+            .map(|(_, listed)| listed.shown.clone())
+            .collect();
         let more = seeks.len() > PAGE;
         seeks.truncate(PAGE);
         SeekPage { seeks, more }
     }
 }
 
-/// A seek as anyone may see it (no owner, no visitor).
-fn public(seek: &SeekRow) -> Seek {
-    Seek {
-        room: seek.room.clone(),
-        side: seek.side,
-        clock: seek.clock,
-        at: seek.created_at,
-    }
+/// An open seek as stored, and as shown.
+pub(super) struct Listed {
+    pub row: SeekRow,
+    pub shown: Seek,
 }

@@ -13,6 +13,14 @@
 //! pairings; whoever finds none posts a seek and asks again, so two visitors who ask at once end
 //! up in one game instead of both waiting (see `store::seeks`).
 //!
+//! Pairing by strength (issue 29): compatible means the same time control, the same rated
+//! choice (rated only with rated, which needs a player), never one's own seek (by visitor or
+//! by player), the asker's rating inside the seek's range if it set one, and the two ratings
+//! within a window that widens while the seek waits — ±100 at first, 50 more every 5 s,
+//! any rating after 30 s ([`LobbyConfig::window`], `store::Window`); of those, the nearest
+//! rating first, then the oldest. Anonymous seeks and askers have no rating: the window does
+//! not apply to them, and a range excludes them.
+//!
 //! The live list: every instance keeps all open seeks in memory (their number is capped). A
 //! change made here is applied at once, and the post, take or cancel that made it is answered
 //! without waiting for anyone to hear of it: the change is noted in a [`batch::Batch`], and
@@ -40,15 +48,17 @@ use std::time::Duration;
 use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
+use crate::players::store::PlayerStore;
 use crate::protocol::{FrameText, LobbyFrame, LobbyGame, UnixMs};
 use crate::room::{RoomError, Rooms};
-use crate::store::{SeekRow, Store, StoreError, Subscription};
+use crate::store::{Store, StoreError, Subscription, Window};
 
 mod batch;
 mod list;
 mod seeks;
 mod upkeep;
 
+pub use crate::store::Poster;
 use batch::Batch;
 
 /// How often the lobby's changes are sent: a page hears of a seek within this (plus the
@@ -85,6 +95,8 @@ pub struct LobbyConfig {
     pub max_seeks_per_address: u32,
     /// How long a seek stays listed without its creator's lobby socket.
     pub grace: Duration,
+    /// Quick pairing's rating window and how it widens (see [`Window`]'s default).
+    pub window: Window,
 }
 
 impl Default for LobbyConfig {
@@ -92,6 +104,7 @@ impl Default for LobbyConfig {
         LobbyConfig {
             max_seeks_per_address: DEFAULT_MAX_SEEKS_PER_ADDRESS,
             grace: DEFAULT_SEEK_GRACE,
+            window: Window::default(),
         }
     }
 }
@@ -112,6 +125,9 @@ pub enum LobbyError {
     /// The token is not the seat token of the seek's creator.
     #[error("this token does not hold a seat of the seek's room")]
     NotYours,
+    /// A rating range whose ends are out of order.
+    #[error("range must be [min, max] with min <= max")]
+    BadRange,
     #[error("visitor must be 1 to {MAX_VISITOR} characters without control characters")]
     BadVisitor,
     #[error(transparent)]
@@ -128,6 +144,8 @@ pub struct Lobby {
 
 struct Inner {
     rooms: Rooms,
+    /// Who sits in the games in progress, by identity.
+    players: Arc<dyn PlayerStore>,
     config: LobbyConfig,
     /// The open seeks, the changes not yet sent and the frames that tell of them: one lock,
     /// so a socket's snapshot and its subscription to the changes after it are taken together.
@@ -140,7 +158,7 @@ struct Inner {
 
 struct List {
     /// Open seeks by (posted at, room): the order of the pages, newest last.
-    open: BTreeMap<(UnixMs, String), SeekRow>,
+    open: BTreeMap<(UnixMs, String), list::Listed>,
     /// When each open seek was posted, to find it by room.
     at: HashMap<String, UnixMs>,
     games: Vec<LobbyGame>,
@@ -183,6 +201,7 @@ impl Lobby {
     /// until `shutdown`, and hearing other instances through `news`.
     pub async fn start(
         rooms: Rooms,
+        players: Arc<dyn PlayerStore>,
         config: LobbyConfig,
         news: Subscription,
         shutdown: CancellationToken,
@@ -191,6 +210,7 @@ impl Lobby {
         let lobby = Lobby {
             inner: Arc::new(Inner {
                 rooms,
+                players,
                 config,
                 list: Mutex::new(List {
                     open: BTreeMap::new(),

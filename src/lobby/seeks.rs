@@ -8,7 +8,7 @@ use super::{Hold, Lobby, LobbyError, MAX_OPEN_SEEKS, MAX_VISITOR};
 use crate::protocol::{Paired, RoomCreated, Seat, SeekGone, SideChoice, TimeControl, room_url};
 use crate::room::{NewRoom, RoomError, Seats, now_ms};
 use crate::secrets::hash_token;
-use crate::store::{Pairing, SeekCaps, SeekRow};
+use crate::store::{Pairing, Poster, SeekCaps, SeekRow};
 
 impl Lobby {
     /// Posts a seek from `owner` (a client address): its room as an online room is created
@@ -19,9 +19,13 @@ impl Lobby {
         side: SideChoice,
         clock: Option<TimeControl>,
         visitor: Option<String>,
+        poster: Poster,
     ) -> Result<RoomCreated, LobbyError> {
         let visitor = visitor_or(visitor, owner)?;
-        self.post_as(owner, side, clock, visitor).await
+        if poster.range.is_some_and(|[min, max]| min > max) {
+            return Err(LobbyError::BadRange);
+        }
+        self.post_as(owner, side, clock, visitor, poster).await
     }
 
     /// [`Lobby::post`] for a visitor already named.
@@ -31,6 +35,7 @@ impl Lobby {
         side: SideChoice,
         clock: Option<TimeControl>,
         visitor: String,
+        poster: Poster,
     ) -> Result<RoomCreated, LobbyError> {
         let received = Instant::now();
         let per_owner = self.inner.config.max_seeks_per_address;
@@ -57,6 +62,7 @@ impl Lobby {
             owner: owner.to_string(),
             visitor,
             taken_at: None,
+            poster,
         };
         let caps = SeekCaps {
             per_owner,
@@ -66,7 +72,7 @@ impl Lobby {
             return Err(LobbyError::TooManySeeks);
         }
         tracing::info!(room = %seek.room, "seek posted");
-        self.opened(seek, Some(received));
+        self.opened(seek, Some(received)).await;
         metrics::histogram!(crate::telemetry::SEEK_POST_LATENCY)
             .record(received.elapsed().as_secs_f64());
         Ok(created)
@@ -96,18 +102,22 @@ impl Lobby {
         Ok(())
     }
 
-    /// Quick pairing: takes the oldest open seek with this time control that is not the
-    /// visitor's own, or posts one (side random) and looks once more, in case another visitor
+    /// Quick pairing: takes the compatible open seek nearest in rating (see the module doc),
+    /// or posts one (side random, no range) and looks once more, in case another visitor
     /// posted at the same moment.
     pub async fn pair(
         &self,
         owner: &str,
         clock: Option<TimeControl>,
         visitor: Option<String>,
+        poster: Poster,
     ) -> Result<Paired, LobbyError> {
         let visitor = visitor_or(visitor, owner)?;
+        let asker = poster.clone();
         let mut pairing = Pairing {
             clock,
+            poster: &asker,
+            window: self.inner.config.window,
             visitor: &visitor,
             own: None,
             at: now_ms(),
@@ -116,7 +126,7 @@ impl Lobby {
             return self.paired(&room).await;
         }
         let own = self
-            .post_as(owner, SideChoice::Random, clock, visitor.clone())
+            .post_as(owner, SideChoice::Random, clock, visitor.clone(), poster)
             .await?;
         pairing.own = Some(&own.room);
         pairing.at = now_ms();

@@ -6,6 +6,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{FLUSH_EVERY, GAMES, GAMES_EVERY, GAMES_SOON, Lobby, LobbyError, TICK};
+use crate::players::shown;
+use crate::protocol::players::SeatPlayers;
 use crate::protocol::{LobbyGame, SeekGone, Status};
 use crate::room::{RoomError, now_ms};
 use crate::store::{SeekChange, Subscription};
@@ -29,7 +31,7 @@ impl Lobby {
             self.withdrawn(&room, SeekGone::Withdrawn).await;
         }
         for seek in open {
-            self.opened(seek, None);
+            self.opened(seek, None).await;
         }
         Ok(())
     }
@@ -61,7 +63,7 @@ impl Lobby {
                 if let Some(seek) = self.store().seeks.seek(room).await?
                     && seek.taken_at.is_none()
                 {
-                    self.opened(seek, None);
+                    self.opened(seek, None).await;
                 }
             }
         }
@@ -132,6 +134,7 @@ impl Lobby {
                 // Taken, and the taker's join not through yet.
                 Status::Waiting => {}
                 Status::Playing => games.push(LobbyGame {
+                    players: self.seat_players(&seek.room).await,
                     room: seek.room,
                     clock: seek.clock,
                     moves: summary.moves,
@@ -146,6 +149,21 @@ impl Lobby {
             list.games = games;
         }
         Ok(())
+    }
+
+    /// The players bound to a game's seats; none if the store cannot say (logged): the game
+    /// is listed anyway.
+    async fn seat_players(&self, room: &str) -> SeatPlayers {
+        let players = self.inner.players.as_ref();
+        let seated = match players.room_players(room).await {
+            Ok(Some(seated)) => shown::seated(players, &seated).await,
+            Ok(None) => Ok(SeatPlayers::default()),
+            Err(error) => Err(error),
+        };
+        seated.unwrap_or_else(|error| {
+            tracing::warn!(%room, %error, "the players of a game in progress could not be read");
+            SeatPlayers::default()
+        })
     }
 
     /// Sends the batch of changes every [`FLUSH_EVERY`], until shutdown.

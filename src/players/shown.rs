@@ -5,8 +5,8 @@ use skillratings::glicko2::Glicko2Rating;
 
 use super::name::generated_name;
 use super::rating::is_provisional;
-use super::store::{self, PlayerRow};
-use crate::protocol::players::{Change, Player, PlayerRef};
+use super::store::{self, PlayerError, PlayerRow, PlayerStore, RoomPlayers};
+use crate::protocol::players::{Change, Player, PlayerRef, SeatPlayers};
 use crate::protocol::{BeforeAfter, RatingChanges};
 
 /// The name shown for a deleted player (the pages translate it).
@@ -62,4 +62,21 @@ pub fn changes([black, white]: &[store::Change; 2]) -> RatingChanges {
         black: shown(black),
         white: shown(white),
     }
+}
+
+/// The players bound to a room's seats, as shown beside its board or in the lobby.
+pub async fn seated(
+    players: &dyn PlayerStore,
+    room: &RoomPlayers,
+) -> Result<SeatPlayers, PlayerError> {
+    let shown = async |bound: &Option<String>| -> Result<Option<PlayerRef>, PlayerError> {
+        let Some(id) = bound else {
+            return Ok(None);
+        };
+        Ok(players.player(id).await?.as_ref().map(player_ref))
+    };
+    Ok(SeatPlayers {
+        black: shown(&room.black).await?,
+        white: shown(&room.white).await?,
+    })
 }

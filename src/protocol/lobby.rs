@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, EnumString, IntoStaticStr};
 
+use super::players::{PlayerRef, SeatPlayers};
 use super::{BadRequest, ErrorCode, Opened, RoomCreated, SideChoice, TimeControl, UnixMs};
 
 /// `POST /api/seeks`: a room as `POST /api/rooms` makes an online one, listed in the lobby
@@ -25,6 +26,10 @@ pub struct PostSeek {
     /// A rated game (for a player with a cookie); casual by default.
     #[serde(default)]
     pub rated: bool,
+    /// The takers' ratings accepted, `[min, max]` both included; `null` (the default): any.
+    /// A range leaves out anonymous takers, who have no rating.
+    #[serde(default)]
+    pub range: Option<[i64; 2]>,
 }
 
 /// `DELETE /api/seeks/{room}`: the creator's seat token proves the seek is theirs (in the body:
@@ -68,6 +73,15 @@ pub struct Seek {
     pub clock: Option<TimeControl>,
     /// When it was posted (unix ms).
     pub at: UnixMs,
+    /// Whether its game will be rated.
+    #[serde(default)]
+    pub rated: bool,
+    /// The takers' ratings it accepts, `[min, max]`; `null`: any.
+    #[serde(default)]
+    pub range: Option<[i64; 2]>,
+    /// Who posted it, if a player; `null` for an anonymous visitor.
+    #[serde(default)]
+    pub player: Option<PlayerRef>,
 }
 
 /// A game in progress that started from a seek.
@@ -81,6 +95,9 @@ pub struct LobbyGame {
     pub spectators: usize,
     /// When the seek was taken (unix ms).
     pub started_at: UnixMs,
+    /// The players in its seats, for those bound to one.
+    #[serde(default)]
+    pub players: SeatPlayers,
 }
 
 /// Why a seek left the list.

@@ -21,6 +21,14 @@ pub struct PlayerRef {
     pub provisional: bool,
 }
 
+/// Who sits in a game's seats by identity (a game in progress in the lobby); `None` for an
+/// anonymous seat.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatPlayers {
+    pub black: Option<PlayerRef>,
+    pub white: Option<PlayerRef>,
+}
+
 /// A whole player: `GET /api/me`, `POST /api/me` and the player pages.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Player {

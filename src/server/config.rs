@@ -194,6 +194,7 @@ impl Config {
         LobbyConfig {
             max_seeks_per_address: self.max_seeks_per_address,
             grace: self.seek_grace,
+            ..LobbyConfig::default()
         }
     }
 }

@@ -125,7 +125,9 @@ impl From<LobbyError> for WireError {
                 "this browser already has an open seek: cancel it or wait for a taker",
             ),
             LobbyError::NotYours => WireError::new(ErrorCode::BadToken, error.to_string()),
-            LobbyError::BadVisitor => WireError::new(ErrorCode::BadRequest, error.to_string()),
+            LobbyError::BadVisitor | LobbyError::BadRange => {
+                WireError::new(ErrorCode::BadRequest, error.to_string())
+            }
             LobbyError::Room(error) => error.into(),
             LobbyError::Store(_) => WireError::internal(&error),
         }
@@ -250,7 +252,7 @@ fn lobby_status(error: &LobbyError) -> StatusCode {
         LobbyError::TooManySeeks => StatusCode::TOO_MANY_REQUESTS,
         LobbyError::SeekOpen => StatusCode::CONFLICT,
         LobbyError::NotYours => StatusCode::FORBIDDEN,
-        LobbyError::BadVisitor => StatusCode::BAD_REQUEST,
+        LobbyError::BadVisitor | LobbyError::BadRange => StatusCode::BAD_REQUEST,
         LobbyError::Room(error) => room_status(error),
         LobbyError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -25,7 +25,9 @@ use super::identity::Identity;
 use super::limits::ConnectionPermit;
 use super::seating;
 use super::socket::{self, Admitted, CLOSE_RESTART, Close, Handler, Peer};
-use crate::lobby::{Hold, Listing, Lobby};
+use crate::lobby::{Hold, Listing, Lobby, Poster};
+use crate::players::shown;
+use crate::players::store::PlayerRow;
 use crate::protocol::{
     CancelSeek, FrameText, LobbyFrame, LobbyMessage, LobbyRequest, Mode, Pair, Paired, PostSeek,
     RoomCreated,
@@ -50,6 +52,7 @@ pub async fn post_seek(
             request.side,
             request.clock,
             request.visitor,
+            poster(player.as_ref(), request.rated, request.range),
         )
         .await?;
     let (room, seat) = (&created.room, created.seat);
@@ -79,9 +82,8 @@ pub async fn cancel_seek(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `POST /api/pairing`; the seat is bound to the asker's player, if any. `rated` makes the
-/// asker's own new seek rated; a seek paired with keeps its creator's choice (pairing does not
-/// yet match rated with rated: a rated seek taken by an anonymous asker is simply not rated).
+/// `POST /api/pairing`; the seat is bound to the asker's player, if any. Rated pairs only with
+/// rated (and needs a player), never with one's own seek; see [`crate::lobby`] for the rest.
 pub async fn pair(
     State(state): State<AppState>,
     Extension(client): Extension<ClientAddr>,
@@ -92,7 +94,12 @@ pub async fn pair(
     seating::check_creator(Mode::Online, request.rated, player.as_ref())?;
     let paired = state
         .lobby
-        .pair(&client.0.to_string(), request.clock, request.visitor)
+        .pair(
+            &client.0.to_string(),
+            request.clock,
+            request.visitor,
+            poster(player.as_ref(), request.rated, None),
+        )
         .await?;
     let (room, seat) = (&paired.seat.room, paired.seat.seat);
     if paired.paired {
@@ -101,6 +108,16 @@ pub async fn pair(
         seating::seat_creator(&state, room, seat, request.rated, player.as_ref()).await?;
     }
     Ok(Json(paired))
+}
+
+/// Who posts or asks, as the lobby matches them: their player and rating, if any.
+fn poster(player: Option<&PlayerRow>, rated: bool, range: Option<[i64; 2]>) -> Poster {
+    Poster {
+        player: player.map(|row| row.id.clone()),
+        rated,
+        rating: player.map(|row| shown::player_ref(row).rating),
+        range,
+    }
 }
 
 /// `GET /ws/lobby`: 403 for another site's page, 429 past a connection cap, before the upgrade.

@@ -194,6 +194,7 @@ impl Server {
         rooms.backfill_summaries();
         let lobby = Lobby::start(
             rooms.clone(),
+            players.clone(),
             config.lobby_config(),
             listener.subscribe(),
             shutdown.clone(),

@@ -138,15 +138,9 @@ async fn add_players(players: &dyn PlayerStore, state: &mut RoomState) -> Result
         let changes = players.room_changes(&state.room).await?;
         state.ratings = changes.as_ref().map(shown::changes);
     }
-    let seats = [
-        (seated.black, &mut state.players.black),
-        (seated.white, &mut state.players.white),
-    ];
-    for (bound, seat) in seats {
-        if let Some(id) = bound {
-            seat.player = players.player(&id).await?.as_ref().map(shown::player_ref);
-        }
-    }
+    let shown = shown::seated(players, &seated).await?;
+    state.players.black.player = shown.black;
+    state.players.white.player = shown.white;
     Ok(())
 }
 

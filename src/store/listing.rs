@@ -26,6 +26,21 @@ pub struct SeekRow {
     pub visitor: String,
     /// When it was taken; `None` while open.
     pub taken_at: Option<UnixMs>,
+    /// Who posted it by identity, and what game they want.
+    pub poster: Poster,
+}
+
+/// A seek's poster by identity (migration 0290): quick pairing matches on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Poster {
+    /// Their player id; `None` for an anonymous visitor.
+    pub player: Option<String>,
+    /// A rated game wanted (only with another player's rated seek).
+    pub rated: bool,
+    /// Their rating when posting, rounded; `None` for an anonymous visitor.
+    pub rating: Option<i64>,
+    /// The takers' ratings accepted, both ends included; `None`: any.
+    pub range: Option<[i64; 2]>,
 }
 
 /// How many open seeks may exist (0: no cap).

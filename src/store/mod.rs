@@ -25,10 +25,10 @@ pub mod sqlite;
 mod summaries;
 
 pub use cluster::{Cluster, InstanceId};
-pub use listing::{SeekCaps, SeekChange, SeekList, SeekRow};
+pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
 pub use log::{InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
 pub use postgres::listener::{Listener, News, Subscription};
-pub use seeks::Pairing;
+pub use seeks::{Pairing, Window};
 
 use std::sync::Arc;
 

@@ -104,13 +104,17 @@ const SQL: Statements = Statements {
 const SEEKS: SeekStatements = SeekStatements {
     rooms: &SQL,
     insert: "INSERT INTO seeks (room, side, clock_initial, clock_increment, created_at, \
-             expires_at, owner, visitor) SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
-             WHERE ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL AND owner = $9) < $10 OR $11 = 0) \
-             AND ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL) < $12 OR $13 = 0)",
-    select: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE room = $1",
-    select_open: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NULL \
+             expires_at, owner, visitor, player, rated, rating, range_min, range_max) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 \
+             WHERE ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL AND owner = $14) < $15 OR $16 = 0) \
+             AND ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL) < $17 OR $18 = 0)",
+    select: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at, \
+             player, rated, rating, range_min, range_max FROM seeks WHERE room = $1",
+    select_open: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at, \
+             player, rated, rating, range_min, range_max FROM seeks WHERE taken_at IS NULL \
                   ORDER BY created_at DESC, room DESC",
-    select_taken: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NOT NULL \
+    select_taken: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at, \
+             player, rated, rating, range_min, range_max FROM seeks WHERE taken_at IS NOT NULL \
                    ORDER BY taken_at DESC, room DESC LIMIT $1",
     take: "UPDATE seeks SET taken_at = $1 WHERE room = $2 AND taken_at IS NULL",
     delete_open: "DELETE FROM seeks WHERE room = $1 AND taken_at IS NULL",
@@ -118,7 +122,13 @@ const SEEKS: SeekStatements = SeekStatements {
     select_expired: "SELECT room FROM seeks WHERE taken_at IS NULL AND expires_at < $1",
     select_match: "SELECT room FROM seeks WHERE taken_at IS NULL \
                    AND clock_initial IS NOT DISTINCT FROM $1 AND clock_increment IS NOT DISTINCT FROM $2 \
-                   AND visitor <> $3 AND room <> $4 ORDER BY created_at, room LIMIT 1 FOR UPDATE",
+                   AND visitor <> $3 AND room <> $4 AND rated = $5 \
+                   AND (player IS NULL OR $6::text IS NULL OR player <> $6) \
+                   AND (range_min IS NULL OR $7::bigint >= range_min) \
+                   AND (range_max IS NULL OR $7 <= range_max) \
+                   AND (rating IS NULL OR $7 IS NULL OR $8::bigint - created_at >= $12::bigint \
+                        OR abs(rating - $7) <= $9::bigint + $10::bigint * (($8 - created_at) / $11::bigint)) \
+                   ORDER BY COALESCE(abs(rating - $7), 1000000000), created_at, room LIMIT 1 FOR UPDATE",
     // Transaction-scoped, in the two-key space (presence locks use the one-key space, which
     // does not overlap it): 0x5345_4e45 is "SENE", 1 the pairing.
     lock_pairing: Some("SELECT pg_advisory_xact_lock(1397050949, 1)"),

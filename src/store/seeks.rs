@@ -16,7 +16,7 @@ use sqlx::{Pool, QueryBuilder, Row, Transaction};
 
 use super::postgres::listener::{CHANNEL, seek_payload};
 use super::rows::{self, Statements};
-use super::{SeekChange, SeekRow, StoreError};
+use super::{Poster, SeekChange, SeekRow, StoreError};
 use crate::protocol::{SeekGone, TimeControl, UnixMs};
 
 /// One backend's SQL for the lobby's rows.
@@ -78,6 +78,11 @@ macro_rules! seek_rows {
                     .bind(seek.expires_at)
                     .bind(seek.owner.clone())
                     .bind(seek.visitor.clone())
+                    .bind(seek.poster.player.clone())
+                    .bind(seek.poster.rated)
+                    .bind(seek.poster.rating)
+                    .bind(seek.poster.range.map(|[min, _]| min))
+                    .bind(seek.poster.range.map(|[_, max]| max))
                     .bind(seek.owner.clone())
                     .bind(i64::from(per_owner))
                     .bind(i64::from(per_owner))
@@ -257,6 +262,14 @@ macro_rules! seek_rows {
                     .bind(increment)
                     .bind(pairing.visitor.to_string())
                     .bind(pairing.own.unwrap_or_default().to_string())
+                    .bind(pairing.poster.rated)
+                    .bind(pairing.poster.player.clone())
+                    .bind(pairing.poster.rating)
+                    .bind(pairing.at)
+                    .bind(pairing.window.first)
+                    .bind(pairing.window.step)
+                    .bind(pairing.window.every_ms)
+                    .bind(pairing.window.unlimited_after_ms)
                     .fetch_optional(&mut *tx)
                     .await?;
                 let Some((room,)) = found else {
@@ -293,6 +306,8 @@ macro_rules! seek_rows {
 
             fn seek_from_row(row: &<Db as sqlx::Database>::Row) -> Result<SeekRow, StoreError> {
                 let side: String = row.try_get("side")?;
+                let range_min: Option<i64> = row.try_get("range_min")?;
+                let range_max: Option<i64> = row.try_get("range_max")?;
                 Ok(SeekRow {
                     room: row.try_get("room")?,
                     side: side
@@ -307,6 +322,12 @@ macro_rules! seek_rows {
                     owner: row.try_get("owner")?,
                     visitor: row.try_get("visitor")?,
                     taken_at: row.try_get("taken_at")?,
+                    poster: Poster {
+                        player: row.try_get("player")?,
+                        rated: row.try_get("rated")?,
+                        rating: row.try_get("rating")?,
+                        range: range_min.zip(range_max).map(|(min, max)| [min, max]),
+                    },
                 })
             }
         }
@@ -316,15 +337,45 @@ macro_rules! seek_rows {
 seek_rows!(sqlite, sqlx::Sqlite);
 seek_rows!(postgres, sqlx::Postgres);
 
-/// A quick pairing's question to the store.
+/// A quick pairing's question to the store: the oldest open seek with the same time control and
+/// rated choice, not the asker's own (by visitor or by player), whose range holds the asker's
+/// rating, and whose poster's rating is inside the seek's [`Window`]; the nearest rating first.
 pub struct Pairing<'a> {
     pub clock: Option<TimeControl>,
+    /// Who asks by identity: their rated choice, player and rating.
+    pub poster: &'a Poster,
+    /// How far apart two ratings may be, by how long the seek has waited.
+    pub window: Window,
     /// Who asks: their own seeks are skipped.
     pub visitor: &'a str,
     /// The seek the asker posted after finding none, if any: withdrawn in the same step as the
     /// other is taken, so nobody holds two.
     pub own: Option<&'a str>,
     pub at: UnixMs,
+}
+
+/// How far from a seek's rating quick pairing looks, widening while the seek waits: `first`
+/// either way at once, `step` more every `every_ms`, and any rating once it has waited
+/// `unlimited_after_ms`. The seek's wait, not the asker's: the asker has just arrived, and the
+/// seek's poster is the one who waited (and whose window is wider).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub first: i64,
+    pub step: i64,
+    pub every_ms: i64,
+    pub unlimited_after_ms: i64,
+}
+
+impl Default for Window {
+    /// ±100 at first, 50 more every 5 s, unlimited after 30 s.
+    fn default() -> Self {
+        Window {
+            first: 100,
+            step: 50,
+            every_ms: 5_000,
+            unlimited_after_ms: 30_000,
+        }
+    }
 }
 
 /// A time control as its two columns, both NULL when untimed.

@@ -93,21 +93,29 @@ const SQL: Statements = Statements {
 const SEEKS: SeekStatements = SeekStatements {
     rooms: &SQL,
     insert: "INSERT INTO seeks (room, side, clock_initial, clock_increment, created_at, \
-             expires_at, owner, visitor) SELECT ?, ?, ?, ?, ?, ?, ?, ? \
+             expires_at, owner, visitor, player, rated, rating, range_min, range_max) \
+             SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? \
              WHERE ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL AND owner = ?) < ? OR ? = 0) \
              AND ((SELECT COUNT(*) FROM seeks WHERE taken_at IS NULL) < ? OR ? = 0)",
-    select: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE room = ?",
-    select_open: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NULL \
+    select: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at, \
+             player, rated, rating, range_min, range_max FROM seeks WHERE room = ?",
+    select_open: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at, \
+             player, rated, rating, range_min, range_max FROM seeks WHERE taken_at IS NULL \
                   ORDER BY created_at DESC, room DESC",
-    select_taken: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at FROM seeks WHERE taken_at IS NOT NULL \
+    select_taken: "SELECT room, side, clock_initial, clock_increment, created_at, expires_at, owner, visitor, taken_at, \
+             player, rated, rating, range_min, range_max FROM seeks WHERE taken_at IS NOT NULL \
                    ORDER BY taken_at DESC, room DESC LIMIT ?",
     take: "UPDATE seeks SET taken_at = ? WHERE room = ? AND taken_at IS NULL",
     delete_open: "DELETE FROM seeks WHERE room = ? AND taken_at IS NULL",
     delete: "DELETE FROM seeks WHERE room = ?",
     select_expired: "SELECT room FROM seeks WHERE taken_at IS NULL AND expires_at < ?",
-    select_match: "SELECT room FROM seeks WHERE taken_at IS NULL AND clock_initial IS ? \
-                   AND clock_increment IS ? AND visitor <> ? AND room <> ? \
-                   ORDER BY created_at, room LIMIT 1",
+    select_match: "SELECT room FROM seeks WHERE taken_at IS NULL AND clock_initial IS ?1 \
+                   AND clock_increment IS ?2 AND visitor <> ?3 AND room <> ?4 AND rated = ?5 \
+                   AND (player IS NULL OR ?6 IS NULL OR player <> ?6) \
+                   AND (range_min IS NULL OR ?7 >= range_min) AND (range_max IS NULL OR ?7 <= range_max) \
+                   AND (rating IS NULL OR ?7 IS NULL OR ?8 - created_at >= ?12 \
+                        OR abs(rating - ?7) <= ?9 + ?10 * ((?8 - created_at) / ?11)) \
+                   ORDER BY COALESCE(abs(rating - ?7), 1000000000), created_at, room LIMIT 1",
     // The one writer serializes pairings: every write goes through it.
     lock_pairing: None,
     // One instance: the lobby hears its own changes directly.
