@@ -75,7 +75,11 @@ async fn finished_room(
         kind: "game-over".into(),
         data: format!(r#"{{"winner":"{winner}","reason":"resign","seed":"{seed}"}}"#),
     };
-    rooms.log.create_room(&room(&id), &[over], None).await.unwrap();
+    rooms
+        .log
+        .create_room(&room(&id), &[over], None)
+        .await
+        .unwrap();
     players.open_room(&id, rated).await.unwrap();
     for (side, player) in [(Side::Black, black), (Side::White, white)] {
         if let Some(player) = player {

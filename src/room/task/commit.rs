@@ -122,9 +122,7 @@ impl RoomTask {
         let summary = crate::room::summary::of(&decision.game);
         let (log, room) = (&self.store.log, self.game.id());
         let appended = match &rating {
-            Some(work) => {
-                (log.append_with(room, &stored, Some(&summary), work.clone())).await
-            }
+            Some(work) => (log.append_with(room, &stored, Some(&summary), work.clone())).await,
             None => log.append(room, &stored, Some(&summary)).await,
         };
         match &appended {

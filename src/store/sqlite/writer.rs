@@ -44,11 +44,11 @@ use tokio::sync::Mutex;
 use tokio::time::MissedTickBehavior;
 use tokio_util::task::AbortOnDropHandle;
 
+use crate::store::InCommit;
 use crate::store::StoreError;
 use crate::store::group_commit::{Append, Committer, GroupCommit};
 use crate::store::rows::insert_events;
 use crate::store::summaries::push_upsert;
-use crate::store::InCommit;
 
 /// How often the WAL is copied into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
