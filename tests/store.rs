@@ -529,7 +529,7 @@ async fn rated_seek(store: &Store, id: &str, rating: i64, range: Option<[i64; 2]
     };
     let mut row = room(id);
     row.created_at = at;
-    store.log.create_room(&row, &[]).await.unwrap();
+    store.log.create_room(&row, &[], None).await.unwrap();
     assert!(store.seeks.post_seek(&seek, NO_CAPS).await.unwrap());
 }
 
