@@ -6,7 +6,7 @@
 
 import { part } from './dom.js';
 import { hasText, t, translate } from './i18n.js';
-import { normalizeState, applyEvent, ratingsOf, RATED } from './state.js';
+import { normalizeState, applyEvent, ratingsOf, RATED, seatPlayer } from './state.js';
 import { ratingLine } from './room-view.js';
 import { entriesFrom } from './movelog.js';
 import { mountVerification } from './verify.js';
@@ -193,6 +193,11 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   }
 
   /** Say what an event means, chime when the turn comes to us, and focus the result at the end. */
+  /** Whether this page's seat is bound to a player (the state names its id). */
+  function identified() {
+    return model.state.rated || sidesOf(model.seat).some((side) => seatPlayer(model.state.players[side]));
+  }
+
   function tell(type, d, before) {
     if (type === RATED) announcer.say(ratingsSentence());
     else announcer.say(type === Event.Presence ? presenceSentence(model, before.players, model.state.players) : eventSentence(model, type, d));
@@ -299,8 +304,10 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         offerSeed();
         render();
         tell(type, d, before);
-        // Who took the other seat (their name and rating) is in the state, not in `started`.
-        if (type === Event.Started && model.state.mode === Mode.Online) socket.send(ClientMessage.Sync);
+        // Who took the other seat (their name and rating) is in the state, not in `started`:
+        // asked for only by a player with an identity (a rated room's are always identified), so
+        // anonymous games keep one message and a clock that is never re-read.
+        if (type === Event.Started && model.state.mode === Mode.Online && identified()) socket.send(ClientMessage.Sync);
       });
     },
     reply(type, d) {
