@@ -91,7 +91,9 @@ pub trait RoomLog: Send + Sync + 'static {
         room: &str,
         events: &[StoredEvent],
         summary: Option<&str>,
-    ) -> Result<(), StoreError>;
+    ) -> Result<(), StoreError> {
+        self.append_with(room, events, summary, None).await
+    }
 
     /// The room's stored summary, if it has one.
     async fn summary(&self, room: &str) -> Result<Option<String>, StoreError>;
@@ -103,13 +105,13 @@ pub trait RoomLog: Send + Sync + 'static {
     /// `limit`.
     async fn unsummarized(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError>;
 
-    /// [`RoomLog::append`], with `work` done in the same transaction.
+    /// [`RoomLog::append`], with `work` (if any) done in the same transaction.
     async fn append_with(
         &self,
         room: &str,
         events: &[StoredEvent],
         summary: Option<&str>,
-        work: Arc<dyn InCommit>,
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError>;
 
     /// The room's events with a version above `after`, in order.

@@ -154,11 +154,12 @@ impl RoomLog for PgStore {
         rows::take_seat(&self.pool, &SQL, room, side, seat).await
     }
 
-    async fn append(
+    async fn append_with(
         &self,
         room: &str,
         events: &[StoredEvent],
         summary: Option<&str>,
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
         if events.is_empty() {
             return Ok(());
@@ -168,22 +169,7 @@ impl RoomLog for PgStore {
             events,
             summary,
         };
-        self.appends.append(append, None).await
-    }
-
-    async fn append_with(
-        &self,
-        room: &str,
-        events: &[StoredEvent],
-        summary: Option<&str>,
-        work: Arc<dyn InCommit>,
-    ) -> Result<(), StoreError> {
-        let append = Append {
-            room,
-            events,
-            summary,
-        };
-        self.appends.append(append, Some(work)).await
+        self.appends.append(append, work).await
     }
 
     async fn summary(&self, room: &str) -> Result<Option<String>, StoreError> {

@@ -143,11 +143,12 @@ impl RoomLog for SqliteStore {
         self.writer.write(take).await
     }
 
-    async fn append(
+    async fn append_with(
         &self,
         room: &str,
         events: &[StoredEvent],
         summary: Option<&str>,
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
         if events.is_empty() {
             return Ok(());
@@ -157,22 +158,7 @@ impl RoomLog for SqliteStore {
             events,
             summary,
         };
-        self.writer.append(append, None).await
-    }
-
-    async fn append_with(
-        &self,
-        room: &str,
-        events: &[StoredEvent],
-        summary: Option<&str>,
-        work: Arc<dyn InCommit>,
-    ) -> Result<(), StoreError> {
-        let append = Append {
-            room,
-            events,
-            summary,
-        };
-        self.writer.append(append, Some(work)).await
+        self.writer.append(append, work).await
     }
 
     async fn summary(&self, room: &str) -> Result<Option<String>, StoreError> {

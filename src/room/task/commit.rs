@@ -14,7 +14,7 @@ use crate::room::bounds::check_log_room;
 use crate::room::error::{Refusal, RoomError};
 use crate::room::game::{Context, Decision, Game};
 use crate::room::{decode, now_ms};
-use crate::store::{StoreError, StoredEvent};
+use crate::store::{InCommit, StoreError, StoredEvent};
 use crate::telemetry;
 
 /// How many times an action is re-judged after losing a version race
@@ -121,10 +121,8 @@ impl RoomTask {
         let rating = (ends && online).then(|| RateOnCommit::new(self.game.id()));
         let summary = crate::room::summary::of(&decision.game);
         let (log, room) = (&self.store.log, self.game.id());
-        let appended = match &rating {
-            Some(work) => (log.append_with(room, &stored, Some(&summary), work.clone())).await,
-            None => log.append(room, &stored, Some(&summary)).await,
-        };
+        let work = rating.clone().map(|work| work as Arc<dyn InCommit>);
+        let appended = log.append_with(room, &stored, Some(&summary), work).await;
         match &appended {
             Err(StoreError::VersionConflict(_)) | Ok(()) => {}
             Err(error) => telemetry::store_failed(error.kind()),
