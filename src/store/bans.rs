@@ -7,12 +7,15 @@
 
 use std::str::FromStr;
 
+use async_trait::async_trait;
+
 use ipnet::IpNet;
 use serde::Serialize;
 use sqlx::postgres::PgPoolOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::{PgPool, SqlitePool};
 
+use super::InCommit;
 use crate::protocol::UnixMs;
 
 /// A ban as stored.
@@ -49,6 +52,15 @@ pub struct LiveRoomRow {
     pub last_at: UnixMs,
 }
 
+/// A room the operator ended, as the audit log has it, with its log's last version now.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct EndedRow {
+    /// The audit row's id: the next poll asks for those after it.
+    pub id: i64,
+    pub room: String,
+    pub v: Option<i64>,
+}
+
 /// Who does what, why, when: what every operator action carries.
 #[derive(Clone, Debug)]
 pub struct Operator {
@@ -82,6 +94,8 @@ struct Sql {
     insert_audit: &'static str,
     audit: &'static str,
     live_rooms: &'static str,
+    last_audit: &'static str,
+    ends_after: &'static str,
 }
 
 /// Rooms with a `started` event and no `game-over`, the most recently active first; the same
@@ -109,6 +123,9 @@ const SQLITE: Sql = Sql {
     insert_audit: "INSERT INTO audit (at, actor, action, target, reason) VALUES (?, ?, ?, ?, ?)",
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT ?",
     live_rooms: live_rooms_sql!("?"),
+    last_audit: "SELECT COALESCE(MAX(id), 0) FROM audit",
+    ends_after: "SELECT a.id, a.target AS room, (SELECT MAX(v) FROM events e WHERE e.room = a.target) \
+                 AS v FROM audit a WHERE a.id > ? AND a.action = 'end' ORDER BY a.id",
 };
 
 const POSTGRES: Sql = Sql {
@@ -122,6 +139,9 @@ const POSTGRES: Sql = Sql {
                    VALUES ($1, $2, $3, $4, $5)",
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT $1",
     live_rooms: live_rooms_sql!("$1"),
+    last_audit: "SELECT COALESCE(MAX(id), 0) FROM audit",
+    ends_after: "SELECT a.id, a.target AS room, (SELECT MAX(v) FROM events e WHERE e.room = a.target) \
+                 AS v FROM audit a WHERE a.id > $1 AND a.action = 'end' ORDER BY a.id",
 };
 
 /// Runs `$body` with `$tx` a transaction and `$sql` the SQL of whichever backend `$store` is.
@@ -271,5 +291,62 @@ impl BanStore {
                     .await?
             }
         })
+    }
+
+    /// The id of the last audit row: where polling for ends starts.
+    pub async fn last_audit_id(&self) -> Result<i64, BansError> {
+        Ok(match self {
+            BanStore::Sqlite(pool) => {
+                sqlx::query_scalar(SQLITE.last_audit)
+                    .fetch_one(pool)
+                    .await?
+            }
+            BanStore::Postgres(pool) => {
+                sqlx::query_scalar(POSTGRES.last_audit)
+                    .fetch_one(pool)
+                    .await?
+            }
+        })
+    }
+
+    /// Rooms the operator ended in the audit rows after `after`, in order.
+    pub async fn ends_after(&self, after: i64) -> Result<Vec<EndedRow>, BansError> {
+        Ok(match self {
+            BanStore::Sqlite(pool) => {
+                sqlx::query_as(SQLITE.ends_after)
+                    .bind(after)
+                    .fetch_all(pool)
+                    .await?
+            }
+            BanStore::Postgres(pool) => {
+                sqlx::query_as(POSTGRES.ends_after)
+                    .bind(after)
+                    .fetch_all(pool)
+                    .await?
+            }
+        })
+    }
+}
+
+/// An operator action on a room's log (ending its game), recorded in the transaction that
+/// appends to the log ([`super::RoomLog::append_with`]): the end is never without its audit row.
+pub struct AuditOnCommit {
+    pub by: Operator,
+    pub action: &'static str,
+    pub target: String,
+}
+
+#[async_trait]
+impl InCommit for AuditOnCommit {
+    async fn on_sqlite(&self, connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        let (by, sql) = (&self.by, &SQLITE);
+        audit!(connection, sql, by, self.action, self.target.as_str());
+        Ok(())
+    }
+
+    async fn on_postgres(&self, connection: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+        let (by, sql) = (&self.by, &POSTGRES);
+        audit!(connection, sql, by, self.action, self.target.as_str());
+        Ok(())
     }
 }
