@@ -194,7 +194,10 @@ impl Table {
             let [black, white] = players;
             tokio::join!(black.conn.close(), white.conn.close());
             let ends = [black_end, white_end];
-            if ends.iter().any(|end| matches!(end, End::Lost | End::Closed)) {
+            if ends
+                .iter()
+                .any(|end| matches!(end, End::Lost | End::Closed))
+            {
                 stats.games_lost += 1;
             }
             if ends != [End::GameOver; 2] {

@@ -361,7 +361,10 @@ mod tests {
                 "clocks":{"black":7,"white":8},"v":4}}"#,
         );
         let after_pass = Clocks { black: 7, white: 8 };
-        assert_eq!(clocks(&timed), Some((after_pass, Running::Side(Side::Black))));
+        assert_eq!(
+            clocks(&timed),
+            Some((after_pass, Running::Side(Side::Black)))
+        );
         assert_eq!(clocks(&passed), None);
     }
 

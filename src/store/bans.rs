@@ -1,9 +1,11 @@
 //! What operators read and change by hand (`senet admin`, issue 32): bans, the audit log, and
-//! the list of live rooms. Their own concern, on their own small pool, beside the game store. A ban names a network (an address is a /32 or /128) and
-//! lasts until a time; lifting one keeps its row. Every operator action writes its audit row in
-//! the same transaction as the change, so nothing is done that is not recorded. The instances
-//! read the active bans every few seconds ([`crate::server`]'s ban list), the same way on both
-//! backends.
+//! the list of live rooms. Their own concern, on their own small pool, beside the game store.
+//! A ban names a network (an address is a /32 or /128) and lasts until a time; lifting one
+//! keeps its row. Every operator action writes its audit row in the same transaction as the
+//! change, so nothing is done that is not recorded: a room's end is appended to its log by the
+//! room layer, with its audit row as work in that commit ([`AuditOnCommit`]). The instances read
+//! the active bans every few seconds ([`crate::server`]'s ban list), the same way on both
+//! backends; on SQLite they also read which rooms the operator ended ([`BanStore::ends_after`]).
 
 use std::str::FromStr;
 
@@ -166,6 +168,22 @@ macro_rules! in_transaction {
     };
 }
 
+/// `$body` with `$pool` the pool and `$sql` the SQL of whichever backend `$store` is.
+macro_rules! on_pool {
+    ($store:expr, |$pool:ident, $sql:ident| $body:expr) => {
+        match $store {
+            BanStore::Sqlite($pool) => {
+                let $sql = &SQLITE;
+                $body
+            }
+            BanStore::Postgres($pool) => {
+                let $sql = &POSTGRES;
+                $body
+            }
+        }
+    };
+}
+
 /// Writes one audit row inside the transaction `$tx`: works for either backend's.
 macro_rules! audit {
     ($tx:ident, $sql:ident, $by:expr, $action:expr, $target:expr) => {
@@ -241,90 +259,49 @@ impl BanStore {
 
     /// The bans in force at `now`.
     pub async fn active(&self, now: UnixMs) -> Result<Vec<BanRow>, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_as(SQLITE.active_bans)
-                    .bind(now)
-                    .fetch_all(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_as(POSTGRES.active_bans)
-                    .bind(now)
-                    .fetch_all(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.active_bans)
+                .bind(now)
+                .fetch_all(pool)
+                .await?
+        }))
     }
 
     /// Up to `limit` games in progress, the most recently active first.
     pub async fn live_rooms(&self, limit: i64) -> Result<Vec<LiveRoomRow>, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_as(SQLITE.live_rooms)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_as(POSTGRES.live_rooms)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.live_rooms)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?
+        }))
     }
 
     /// The last `limit` operator actions, newest first.
     pub async fn audit_log(&self, limit: i64) -> Result<Vec<AuditRow>, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_as(SQLITE.audit)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_as(POSTGRES.audit)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.audit)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?
+        }))
     }
 
     /// The id of the last audit row: where polling for ends starts.
     pub async fn last_audit_id(&self) -> Result<i64, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_scalar(SQLITE.last_audit)
-                    .fetch_one(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_scalar(POSTGRES.last_audit)
-                    .fetch_one(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_scalar(sql.last_audit).fetch_one(pool).await?
+        }))
     }
 
     /// Rooms the operator ended in the audit rows after `after`, in order.
     pub async fn ends_after(&self, after: i64) -> Result<Vec<EndedRow>, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_as(SQLITE.ends_after)
-                    .bind(after)
-                    .fetch_all(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_as(POSTGRES.ends_after)
-                    .bind(after)
-                    .fetch_all(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.ends_after)
+                .bind(after)
+                .fetch_all(pool)
+                .await?
+        }))
     }
 }
 

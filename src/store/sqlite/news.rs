@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use crate::protocol::Version;
 use crate::store::News;
 use crate::store::bans::BanStore;
 
@@ -48,9 +49,12 @@ async fn hear(
     };
     for ended in store.ends_after(*last).await? {
         *last = ended.id;
-        if let Some(v) = ended.v {
+        if let Some(v) = ended.v.and_then(|v| Version::try_from(v).ok()) {
             // Nobody subscribed is no error: the news is for whoever holds the room.
-            let _ = news.send(News::Appended { room: ended.room, v });
+            let _ = news.send(News::Appended {
+                room: ended.room,
+                v,
+            });
         }
     }
     Ok(())
