@@ -347,12 +347,12 @@ main() {
     local started=$SECONDS release
     if [ "${1:-}" = compose ]; then
         check_compose
-        check_rolling 2 10 5
         ok "compose checks done in $((SECONDS - started)) s"
         return
     fi
-    # `.ci/container.sh rolling GENERATORS GAMES GAP`: the full rolling update on an image
-    # already built (docs/PERFORMANCE.md: 8 generators of 25 games, 10 s apart).
+    # `.ci/container.sh rolling GENERATORS GAMES GAP`: a rolling update on an image already
+    # built, e.g. `rolling 8 25 12` for 200 games. Not run yet, and not part of the checks
+    # below: see docs/PERFORMANCE.md, "Rolling updates", for why (nginx).
     if [ "${1:-}" = rolling ]; then
         check_compose
         check_rolling "$2" "$3" "$4"
@@ -369,8 +369,6 @@ main() {
     check_running
     check_stop_and_volume
     check_compose
-    # The short version: 2 generators of 10 timed games.
-    check_rolling 2 10 5
     ok "container checks done in $((SECONDS - started)) s"
 }
 

@@ -63,6 +63,8 @@ pids=() ports=() metrics_ports=() vmstat= nginx= killer=
 cleanup() {
     kill "${pids[@]}" $(cat "$work"/pid* 2>/dev/null) $nginx $vmstat $killer 2>/dev/null || true
     wait 2>/dev/null || true
+    # SENET_KEEP_LOGS=DIR keeps the servers' and nginx's logs there.
+    if [ -n "${SENET_KEEP_LOGS:-}" ]; then mkdir -p "$SENET_KEEP_LOGS"; cp "$work"/server*.log "$work"/nginx/error.log "$SENET_KEEP_LOGS"/ 2>/dev/null || true; fi
     if [ "$backend" = postgres ]; then psql -q "$base" -c "DROP SCHEMA $schema CASCADE"; fi
     rm -rf "$work"
 }
