@@ -20,6 +20,10 @@ work=$(mktemp -d /var/tmp/senet-container.XXXXXX)
 # What the checks start, removed however the script ends.
 cleanup() {
     podman rm --force --volumes --time 0 senet-ci senet-ci-2 >/dev/null 2>&1 || true
+    local load
+    for load in $(podman ps --all --format '{{.Names}}' 2>/dev/null | grep '^senet-ci-load' || true); do
+        podman rm --force --time 0 "$load" >/dev/null 2>&1 || true
+    done
     podman volume rm --force senet-ci-data >/dev/null 2>&1 || true
     compose down --volumes --timeout 0 >/dev/null 2>&1 || true
     rm -rf "$work"
@@ -254,8 +258,7 @@ check_compose() {
     [ -n "$healthy" ] || fail "PostgreSQL is not healthy after 2 minutes"
     logged compose-up compose up --detach
     # Both instances, not just the one nginx asks first: the game may be routed to either.
-    wait_for "$(instance_url senetci_senet1_1)/readyz"
-    wait_for "$(instance_url senetci_senet2_1)/readyz"
+    wait_for_instances
     wait_for "$front/readyz"
     ok "compose stack up in $((SECONDS - started)) s: $(podman ps --filter label=io.podman.compose.project=senetci --format '{{.Names}}' | sort | xargs)"
 
@@ -288,12 +291,71 @@ check_compose() {
     ok "game finished through nginx on the other instance at version $(field "$resumed" v): $(field "$resumed" result)"
 }
 
+# The instances' readiness, both at once: each must answer /readyz.
+wait_for_instances() {
+    wait_for "$(instance_url senetci_senet1_1)/readyz"
+    wait_for "$(instance_url senetci_senet2_1)/readyz"
+}
+
+# A rolling update of the compose stack while games go on: $1 load generators (containers of the
+# image on the compose network, each a client address of its own: nginx allows one address 64
+# sockets) play $2 timed games each through nginx, reconnecting when their socket closes; once
+# every game is under way, each instance in turn gets SIGTERM (`podman stop`: it drains and
+# exits), its container is removed and compose makes a new one, and once that is ready and
+# $3 s later, the next one's turn comes. The generators' reports are summed by rolling.py, which
+# fails if a game or an acknowledged action was lost.
+check_rolling() {
+    local generators=$1 games=$2 gap=$3 started=$SECONDS network loads=() i instance took
+    podman start senetci_senet1_1 senetci_senet2_1 >/dev/null
+    wait_for_instances
+    network=$(podman inspect --format '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}' senetci_nginx_1)
+    for i in $(seq "$generators"); do
+        # Long enough for both replacements: each takes a drain and a start (~10-25 s here).
+        podman run --rm --name "senet-ci-load$i" --network "$network" "$image" loadgen \
+            --url http://172.28.0.10 --rooms "$games" --rate "$games" --duration $((70 + 2 * gap)) \
+            --reconnect --clock 600+5 >"$work/load$i.json" 2>"$work/load$i.log" &
+        loads+=($!)
+    done
+    for _ in $(seq 240); do
+        [ $(($(open_sockets senetci_senet1_1) + $(open_sockets senetci_senet2_1))) -ge $((2 * generators * games)) ] && break
+        sleep 0.5
+    done
+    ok "$((generators * games)) timed games under way through nginx, $(open_sockets senetci_senet1_1) + $(open_sockets senetci_senet2_1) sockets"
+    sleep 5
+    for instance in senet1 senet2; do
+        took=$SECONDS
+        podman stop --time 30 "senetci_${instance}_1" >/dev/null
+        [ "$(podman inspect --format '{{.State.ExitCode}}' "senetci_${instance}_1")" = 0 ] \
+            || fail "$instance did not drain and exit 0 after SIGTERM"
+        podman rm "senetci_${instance}_1" >/dev/null
+        logged "compose-up-$instance" compose up --detach --no-deps "$instance"
+        wait_for "$(instance_url "senetci_${instance}_1")/readyz"
+        ok "$instance: SIGTERM, drained, exit 0, a new container ready $((SECONDS - took)) s later"
+        sleep "$gap"
+    done
+    for i in "${!loads[@]}"; do
+        wait "${loads[$i]}" || { cat "$work/load$((i + 1)).log"; fail "load generator $((i + 1))"; }
+    done
+    local summary
+    summary=$(python3 "$here/rolling.py" "$work"/load*.json) \
+        || fail "games or acknowledged actions lost in the rolling update: $summary"
+    ok "rolling update in $((SECONDS - started)) s: $summary"
+}
+
 # `.ci/container.sh compose`: only the compose stack, on an image already built.
 main() {
     local started=$SECONDS release
     if [ "${1:-}" = compose ]; then
         check_compose
         ok "compose checks done in $((SECONDS - started)) s"
+        return
+    fi
+    # `.ci/container.sh rolling GENERATORS GAMES GAP`: a rolling update on an image already
+    # built, e.g. `rolling 8 25 12` for 200 games. Not run yet, and not part of the checks
+    # below: see docs/PERFORMANCE.md, "Rolling updates", for why (nginx).
+    if [ "${1:-}" = rolling ]; then
+        check_compose
+        check_rolling "$2" "$3" "$4"
         return
     fi
     install_packages

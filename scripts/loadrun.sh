@@ -4,7 +4,8 @@
 # beside it, and the servers' own action-latency histogram (the difference of /metrics before
 # and after the run, summed over the instances) printed next to the client's figures.
 #
-#   scripts/loadrun.sh sqlite|postgres [--instances N] [--nginx] [--kill-after S] [loadgen flags...]
+#   scripts/loadrun.sh sqlite|postgres [--instances N] [--nginx] [--kill-after S | --roll-after S]
+#       [loadgen flags...]
 #       (loadgen flags default to: --rooms 1000 --rate 2000 --duration 30)
 #
 # --instances N (postgres only) starts N servers on one database; loadgen opens rooms on each in
@@ -15,6 +16,14 @@
 # open, SIGKILL the first instance; pass loadgen `--reconnect` so its players take their seats
 # again through another instance (the report's reconnect_time), and afterwards every finished
 # game's record is checked with `senet verify`.
+# --roll-after S (postgres, two instances or more): a rolling update, as an orchestrator makes
+# one. S seconds after every room's sockets are open, each instance in turn gets SIGTERM, drains
+# (its sockets closed with 1012, its rooms let go), exits, and a new process takes its place on
+# the same ports; once that one is ready, and SENET_ROLL_GAP seconds (default 5) later, the next
+# instance's turn comes. Pass loadgen `--reconnect` (and `--clock 600+5` to see what the clocks
+# were charged): its report counts the games lost, the acknowledged actions lost, how long each
+# player was away, and the time charged to a player away on its own turn; afterwards every
+# finished game's record is checked with `senet verify`.
 # SENET_HISTOGRAM names another histogram to show (e.g. senet_seek_post_seconds for the lobby,
 # `--lobby-sockets 2000 --rate 50`); SENET_SERVE_FLAGS adds `senet serve` flags
 # (e.g. --max-seeks-per-address 0).
@@ -22,18 +31,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}; shift
-instances=1 front=direct kill_after=
+instances=1 front=direct kill_after= roll_after=
 while [ $# -gt 0 ]; do
     case $1 in
         --instances) instances=$2; shift 2 ;;
         --nginx) front=nginx; shift ;;
         --kill-after) kill_after=$2; shift 2 ;;
+        --roll-after) roll_after=$2; shift 2 ;;
         *) break ;;
     esac
 done
 [ $# -gt 0 ] || set -- --rooms 1000 --rate 2000 --duration 30
-if [ -n "$kill_after" ] && { [ "$backend" != postgres ] || [ "$instances" -lt 2 ]; }; then
-    echo "--kill-after needs postgres and --instances 2 or more" >&2; exit 2
+if [ -n "$kill_after$roll_after" ] && { [ "$backend" != postgres ] || [ "$instances" -lt 2 ]; }; then
+    echo "--kill-after and --roll-after need postgres and --instances 2 or more" >&2; exit 2
 fi
 bin=${SENET_BIN:-target/release/senet}
 work=$(mktemp -d)
@@ -51,31 +61,37 @@ case $backend in
 esac
 pids=() ports=() metrics_ports=() vmstat= nginx= killer=
 cleanup() {
-    kill "${pids[@]}" $nginx $vmstat $killer 2>/dev/null || true
+    kill "${pids[@]}" $(cat "$work"/pid* 2>/dev/null) $nginx $vmstat $killer 2>/dev/null || true
     wait 2>/dev/null || true
+    # SENET_KEEP_LOGS=DIR keeps the servers' and nginx's logs there.
+    if [ -n "${SENET_KEEP_LOGS:-}" ]; then mkdir -p "$SENET_KEEP_LOGS"; cp "$work"/server*.log "$work"/nginx/error.log "$SENET_KEEP_LOGS"/ 2>/dev/null || true; fi
     if [ "$backend" = postgres ]; then psql -q "$base" -c "DROP SCHEMA $schema CASCADE"; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
-for i in $(seq "$instances"); do
-    port=$((first_port + i))
+# Starts instance $1 (from 1) on its ports and waits until it is ready.
+start_instance() {
+    local i=$1 port=$((first_port + $1))
     # /metrics is served only on its own listener (--metrics-listen).
-    metrics_port=$((port + 10000))
+    local metrics_port=$((port + 10000))
     "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
         --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
         --metrics-listen "127.0.0.1:$metrics_port" \
-        --trusted-proxies 127.0.0.1/32 ${SENET_SERVE_FLAGS:-} >"$work/server$i.log" 2>&1 &
-    pids+=($!) ports+=("$port") metrics_ports+=("$metrics_port")
+        --trusted-proxies 127.0.0.1/32 ${SENET_SERVE_FLAGS:-} >>"$work/server$i.log" 2>&1 &
+    pids[i - 1]=$! ports[i - 1]=$port metrics_ports[i - 1]=$metrics_port
+    # Kept in a file too: the rolling update starts instances from a subshell.
+    echo $! >"$work/pid$i"
     # The next starts once this one has migrated the schema; one that is not ready in a minute
     # (a flag refused, the database unreachable) ends the run with its log.
     for _ in $(seq 300); do
-        curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || ! kill -0 "${pids[-1]}" 2>/dev/null && break
+        curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || ! kill -0 "${pids[i - 1]}" 2>/dev/null && break
         sleep 0.2
     done
     if ! curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; then
         echo "instance $i is not ready; its log:" >&2; cat "$work/server$i.log" >&2; exit 1
     fi
-done
+}
+for i in $(seq "$instances"); do start_instance "$i"; done
 
 # deploy/'s nginx config, pointed at these instances, in a prefix of its own.
 start_nginx() {
@@ -133,6 +149,23 @@ kill_first_instance_later() {
     kill -KILL "${pids[0]}"
     echo "killed instance 1 (pid ${pids[0]}) at $(date +%T.%N | cut -c1-12)" >&2
 }
+# Replaces every instance in turn, $roll_after s after all of loadgen's sockets are open: SIGTERM,
+# its exit awaited (the drain), a new process on its ports, ready, then the next.
+roll_instances_later() {
+    local rooms i started
+    rooms=$(grep -oP '(?<=--rooms )[0-9]+' <<<"$*" || echo 10)
+    until [ "$(open_sockets)" -ge $((2 * rooms)) ]; do sleep 0.2; done
+    sleep "$roll_after"
+    for i in $(seq "$instances"); do
+        started=$EPOCHREALTIME
+        kill -TERM "${pids[i - 1]}"
+        while kill -0 "${pids[i - 1]}" 2>/dev/null; do sleep 0.05; done
+        echo "instance $i: SIGTERM at $(date +%T), drained and exited in $(awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $started }") s" >&2
+        start_instance "$i"
+        echo "instance $i: replaced and ready $(awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $started }") s after its SIGTERM" >&2
+        sleep "${SENET_ROLL_GAP:-5}"
+    done
+}
 # Every finished game's record, checked by `senet verify` (through the first instance alive).
 verify_finished_games() {
     local live=${ports[0]} room checked=0 failed=0
@@ -148,9 +181,21 @@ histogram >"$work/before"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); instances: $instances ($front)"
 vmstat 5 >"$work/vmstat" & vmstat=$!
 if [ -n "$kill_after" ]; then kill_first_instance_later "$@" & killer=$!; fi
-# The memory reported is the first instance's (the second's when the first is killed).
-"$bin" loadgen --url "$targets" --pid "${pids[$([ -n "$kill_after" ] && echo 1 || echo 0)]}" "$@"
+if [ -n "$roll_after" ]; then roll_instances_later "$@" & killer=$!; fi
+# The memory reported is the first instance's (the second's when the first is killed; none when
+# every instance is replaced).
+if [ -n "$roll_after" ]; then
+    "$bin" loadgen --url "$targets" "$@"
+else
+    "$bin" loadgen --url "$targets" --pid "${pids[$([ -n "$kill_after" ] && echo 1 || echo 0)]}" "$@"
+fi
 kill $vmstat
+if [ -n "$roll_after" ]; then
+    wait $killer || echo "the rolling update did not finish" >&2
+    killer=
+    for i in $(seq "$instances"); do pids[i - 1]=$(cat "$work/pid$i"); done
+    verify_finished_games
+fi
 if [ -n "$kill_after" ]; then
     wait $killer || true; killer=
     unset 'pids[0]' 'ports[0]' 'metrics_ports[0]'

@@ -1,7 +1,9 @@
 //! `senet admin` (the real binary) against real servers, on SQLite and PostgreSQL: a ban made
 //! from the command line is enforced by two instances on one database within seconds (403 and
 //! the page, a WebSocket handshake included; other addresses and the probes unaffected),
-//! listed, lifted, and every action is in the audit log with who did it and why.
+//! listed, lifted, and every action is in the audit log with who did it and why. A game ended
+//! from the command line ends for its players and spectators on both instances within seconds,
+//! with the operator's reason, in its record (which `senet verify` accepts) and the audit log.
 
 mod common;
 mod postgres_support;
@@ -219,4 +221,103 @@ async fn bad_admin_input_gets_a_clear_error() {
     assert!(stderr.contains("--as"), "{stderr}");
 }
 
-postgres_support::postgres_tests!(bans_reach_every_instance);
+/// How soon a player must hear of a game the operator ended: the news (PostgreSQL) or the
+/// poll (SQLite, every 2 s) plus the catch-up.
+const TOLD_WITHIN: Duration = Duration::from_secs(5);
+
+/// The room's three connections hear the operator's end; returns the `game-over` each saw.
+async fn told_of_the_end(clients: &mut [&mut Client]) -> Vec<Value> {
+    let started = Instant::now();
+    let mut ends = Vec::new();
+    for client in clients.iter_mut() {
+        ends.push(client.wait_for("game-over").await);
+    }
+    assert!(started.elapsed() < TOLD_WITHIN, "{:?}", started.elapsed());
+    ends
+}
+
+async fn an_operator_ends_a_game_on_every_instance(url: String) {
+    let one = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let two = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let created = create_room(one.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = join_room(two.addr, &room).await;
+    let mut black = Client::join(one.addr, &room, created["token"].as_str()).await;
+    let mut white = Client::join(two.addr, &room, joined["token"].as_str()).await;
+    let mut watcher = Client::join(two.addr, &room, None).await;
+    black.ok("roll", Value::Null).await;
+
+    let waiting = create_room(one.addr, "online", "white").await["room"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let by = ["--reason", "cheating <b>", "--as", "carol"];
+    let (code, _, stderr) = admin(&url, &[&["end", waiting.as_str()][..], &by].concat()).await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("starts when both seats"), "{stderr}");
+    let (code, _, stderr) = admin(&url, &[&["end", "00ff"][..], &by].concat()).await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no such room"), "{stderr}");
+
+    let (code, ended, stderr) = admin(&url, &[&["end", room.as_str()][..], &by].concat()).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(ended["ended"], room.as_str());
+    let v = ended["v"].clone();
+    for end in told_of_the_end(&mut [&mut black, &mut white, &mut watcher]).await {
+        assert_eq!(end["d"]["v"], v, "{end}");
+        assert_eq!(end["d"]["winner"], "none", "{end}");
+        assert_eq!(end["d"]["reason"], "operator", "{end}");
+        assert_eq!(end["d"]["note"], "cheating <b>", "{end}");
+        assert!(end["d"]["seed"].is_string(), "{end}");
+    }
+    black.refused("roll", Value::Null, "game_over").await;
+    white.refused("rematch", Value::Null, "game_over").await;
+    let result = white.sync().await["result"].clone();
+    assert_eq!(
+        result,
+        serde_json::json!({"winner": "none", "reason": "operator", "note": "cheating <b>"})
+    );
+    let summary = http(one.addr, "GET", &format!("/api/rooms/{room}"), None)
+        .await
+        .1;
+    assert_eq!(summary["result"], result, "{summary}");
+    let record = record(two.addr, &room).await;
+    // Presence may still be logged after the end (a player leaving); nothing else is.
+    let events = record["events"].as_array().unwrap();
+    let at_end = events.iter().find(|e| e["v"] == v).unwrap();
+    assert_eq!(at_end["t"], "game-over", "{record}");
+    let after: Vec<_> = events
+        .iter()
+        .filter(|e| e["v"].as_u64() > v.as_u64())
+        .collect();
+    assert!(after.iter().all(|e| e["t"] == "presence"), "{after:?}");
+    verify_accepted(&record).await;
+
+    let (code, _, stderr) = admin(&url, &[&["end", room.as_str()][..], &by].concat()).await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("the game is over"), "{stderr}");
+    let (_, audit, _) = admin(&url, &["audit"]).await;
+    assert_eq!(audit.as_array().unwrap().len(), 1, "{audit}");
+    let entry = &audit[0];
+    assert_eq!(
+        (&entry["actor"], &entry["action"], &entry["target"]),
+        (&"carol".into(), &"end".into(), &Value::from(room.as_str()))
+    );
+    assert_eq!(entry["reason"], "cheating <b>");
+    let (_, live, _) = admin(&url, &["rooms"]).await;
+    assert_eq!(live, serde_json::json!([]));
+    one.stop().await;
+    two.stop().await;
+}
+
+#[tokio::test]
+async fn an_operator_ends_a_game_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    an_operator_ends_a_game_on_every_instance(url).await;
+}
+
+postgres_support::postgres_tests!(
+    bans_reach_every_instance,
+    an_operator_ends_a_game_on_every_instance
+);

@@ -1023,6 +1023,9 @@ async fn a_load_run_survives_a_killed_instance(url: String) {
     let killed_at = killer.await.unwrap();
     assert_eq!(report.connections, 2 * ROOMS, "{report:?}");
     assert_eq!(report.reconnects as u64, ROOMS, "{report:?}");
+    // Every player's welcome held each action it had seen acknowledged, and every game went on.
+    assert_eq!(report.acknowledged_actions_lost, 0, "{report:?}");
+    assert_eq!(report.games_lost, 0, "{report:?}");
     for kind in report.error_kinds.keys() {
         // What a killed peer's socket says; nothing lost, nothing left unanswered.
         assert!(kind.starts_with("socket: "), "{kind}: {report:?}");

@@ -1,17 +1,22 @@
 //! `senet admin …`: operator commands that talk to the database directly, not over the network
-//! (whoever can reach the database is the operator). The games in progress; bans of an address or a network for a
-//! while, lifting them, and the audit log where every such action is recorded with who did it
-//! (`--as`), when and why. The instances read the bans every few seconds
-//! ([`crate::server::edge::bans`]). Each command prints JSON.
+//! (whoever can reach the database is the operator). The games in progress, and ending one;
+//! bans of an address or a network for a while, lifting them, and the audit log where every
+//! such action is recorded with who did it (`--as`), when and why. The instances read the bans
+//! every few seconds ([`crate::server::edge::bans`]), and hear of an ended game as of any other
+//! writer's append ([`crate::room::end_by_operator`]). Each command prints JSON.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use ipnet::IpNet;
 
 use super::UsageError;
 use crate::server::config::DEFAULT_DATABASE_URL;
-use crate::store::bans::{BanStore, Operator};
+use crate::store::bans::{AuditOnCommit, BanStore, Operator};
+
+/// The longest reason an operator may give (it is shown to players and banned clients).
+const MAX_REASON_CHARS: usize = 500;
 
 /// Operator commands on the database: bans and the audit log.
 #[derive(Debug, clap::Args)]
@@ -44,6 +49,13 @@ enum AdminCommand {
     },
     /// The bans in force.
     Bans,
+    /// End a game in progress, without a winner: its players are told, with the reason, and
+    /// it is in the room's record.
+    End {
+        room: String,
+        #[command(flatten)]
+        operator: OperatorArgs,
+    },
     /// Games in progress (started, not over), the most recently active first.
     Rooms {
         #[arg(long, default_value_t = 100)]
@@ -59,8 +71,9 @@ enum AdminCommand {
 /// Who acts and why: recorded in the audit log.
 #[derive(Debug, clap::Args)]
 struct OperatorArgs {
-    /// Why (shown to a banned client, and kept in the audit log).
-    #[arg(long)]
+    /// Why (shown to a banned client or to the players of an ended game, and kept in the audit
+    /// log).
+    #[arg(long, value_parser = parse_reason)]
     reason: String,
     /// The operator's name, for the audit log.
     #[arg(long = "as")]
@@ -103,6 +116,21 @@ async fn answer(args: Args) -> Result<serde_json::Value, UsageError> {
             store.lift(id, &operator.operator()).await?;
             serde_json::json!({"lifted": id})
         }
+        AdminCommand::End { room, operator } => {
+            let log = crate::store::open(&args.database_url).await?;
+            let by = operator.operator();
+            let note = by.reason.clone();
+            let target = room.clone();
+            let work = Arc::new(AuditOnCommit {
+                by,
+                action: "end",
+                target,
+            });
+            let v = crate::room::end_by_operator(&log, &room, &note, work)
+                .await
+                .map_err(|error| UsageError(format!("room {room}: {error}")))?;
+            serde_json::json!({"ended": room, "v": v})
+        }
         AdminCommand::Bans => serde_json::to_value(store.active(crate::room::now_ms()).await?)?,
         AdminCommand::Rooms { limit } => serde_json::to_value(store.live_rooms(limit).await?)?,
         AdminCommand::Audit { limit } => serde_json::to_value(store.audit_log(limit).await?)?,
@@ -114,6 +142,17 @@ fn parse_network(text: &str) -> Result<IpNet, String> {
     text.parse::<IpNet>()
         .or_else(|_| text.parse::<IpAddr>().map(IpNet::from))
         .map_err(|_| format!("{text:?} is not an address or a network (203.0.113.0/24)"))
+}
+
+/// Some words, at most [`MAX_REASON_CHARS`].
+fn parse_reason(text: &str) -> Result<String, String> {
+    match text.trim().chars().count() {
+        0 => Err("say why (a reason is kept in the audit log)".into()),
+        n if n > MAX_REASON_CHARS => Err(format!(
+            "{n} characters: a reason has at most {MAX_REASON_CHARS}"
+        )),
+        _ => Ok(text.trim().to_owned()),
+    }
 }
 
 /// `90s`, `30m`, `24h`, `7d`, or a bare number of seconds; more than zero.
@@ -156,5 +195,8 @@ mod tests {
             "2001:db8::/32"
         );
         assert!(parse_network("example.org").is_err());
+        assert_eq!(parse_reason(" spam "), Ok("spam".into()));
+        assert!(parse_reason("  ").is_err());
+        assert!(parse_reason(&"x".repeat(501)).is_err());
     }
 }

@@ -177,6 +177,7 @@ impl Replay {
                 winner,
                 reason,
                 seed,
+                note,
                 ..
             } => {
                 if seed != seed_hex {
@@ -197,8 +198,14 @@ impl Replay {
                         return Err("the side to move had already run out of time".into());
                     }
                     _ => {
-                        let expected = game.game_over(*winner, *reason, at);
-                        if &expected != event {
+                        let expected = match reason {
+                            EndReason::Operator => game
+                                .decide_end(note.as_deref().unwrap_or_default(), at)
+                                .ok()
+                                .and_then(|decided| decided.events.into_iter().next()),
+                            _ => Some(game.game_over(*winner, *reason, at)),
+                        };
+                        if expected.as_ref() != Some(event) {
                             return Err(format!("the clocks say {expected:?}"));
                         }
                     }

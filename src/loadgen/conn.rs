@@ -1,6 +1,7 @@
 //! One measured WebSocket client connection, shared by the game players and the echo baseline:
 //! it paces what it sends, times each action until its answer, and checks the event versions.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,8 +16,13 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::stats::Stats;
-use super::wire::{self, ActionKind, Incoming};
+use super::wire::{self, ActionKind, Incoming, Running};
 use crate::engine::Side;
+use crate::protocol::Clocks;
+
+/// The versions of this many of a connection's last acknowledged actions are kept, to check
+/// after a reconnection that none was lost.
+const ACKED_KEPT: usize = 64;
 
 /// Our frames are a few hundred bytes: a small read buffer keeps ten thousand clients cheap
 /// (tungstenite allocates 128 KiB per socket by default).
@@ -128,6 +134,10 @@ pub struct Conn {
     pending: Vec<Pending>,
     /// The room version last seen, to notice a gap in the events.
     version: Option<u64>,
+    /// The versions of the last actions acknowledged (their event carried their id).
+    acked: VecDeque<u64>,
+    /// A timed game's clocks as last told, whose time runs, and when they were heard.
+    clocks: Option<(Clocks, Option<Side>, Instant)>,
 }
 
 impl Conn {
@@ -150,6 +160,8 @@ impl Conn {
             next_id: 1,
             pending: Vec::new(),
             version: None,
+            acked: VecDeque::new(),
+            clocks: None,
         })
     }
 
@@ -194,6 +206,23 @@ impl Conn {
     /// The room version this connection last saw (an event's, or a state's).
     pub fn version(&self) -> Option<u64> {
         self.version
+    }
+
+    /// How many of the actions acknowledged on this connection are above version `v`: after a
+    /// reconnection welcomed at `v`, those were acknowledged and lost.
+    pub fn acked_above(&self, v: u64) -> u64 {
+        self.acked.iter().filter(|&&acked| acked > v).count() as u64
+    }
+
+    /// `side`'s remaining time at `at` as last told, if its time is the one running then.
+    pub fn running_time(&self, side: Side, at: Instant) -> Option<i64> {
+        let (clocks, running, heard) = self.clocks?;
+        let ran = at.saturating_duration_since(heard).as_millis() as i64;
+        let remaining = match side {
+            Side::Black => clocks.black,
+            Side::White => clocks.white,
+        };
+        (running == Some(side)).then_some(remaining - ran)
     }
 
     /// Forgets the actions still waiting for an answer (their socket closed: whether each was
@@ -272,9 +301,25 @@ impl Conn {
             // A fresh state restarts the count of versions.
             self.version = frame.version();
         }
+        if let Some((clocks, running)) = wire::clocks(frame) {
+            let running = match running {
+                Running::Side(side) => Some(side),
+                Running::Stopped => None,
+                Running::Unchanged => self.clocks.and_then(|(_, running, _)| running),
+            };
+            self.clocks = Some((clocks, running, Instant::now()));
+        }
         if let Some(id) = frame.answers()
             && let Some(at) = self.pending.iter().position(|p| p.id == id)
         {
+            if frame.is_event()
+                && let Some(v) = frame.version()
+            {
+                if self.acked.len() == ACKED_KEPT {
+                    self.acked.pop_front();
+                }
+                self.acked.push_back(v);
+            }
             let pending = self.pending.remove(at);
             stats.actions_answered += 1;
             if !pending.timed {

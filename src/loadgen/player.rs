@@ -135,25 +135,31 @@ impl Table {
     /// Takes a closed player's seat again through the next targets in turn until one welcomes
     /// it, and records how long the player was away (from noticing the close to its welcome).
     /// The welcome must show every event the player saw before: none committed may be lost.
+    /// Also counts the acknowledged actions the welcome does not hold, and, if the player's own
+    /// time was running, how much of it the absence cost.
     async fn rejoin(&self, player: &mut Player, stats: &mut Stats) -> Result<(), String> {
         let closed = Instant::now();
         let seen = player.conn.version();
+        let own_time = player.conn.running_time(player.side, closed);
         stats.actions_in_flight_at_close += player.conn.forget_pending();
         let mut seat = player.seat.clone();
-        loop {
+        let before = loop {
             seat.target = (seat.target + 1) % self.clients.len();
             match self.seat(seat.clone()).await {
-                Ok(again) => {
-                    *player = again;
-                    break;
-                }
+                Ok(again) => break std::mem::replace(player, again),
                 Err(_) if closed.elapsed() < RECONNECT_PATIENCE => {
                     tokio::time::sleep(RECONNECT_PAUSE).await;
                 }
                 Err(error) => return Err(format!("could not take the seat again: {error}")),
             }
-        }
+        };
         stats.reconnected(closed.elapsed());
+        let welcomed = player.conn.version().unwrap_or(0);
+        stats.acknowledged_lost += before.conn.acked_above(welcomed);
+        let now_time = player.conn.running_time(player.side, Instant::now());
+        if let (Some(then), Some(now)) = (own_time, now_time) {
+            stats.clock_charged_ms.push(then - now);
+        }
         match (seen, player.conn.version()) {
             (Some(seen), Some(now)) if now < seen => Err(format!(
                 "events lost: saw version {seen} before the close, the welcome is at {now}"
@@ -187,7 +193,14 @@ impl Table {
             stats.merge(white_stats);
             let [black, white] = players;
             tokio::join!(black.conn.close(), white.conn.close());
-            if black_end != End::GameOver || white_end != End::GameOver {
+            let ends = [black_end, white_end];
+            if ends
+                .iter()
+                .any(|end| matches!(end, End::Lost | End::Closed))
+            {
+                stats.games_lost += 1;
+            }
+            if ends != [End::GameOver; 2] {
                 break;
             }
             stats.games_finished += 1;
@@ -229,6 +242,7 @@ impl Table {
                 }
             };
             match wire::react(player.side, &frame) {
+                Reaction::GameOver if wire::ended_badly(&frame) => break End::Lost,
                 Reaction::GameOver => break End::GameOver,
                 _ if self.idle => {}
                 reaction => {
@@ -278,6 +292,8 @@ impl Player {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
     GameOver,
+    /// The game ended by abandonment or on time.
+    Lost,
     Stopped,
     Closed,
 }

@@ -22,6 +22,16 @@ pub struct Stats {
     pub reconnects_us: Vec<u32>,
     /// Actions sent whose socket closed before their answer.
     pub actions_in_flight_at_close: u64,
+    /// With `--reconnect`: actions acknowledged (their event seen) that the welcome after a
+    /// reconnection does not hold.
+    pub acknowledged_lost: u64,
+    /// Games that could not go on: a player who could not take its seat again, or a game ended
+    /// by abandonment or on time (scripted players always answer at once).
+    pub games_lost: u64,
+    /// With `--reconnect` in timed games, for each player away while its own time ran: how
+    /// much less time it had at its welcome than when its socket closed, in milliseconds
+    /// (negative: time given back).
+    pub clock_charged_ms: Vec<i64>,
     /// Errors by kind: a server `error` code, or a client-side failure.
     pub errors: BTreeMap<String, u64>,
 }
@@ -52,6 +62,9 @@ impl Stats {
         self.latencies_us.extend(other.latencies_us);
         self.reconnects_us.extend(other.reconnects_us);
         self.actions_in_flight_at_close += other.actions_in_flight_at_close;
+        self.acknowledged_lost += other.acknowledged_lost;
+        self.games_lost += other.games_lost;
+        self.clock_charged_ms.extend(other.clock_charged_ms);
         for (kind, count) in other.errors {
             *self.errors.entry(kind).or_default() += count;
         }
@@ -89,6 +102,29 @@ impl Latency {
     }
 }
 
+/// The clock time charged to players while they were away (see [`Stats::clock_charged_ms`]).
+#[derive(Debug, Serialize, PartialEq)]
+pub struct ClockCharged {
+    /// Reconnections of a player whose own time was running.
+    pub away_on_own_time: usize,
+    /// The time those players lost while away, in all and at most, in milliseconds.
+    pub charged_total_ms: i64,
+    pub charged_max_ms: i64,
+    /// The time given back to them (a `resumed` that restarted the clock from the last event).
+    pub given_back_total_ms: i64,
+}
+
+impl ClockCharged {
+    fn of(charged: &[i64]) -> Option<ClockCharged> {
+        (!charged.is_empty()).then(|| ClockCharged {
+            away_on_own_time: charged.len(),
+            charged_total_ms: charged.iter().filter(|&&ms| ms > 0).sum(),
+            charged_max_ms: charged.iter().copied().max().unwrap_or(0).max(0),
+            given_back_total_ms: -charged.iter().filter(|&&ms| ms < 0).sum::<i64>(),
+        })
+    }
+}
+
 /// The report printed as JSON.
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -114,6 +150,10 @@ pub struct Report {
     pub reconnects: usize,
     pub reconnect_time: Option<Latency>,
     pub actions_in_flight_at_close: u64,
+    pub acknowledged_actions_lost: u64,
+    pub games_lost: u64,
+    /// With `--reconnect` in timed games.
+    pub clock_charged: Option<ClockCharged>,
     /// The server's resident memory at the end of the run, if its pid was given.
     pub server_rss_mib: Option<f64>,
     /// The highest resident memory sampled during the run.
@@ -156,6 +196,9 @@ impl Report {
             reconnects: stats.reconnects_us.len(),
             reconnect_time: Latency::of(&mut stats.reconnects_us),
             actions_in_flight_at_close: stats.actions_in_flight_at_close,
+            acknowledged_actions_lost: stats.acknowledged_lost,
+            games_lost: stats.games_lost,
+            clock_charged: ClockCharged::of(&stats.clock_charged_ms),
             error_kinds: stats.errors,
             server_rss_mib: None,
             server_rss_max_mib: None,
@@ -196,5 +239,20 @@ mod tests {
         total.merge(part);
         assert_eq!(total.errors["bad_json"], 2);
         assert_eq!(total.latencies_us, vec![2000]);
+    }
+
+    #[test]
+    fn sums_clock_time_charged_and_given_back() {
+        let charged = ClockCharged::of(&[300, -50, 1200, -10]).unwrap();
+        assert_eq!(
+            charged,
+            ClockCharged {
+                away_on_own_time: 4,
+                charged_total_ms: 1500,
+                charged_max_ms: 1200,
+                given_back_total_ms: 60,
+            }
+        );
+        assert_eq!(ClockCharged::of(&[]), None);
     }
 }

@@ -6,7 +6,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::engine::Side;
-use crate::protocol::{Event, LegalMove, Phase, Reply, Seat, State, TimeControl, Version};
+use crate::protocol::{
+    Clocks, EndReason, Event, LegalMove, Phase, Reply, Seat, State, TimeControl, Version,
+};
 
 /// A frame from the server: an event (with its version) or a reply to this connection.
 #[derive(Debug)]
@@ -120,6 +122,58 @@ impl Incoming {
             _ => None,
         }
     }
+}
+
+/// Whose time runs after a frame that told the clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Running {
+    Side(Side),
+    /// Nobody's: the game is over.
+    Stopped,
+    /// The same side's as before (`resumed` gives the clocks back, not the turn).
+    Unchanged,
+}
+
+/// A timed game's clocks as `frame` tells them (both sides' remaining milliseconds at the
+/// frame, and whose time runs from there); `None` if it tells nothing of them.
+pub fn clocks(frame: &Incoming) -> Option<(Clocks, Running)> {
+    if let Some(state) = frame.state() {
+        let clock = state.clock.as_ref()?;
+        let running = clock.running.map_or(Running::Stopped, Running::Side);
+        return Some((clock.remaining, running));
+    }
+    let ServerFrame::Event(event) = &frame.frame else {
+        return None;
+    };
+    match event {
+        Event::Moved {
+            clocks: Some(clocks),
+            next,
+            ..
+        }
+        | Event::Passed {
+            clocks: Some(clocks),
+            next,
+            ..
+        } => Some((*clocks, Running::Side(*next))),
+        Event::Resumed { clocks } => Some((*clocks, Running::Unchanged)),
+        Event::GameOver {
+            clocks: Some(clocks),
+            ..
+        } => Some((*clocks, Running::Stopped)),
+        _ => None,
+    }
+}
+
+/// Whether `frame` ends the game by abandonment or on time: with scripted players who always
+/// answer at once, a game ended so was lost to the servers.
+pub fn ended_badly(frame: &Incoming) -> bool {
+    let reason = match (&frame.frame, frame.state()) {
+        (ServerFrame::Event(Event::GameOver { reason, .. }), _) => Some(*reason),
+        (_, Some(state)) => state.result.as_ref().map(|result| result.reason),
+        _ => None,
+    };
+    matches!(reason, Some(EndReason::Abandon | EndReason::Timeout))
 }
 
 /// What a scripted player does after reading a frame.
@@ -294,6 +348,24 @@ mod tests {
             r#"{"t":"game-over","d":{"winner":"black","reason":"resign","seed":"00","v":5}}"#,
         );
         assert_eq!(react(Side::White, &over), Reaction::GameOver);
+        assert!(!ended_badly(&over));
+        let timeout = frame(
+            r#"{"t":"game-over","d":{"winner":"black","reason":"timeout","seed":"00",
+                "clocks":{"black":5,"white":0},"v":5}}"#,
+        );
+        assert!(ended_badly(&timeout));
+        let stopped = Clocks { black: 5, white: 0 };
+        assert_eq!(clocks(&timeout), Some((stopped, Running::Stopped)));
+        let timed = frame(
+            r#"{"t":"passed","d":{"side":"white","value":3,"next":"black",
+                "clocks":{"black":7,"white":8},"v":4}}"#,
+        );
+        let after_pass = Clocks { black: 7, white: 8 };
+        assert_eq!(
+            clocks(&timed),
+            Some((after_pass, Running::Side(Side::Black)))
+        );
+        assert_eq!(clocks(&passed), None);
     }
 
     #[test]

@@ -77,12 +77,14 @@ pub enum Score {
 }
 
 impl Score {
-    /// Black's result, from who won.
-    pub fn of(winner: Winner) -> Score {
+    /// Black's result, from who won; `None` for a game ended without a result (by the
+    /// operator), which is never rated.
+    pub fn of(winner: Winner) -> Option<Score> {
         match winner {
-            Winner::Black => Score::Win,
-            Winner::White => Score::Loss,
-            Winner::Draw => Score::Draw,
+            Winner::Black => Some(Score::Win),
+            Winner::White => Some(Score::Loss),
+            Winner::Draw => Some(Score::Draw),
+            Winner::None => None,
         }
     }
 

@@ -68,14 +68,11 @@ impl Replay {
             return Err(differ(None, "time", game.at.to_string(), at.to_string()));
         }
         let score = Score::of(winner);
-        if Score::from_points(game.score) != Some(score) {
-            return Err(differ(
-                None,
-                "score",
-                game.score.to_string(),
-                score.points().to_string(),
-            ));
-        }
+        let Some(score) = score.filter(|&score| Score::from_points(game.score) == Some(score))
+        else {
+            let computed = score.map_or("no result".into(), |score| score.points().to_string());
+            return Err(differ(None, "score", game.score.to_string(), computed));
+        };
         let pair = pair_key(&game.black, &game.white);
         let recent = self.pairs.get(&pair).map_or(0, |ats| {
             ats.iter()
@@ -186,7 +183,7 @@ pub fn finished_game(
         room: room.to_owned(),
         black: black.to_owned(),
         white: white.to_owned(),
-        score: Score::of(winner),
+        score: Score::of(winner).ok_or("the operator ended it without a result")?,
         at,
     })
 }

@@ -112,6 +112,8 @@ pub enum Winner {
     Black,
     White,
     Draw,
+    /// No result: the game was ended by the server's operator ([`EndReason::Operator`]).
+    None,
 }
 
 impl From<Side> for Winner {
@@ -132,6 +134,9 @@ pub enum EndReason {
     Abandon,
     /// The side to move ran out of time.
     Timeout,
+    /// The server's operator ended the game (`senet admin end`), with no winner; the
+    /// `game-over` event carries the operator's words as `note`.
+    Operator,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
@@ -221,6 +226,9 @@ pub enum Event {
         /// In timed games: both clocks at the end.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clocks: Option<Clocks>,
+        /// Why the operator ended it (reason `operator` only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
     },
     RematchOffered {
         side: Side,
@@ -409,6 +417,7 @@ mod tests {
                 reason: EndReason::Agreement,
                 seed: String::new(),
                 clocks: None,
+                note: None,
             },
             EventKind::RematchOffered => Event::RematchOffered { side },
             EventKind::Rematch => Event::Rematch {

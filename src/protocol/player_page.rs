@@ -36,8 +36,9 @@ pub struct RecentGame {
     pub at: UnixMs,
     /// `None`: the other seat was taken without an identity.
     pub opponent: Option<PlayerRef>,
-    /// The page's player's points: 1, 0.5 or 0.
-    pub score: f64,
+    /// The page's player's points: 1, 0.5 or 0; `None` for a game the operator ended without
+    /// a result.
+    pub score: Option<f64>,
     pub rated: bool,
 }
 

@@ -169,10 +169,13 @@ pub struct PlayerState {
     pub player: Option<PlayerRef>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameResult {
     pub winner: Winner,
     pub reason: EndReason,
+    /// The operator's words, when the operator ended the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[cfg(test)]

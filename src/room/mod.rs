@@ -18,8 +18,9 @@
 //!
 //! Here: the registry's types. Beside them: `registry.rs` (finding, loading and letting go of
 //! rooms, their commands, news from other instances), `create.rs` (new rooms), `load.rs` (a
-//! room folded from its log, its summary and record), `analyses.rs`, `upkeep.rs` (clocks resumed
-//! after a restart, unstarted rooms swept), `watchers.rs` (spectators between instances).
+//! room folded from its log, its summary and record), `operator.rs` (a game the operator
+//! ends), `analyses.rs`, `upkeep.rs` (clocks resumed after a restart, unstarted rooms swept),
+//! `watchers.rs` (spectators between instances).
 
 pub mod bot;
 pub mod bounds;
@@ -35,6 +36,7 @@ pub mod watchers;
 mod analyses;
 mod create;
 mod load;
+mod operator;
 mod registry;
 mod summary;
 mod upkeep;
@@ -52,6 +54,7 @@ pub use config::*;
 pub use create::{MAX_CLOCK_INCREMENT, MAX_CLOCK_INITIAL, NewRoom};
 pub use error::{Refusal, ReplayError, RoomError};
 pub use game::{Context, Decision, Game, Room};
+pub use operator::end_by_operator;
 pub use rate::{RateLimit, SeatBudget};
 pub use seats::{Seats, Sitter};
 pub use task::{Attached, Command, ConnId, Frame};

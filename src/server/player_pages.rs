@@ -95,16 +95,12 @@ async fn page(
         };
         let black_points = game
             .rated_score
-            .unwrap_or_else(|| Score::of(game.winner).points());
+            .or_else(|| Score::of(game.winner).map(Score::points));
         recent.push(RecentGame {
             room: game.room,
             at: game.at,
             opponent,
-            score: if black {
-                black_points
-            } else {
-                1.0 - black_points
-            },
+            score: black_points.map(|points| if black { points } else { 1.0 - points }),
             rated: game.rated_score.is_some(),
         });
     }

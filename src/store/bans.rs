@@ -1,11 +1,15 @@
 //! What operators read and change by hand (`senet admin`, issue 32): bans, the audit log, and
-//! the list of live rooms. Their own concern, on their own small pool, beside the game store. A ban names a network (an address is a /32 or /128) and
-//! lasts until a time; lifting one keeps its row. Every operator action writes its audit row in
-//! the same transaction as the change, so nothing is done that is not recorded. The instances
-//! read the active bans every few seconds ([`crate::server`]'s ban list), the same way on both
-//! backends.
+//! the list of live rooms. Their own concern, on their own small pool, beside the game store.
+//! A ban names a network (an address is a /32 or /128) and lasts until a time; lifting one
+//! keeps its row. Every operator action writes its audit row in the same transaction as the
+//! change, so nothing is done that is not recorded: a room's end is appended to its log by the
+//! room layer, with its audit row as work in that commit ([`AuditOnCommit`]). The instances read
+//! the active bans every few seconds ([`crate::server`]'s ban list), the same way on both
+//! backends; on SQLite they also read which rooms the operator ended ([`BanStore::ends_after`]).
 
 use std::str::FromStr;
+
+use async_trait::async_trait;
 
 use ipnet::IpNet;
 use serde::Serialize;
@@ -13,6 +17,7 @@ use sqlx::postgres::PgPoolOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::{PgPool, SqlitePool};
 
+use super::InCommit;
 use crate::protocol::UnixMs;
 
 /// A ban as stored.
@@ -49,6 +54,15 @@ pub struct LiveRoomRow {
     pub last_at: UnixMs,
 }
 
+/// A room the operator ended, as the audit log has it, with its log's last version now.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct EndedRow {
+    /// The audit row's id: the next poll asks for those after it.
+    pub id: i64,
+    pub room: String,
+    pub v: Option<i64>,
+}
+
 /// Who does what, why, when: what every operator action carries.
 #[derive(Clone, Debug)]
 pub struct Operator {
@@ -82,6 +96,8 @@ struct Sql {
     insert_audit: &'static str,
     audit: &'static str,
     live_rooms: &'static str,
+    last_audit: &'static str,
+    ends_after: &'static str,
 }
 
 /// Rooms with a `started` event and no `game-over`, the most recently active first; the same
@@ -109,6 +125,9 @@ const SQLITE: Sql = Sql {
     insert_audit: "INSERT INTO audit (at, actor, action, target, reason) VALUES (?, ?, ?, ?, ?)",
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT ?",
     live_rooms: live_rooms_sql!("?"),
+    last_audit: "SELECT COALESCE(MAX(id), 0) FROM audit",
+    ends_after: "SELECT a.id, a.target AS room, (SELECT MAX(v) FROM events e WHERE e.room = a.target) \
+                 AS v FROM audit a WHERE a.id > ? AND a.action = 'end' ORDER BY a.id",
 };
 
 const POSTGRES: Sql = Sql {
@@ -122,6 +141,9 @@ const POSTGRES: Sql = Sql {
                    VALUES ($1, $2, $3, $4, $5)",
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT $1",
     live_rooms: live_rooms_sql!("$1"),
+    last_audit: "SELECT COALESCE(MAX(id), 0) FROM audit",
+    ends_after: "SELECT a.id, a.target AS room, (SELECT MAX(v) FROM events e WHERE e.room = a.target) \
+                 AS v FROM audit a WHERE a.id > $1 AND a.action = 'end' ORDER BY a.id",
 };
 
 /// Runs `$body` with `$tx` a transaction and `$sql` the SQL of whichever backend `$store` is.
@@ -141,6 +163,22 @@ macro_rules! in_transaction {
                 let out = $body;
                 $tx.commit().await?;
                 out
+            }
+        }
+    };
+}
+
+/// `$body` with `$pool` the pool and `$sql` the SQL of whichever backend `$store` is.
+macro_rules! on_pool {
+    ($store:expr, |$pool:ident, $sql:ident| $body:expr) => {
+        match $store {
+            BanStore::Sqlite($pool) => {
+                let $sql = &SQLITE;
+                $body
+            }
+            BanStore::Postgres($pool) => {
+                let $sql = &POSTGRES;
+                $body
             }
         }
     };
@@ -221,55 +259,71 @@ impl BanStore {
 
     /// The bans in force at `now`.
     pub async fn active(&self, now: UnixMs) -> Result<Vec<BanRow>, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_as(SQLITE.active_bans)
-                    .bind(now)
-                    .fetch_all(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_as(POSTGRES.active_bans)
-                    .bind(now)
-                    .fetch_all(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.active_bans)
+                .bind(now)
+                .fetch_all(pool)
+                .await?
+        }))
     }
 
     /// Up to `limit` games in progress, the most recently active first.
     pub async fn live_rooms(&self, limit: i64) -> Result<Vec<LiveRoomRow>, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_as(SQLITE.live_rooms)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_as(POSTGRES.live_rooms)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.live_rooms)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?
+        }))
     }
 
     /// The last `limit` operator actions, newest first.
     pub async fn audit_log(&self, limit: i64) -> Result<Vec<AuditRow>, BansError> {
-        Ok(match self {
-            BanStore::Sqlite(pool) => {
-                sqlx::query_as(SQLITE.audit)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-            BanStore::Postgres(pool) => {
-                sqlx::query_as(POSTGRES.audit)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await?
-            }
-        })
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.audit)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?
+        }))
+    }
+
+    /// The id of the last audit row: where polling for ends starts.
+    pub async fn last_audit_id(&self) -> Result<i64, BansError> {
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_scalar(sql.last_audit).fetch_one(pool).await?
+        }))
+    }
+
+    /// Rooms the operator ended in the audit rows after `after`, in order.
+    pub async fn ends_after(&self, after: i64) -> Result<Vec<EndedRow>, BansError> {
+        Ok(on_pool!(self, |pool, sql| {
+            sqlx::query_as(sql.ends_after)
+                .bind(after)
+                .fetch_all(pool)
+                .await?
+        }))
+    }
+}
+
+/// An operator action on a room's log (ending its game), recorded in the transaction that
+/// appends to the log ([`super::RoomLog::append_with`]): the end is never without its audit row.
+pub struct AuditOnCommit {
+    pub by: Operator,
+    pub action: &'static str,
+    pub target: String,
+}
+
+#[async_trait]
+impl InCommit for AuditOnCommit {
+    async fn on_sqlite(&self, connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        let (by, sql) = (&self.by, &SQLITE);
+        audit!(connection, sql, by, self.action, self.target.as_str());
+        Ok(())
+    }
+
+    async fn on_postgres(&self, connection: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+        let (by, sql) = (&self.by, &POSTGRES);
+        audit!(connection, sql, by, self.action, self.target.as_str());
+        Ok(())
     }
 }

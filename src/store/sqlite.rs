@@ -22,6 +22,7 @@ use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
 use writer::Writer;
 
+pub mod news;
 mod writer;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");

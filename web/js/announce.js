@@ -50,15 +50,26 @@ export function moveSentence(model, d) {
   }
 }
 
+/**
+ * The result in words: the title ("White wins", "Draw", "Game ended"), why (the operator's words
+ * for a game the operator ended), and for a one-side seat how it went for you ('' otherwise).
+ */
+export function resultTexts(model) {
+  const { winner, reason, note } = model.state.result ?? {};
+  const loser = winner === Winner.Black || winner === Winner.White ? opponent(winner) : null;
+  const because = t(`reason.${reason}`, { side: loser ? sideName(loser) : '', note: note ?? '' });
+  if (winner === Winner.None) return { title: t('end.ended'), because, you: '' };
+  const title = loser ? t('end.wins', { side: sideName(winner) }) : t('end.draw');
+  const mine = sidesOf(model.seat);
+  let you = '';
+  if (mine.length === 1) you = !loser ? t('end.youDrew') : mine[0] === winner ? t('end.youWon') : t('end.youLost');
+  return { title, because, you };
+}
+
 /** The result in words, for this seat: "You won! All five pieces borne off." */
 export function resultSentence(model) {
-  const { winner, reason } = model.state.result ?? {};
-  const loser = winner === Winner.Black || winner === Winner.White ? opponent(winner) : null;
-  const because = t(`reason.${reason}`, { side: loser ? sideName(loser) : '' });
-  const mine = sidesOf(model.seat);
-  let headline = loser ? t('end.wins', { side: sideName(winner) }) : t('end.draw');
-  if (mine.length === 1) headline = !loser ? t('end.youDrew') : mine[0] === winner ? t('end.youWon') : t('end.youLost');
-  return `${headline} ${because}`;
+  const { title, because, you } = resultTexts(model);
+  return `${you || title} ${because}`;
 }
 
 /** The sentence for an event applied to `model` (state already updated), or '' for none. */

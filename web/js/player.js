@@ -85,7 +85,8 @@ chart.addEventListener('keydown', (event) => {
 });
 
 function recentItem(game) {
-  const result = t(`player.result.${game.score}`);
+  // No score: the server's operator ended the game without a result.
+  const result = t(`player.result.${game.score ?? 'none'}`);
   const rated = t(game.rated ? 'rating.rated' : 'rating.casual');
   const when = new Date(game.at).toLocaleString(document.documentElement.lang);
   const opponent = playerLabel(game.opponent);

@@ -124,6 +124,7 @@ export const Winner = Object.freeze({
   Black: 'black',
   White: 'white',
   Draw: 'draw',
+  None: 'none',
 });
 
 export const EndReason = Object.freeze({
@@ -132,6 +133,7 @@ export const EndReason = Object.freeze({
   Agreement: 'agreement',
   Abandon: 'abandon',
   Timeout: 'timeout',
+  Operator: 'operator',
 });
 
 export const CancelReason = Object.freeze({

@@ -11,8 +11,8 @@ import { describe } from './movelog.js';
 import { readPosition, opponent, seatPlayer } from './state.js';
 import { changeText, nameOf, playerLabel } from './players-view.js';
 import { roomPage } from './api.js';
-import { sidesOf, turnSentence } from './announce.js';
-import { DEFAULT_LEVEL, Mode, Phase, Seat, Winner } from './protocol.js';
+import { resultTexts, sidesOf, turnSentence } from './announce.js';
+import { DEFAULT_LEVEL, EndReason, Mode, Phase, Seat } from './protocol.js';
 
 const MOVES_SHOWN = 12;
 const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
@@ -195,17 +195,6 @@ export function createRoomView(root, { onMove }) {
     if (waiting) part('invite-link', root).value = new URL(roomPage(model.room), location.href).href;
   }
 
-  function resultTexts(model) {
-    const { winner, reason } = model.state.result ?? {};
-    const loser = winner === Winner.Black || winner === Winner.White ? opponent(winner) : null;
-    const title = loser ? t('end.wins', { side: sideName(winner) }) : t('end.draw');
-    const because = t(`reason.${reason}`, { side: loser ? sideName(loser) : '' });
-    const mine = sidesOf(model.seat);
-    let you = '';
-    if (mine.length === 1) you = !loser ? t('end.youDrew') : mine[0] === winner ? t('end.youWon') : t('end.youLost');
-    return { title, because, you };
-  }
-
   function renderEnd(model) {
     const { state, seat } = model;
     const over = state.phase === Phase.Over;
@@ -219,7 +208,9 @@ export function createRoomView(root, { onMove }) {
     part('end-you', root).textContent = you;
     renderRatings(state);
     const rematch = part('rematch', root);
-    show(rematch, sidesOf(seat).length > 0 && !state.rematch);
+    // A game the operator ended is not played on.
+    const playable = state.result?.reason !== EndReason.Operator;
+    show(rematch, sidesOf(seat).length > 0 && !state.rematch && playable);
     rematch.textContent = t(state.mode === Mode.Online ? 'action.rematch' : 'action.newGame');
     const asked = state.rematch_offers;
     const mine = sidesOf(seat);

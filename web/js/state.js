@@ -127,7 +127,7 @@ export function applyEvent(previous, type, d) {
       break;
     case Event.GameOver:
       Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null, hint: null });
-      s.result = { winner: d.winner, reason: d.reason };
+      s.result = { winner: d.winner, reason: d.reason, note: d.note };
       s.seed = d.seed;
       break;
     case Event.RematchOffered:

@@ -189,6 +189,7 @@ const en = {
 
   'end.wins': '{side} wins',
   'end.draw': 'Draw',
+  'end.ended': 'Game ended',
   'end.youWon': 'You won!',
   'end.youLost': 'You lost.',
   'end.youDrew': 'Neither side lost.',
@@ -197,6 +198,7 @@ const en = {
   'reason.agreement': 'Agreed by both players.',
   'reason.abandon': '{side} left the game.',
   'reason.timeout': '{side} ran out of time.',
+  'reason.operator': 'The server’s operator ended the game: {note}',
   'rematch.waiting': 'Rematch asked. Waiting for the other player…',
   'rematch.follow': 'Go to the next game',
   'rematch.offered': '{side} asks for a rematch.',
@@ -438,6 +440,7 @@ const zhHant = {
 
   'end.wins': '{side}獲勝',
   'end.draw': '和棋',
+  'end.ended': '對局已終止',
   'end.youWon': '你贏了！',
   'end.youLost': '你輸了。',
   'end.youDrew': '雙方都沒有輸。',
@@ -446,6 +449,7 @@ const zhHant = {
   'reason.agreement': '雙方同意和棋。',
   'reason.abandon': '{side}離開了對局。',
   'reason.timeout': '{side}的時間用完了。',
+  'reason.operator': '伺服器管理員終止了這局：{note}',
   'rematch.waiting': '已要求再來一局，等待對方…',
   'rematch.follow': '前往下一局',
   'rematch.offered': '{side}想再來一局。',
@@ -687,6 +691,7 @@ const ru = {
 
   'end.wins': '{side} победили',
   'end.draw': 'Ничья',
+  'end.ended': 'Партия прекращена',
   'end.youWon': 'Вы победили!',
   'end.youLost': 'Вы проиграли.',
   'end.youDrew': 'Никто не проиграл.',
@@ -695,6 +700,7 @@ const ru = {
   'reason.agreement': 'По согласию игроков.',
   'reason.abandon': '{side} покинули партию.',
   'reason.timeout': '{side}: время вышло.',
+  'reason.operator': 'Администратор сервера прекратил партию: {note}',
   'rematch.waiting': 'Реванш предложен. Ждём соперника…',
   'rematch.follow': 'Перейти к следующей партии',
   'rematch.offered': '{side} предлагают реванш.',

@@ -55,9 +55,11 @@ impl Game {
             Seat::White => Side::White,
         };
         match (self.stage, action) {
-            (Stage::Over(_), Action::Rematch) => Ok(side),
+            // A game the operator ended is not played on, not even in a new room.
+            (Stage::Over(_, EndReason::Operator), _) => Err(Refusal::GameOver),
+            (Stage::Over(..), Action::Rematch) => Ok(side),
             (_, Action::Rematch) => Err(Refusal::RematchBeforeTheEnd),
-            (Stage::Over(_), _) => Err(Refusal::GameOver),
+            (Stage::Over(..), _) => Err(Refusal::GameOver),
             (Stage::Waiting, _) => Err(Refusal::NotStarted),
             _ => Ok(side),
         }
@@ -166,7 +168,29 @@ impl Game {
             reason,
             seed: hex::encode(self.room.seed),
             clocks: self.clocks_at(now, None),
+            note: None,
         }
+    }
+
+    /// The server's operator ends the game being played (`senet admin end`): no winner, and
+    /// `note` (why) logged with the end. Refused before the start, after the end, and once the
+    /// side to move's time is out (its timeout is the end).
+    pub fn decide_end(&self, note: &str, now: UnixMs) -> Result<Decision, Refusal> {
+        if self.is_flagged(now) {
+            return Err(Refusal::OutOfTime(self.position.turn()));
+        }
+        match self.stage {
+            Stage::Waiting => return Err(Refusal::NotStarted),
+            Stage::Over(..) => return Err(Refusal::GameOver),
+            Stage::Roll | Stage::Move { .. } => {}
+        }
+        let mut next = Next::from(self, now);
+        let mut over = self.game_over(Winner::None, EndReason::Operator, now);
+        if let Event::GameOver { note: logged, .. } = &mut over {
+            *logged = Some(note.to_owned());
+        }
+        next.push(over);
+        Ok(next.done())
     }
 }
 

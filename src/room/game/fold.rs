@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{Clock, Game, Stage, index};
 use crate::engine::{Side, Sticks};
-use crate::protocol::{ClientSeed, Event, EventKind, GameResult, UnixMs, Version};
+use crate::protocol::{ClientSeed, Event, EventKind, UnixMs, Version};
 use crate::room::error::ReplayError;
 
 impl Game {
@@ -117,14 +117,13 @@ impl Game {
                 winner,
                 reason,
                 clocks,
+                note,
                 ..
             } => {
                 self.set_clocks(*clocks, at);
                 self.draw_offer = None;
-                self.stage = Stage::Over(GameResult {
-                    winner: *winner,
-                    reason: *reason,
-                });
+                self.note = note.as_deref().map(Arc::from);
+                self.stage = Stage::Over(*winner, *reason);
             }
             Event::RematchOffered { side } => self.rematch_offers[index(*side)] = true,
             Event::Rematch { room } => self.rematch = Some(room.clone()),

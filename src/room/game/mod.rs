@@ -29,7 +29,7 @@ use crate::ai::Level;
 use crate::engine::{Position, Side, Sticks};
 use crate::fairness::{Seed, seed_hash};
 use crate::protocol::{
-    ClientSeeds, EndReason, Event, GameResult, Mode, Presence, TimeControl, UnixMs, Version, Winner,
+    ClientSeeds, EndReason, Event, Mode, Presence, TimeControl, UnixMs, Version, Winner,
 };
 
 mod clock;
@@ -99,7 +99,7 @@ enum Stage {
     Waiting,
     Roll,
     Move { sticks: Sticks },
-    Over(GameResult),
+    Over(Winner, EndReason),
 }
 
 /// A timed game's clocks: what each side had at `since`, the moment of the last event that
@@ -139,6 +139,8 @@ pub struct Game {
     /// request answers it without logging again, and the state shows it to a page opened later.
     hint: Option<u8>,
     clock: Option<Clock>,
+    /// The operator's words, when the operator ended the game (`senet admin end`).
+    note: Option<Arc<str>>,
     /// When the last event was logged: a resumed clock starts from what it had then.
     at: UnixMs,
     v: Version,
@@ -228,6 +230,7 @@ impl Game {
             rematch: None,
             hint: None,
             clock: None,
+            note: None,
             at: 0,
             v: 0,
         }
@@ -273,7 +276,7 @@ impl Game {
                 roll: sticks.roll(),
                 throw: self.throws - 1,
             },
-            Stage::Waiting | Stage::Over(_) => return None,
+            Stage::Waiting | Stage::Over(..) => return None,
         };
         Some((bot, step))
     }
@@ -284,7 +287,7 @@ impl Game {
     }
 
     pub fn is_over(&self) -> bool {
-        matches!(self.stage, Stage::Over(_))
+        matches!(self.stage, Stage::Over(..))
     }
 
     fn is_playing(&self) -> bool {

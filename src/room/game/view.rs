@@ -14,21 +14,25 @@ impl Game {
             Stage::Waiting => Phase::Waiting,
             Stage::Roll => Phase::Roll,
             Stage::Move { .. } => Phase::Move,
-            Stage::Over(_) => Phase::Over,
+            Stage::Over(..) => Phase::Over,
         }
     }
 
     pub fn status(&self) -> Status {
         match self.stage {
             Stage::Waiting => Status::Waiting,
-            Stage::Over(_) => Status::Finished,
+            Stage::Over(..) => Status::Finished,
             _ => Status::Playing,
         }
     }
 
     pub fn result(&self) -> Option<GameResult> {
         match self.stage {
-            Stage::Over(result) => Some(result),
+            Stage::Over(winner, reason) => Some(GameResult {
+                winner,
+                reason,
+                note: self.note.as_deref().map(str::to_owned),
+            }),
             _ => None,
         }
     }

@@ -206,7 +206,8 @@ pub struct Listener {
 impl Listener {
     /// Listens on the database `url` names until `shutdown`. For a database
     /// that is not PostgreSQL (a single SQLite instance has nobody to hear)
-    /// the listener stays silent.
+    /// the listener hears only the rooms `senet admin end` ended, by polling
+    /// ([`crate::store::sqlite::news`]).
     pub fn start(url: &str, shutdown: CancellationToken) -> Listener {
         Self::start_with(url, Probe::default(), shutdown)
     }
@@ -216,6 +217,9 @@ impl Listener {
         let (news, _) = broadcast::channel(SUBSCRIBER_BUFFER);
         if crate::store::is_postgres_url(url) {
             tokio::spawn(listen(url.to_owned(), probe, news.clone(), shutdown));
+        } else {
+            let poll = crate::store::sqlite::news::poll_operator_ends;
+            tokio::spawn(poll(url.to_owned(), news.clone(), shutdown));
         }
         Listener { news }
     }
