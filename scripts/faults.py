@@ -73,6 +73,7 @@ class History:
         self.rooms = set()
         self.fault_start = self.fault_end = None
         self.affected = set()  # the players the fault struck
+        self.cuts = []  # (player, when) of each socket the `cut` fault cut
         self.answer_ms = []
         self.refused = 0  # requests answered by a closed socket, a hang or an internal error
 
@@ -182,13 +183,11 @@ class Player:
         sent = time.time()
         if self.run.cut_next and t in ENDS and self.name.startswith(self.run.cut_who):
             how, self.run.cut_next = self.run.cut_next, None
-            self.run.history.affected = {self.name}
             # The frame cut in two, or whole and a second one cut: then the socket is gone.
             writer.write(frame[: len(frame) // 2] if how == "mid-frame" else frame + frame[:3])
             await writer.drain()
             writer.transport.abort()
-            if self.run.history.fault_start is None:
-                self.run.history.fault_start = self.run.history.fault_end = time.time()
+            self.run.history.cuts.append((self.name, time.time()))
         else:
             writer.write(frame)
         try:
@@ -345,7 +344,8 @@ class Run:
             moments.append(float((done.stdout.split() or [time.time()])[-1]))
         history.fault_start = moments[0]
         # With a second instance, players go on through it from the kill on.
-        history.fault_end = moments[0] if self.args.backend == "postgres" else moments[1]
+        survivor = self.args.backend == "postgres" and self.args.fault == "kill"
+        history.fault_end = moments[0] if survivor else moments[1]
 
     async def stranger(self, room):
         """A hello without a token, then a throw: a spectator's, refused."""
@@ -482,7 +482,16 @@ class Run:
     def report(self):
         history = self.history
         recovery = None
-        if history.fault_start is None:
+        if history.cuts:
+            # Each cut player's first success after its cut; the slowest of the run.
+            waits = [min((a["at"] - when for a in history.actions
+                          if a["player"] == player and a.get("answer") == "ack" and a["at"] >= when),
+                         default=None) for player, when in history.cuts]
+            if None in waits:
+                history.violation("a cut player never acted again")
+            else:
+                recovery = round(1000 * max(waits))
+        elif history.fault_start is None:
             history.violation("the fault never struck")
         else:
             end = history.fault_end or history.fault_start

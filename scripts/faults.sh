@@ -7,6 +7,7 @@
 #          run; the player reconnects and resends the action with the same id
 #   kill   SIGKILL of an instance at a random moment (half the seeds: as a rematch is asked),
 #          then the instance started again on the same database
+#   nginx  (postgres only) nginx stopped (SIGTERM) at a random moment and started again
 #
 # each on two setups: `sqlite` (one instance on its own file) and `postgres` (two instances on
 # a private PostgreSQL cluster made for the runs: initdb in a temporary directory on a free
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
         *) faults+=("$1"); shift ;;
     esac
 done
-[ ${#faults[@]} -gt 0 ] || faults=(cut kill)
+[ ${#faults[@]} -gt 0 ] || faults=(cut kill nginx)
 bin=${SENET_BIN:-target/release/senet}
 [ -x "$bin" ] || bin=target/debug/senet
 bin=$(realpath "$bin")
@@ -60,11 +61,15 @@ free_port() {
 start_postgres() {
     chmod 755 "$work" && mkdir "$work/pg"
     if [ "$(id -u)" = 0 ]; then chown postgres "$work/pg"; fi
-    pgport=$(free_port)
     as_postgres "$pgbin/initdb -D $work/pg/data -A trust -U postgres" > "$work/initdb.log"
-    as_postgres "$pgbin/pg_ctl -D $work/pg/data -l $work/pg/log -w \
-        -o '-p $pgport -k $work/pg -c listen_addresses=127.0.0.1' start" > /dev/null || {
-        cat "$work/pg/log"; return 1; }
+    # A second try on another port, should another process have taken the free one meanwhile.
+    for _ in 1 2; do
+        pgport=$(free_port)
+        as_postgres "$pgbin/pg_ctl -D $work/pg/data -l $work/pg/log -w \
+            -o '-p $pgport -k $work/pg -c listen_addresses=127.0.0.1' start" > /dev/null && return
+        cat "$work/pg/log"
+    done
+    return 1
 }
 
 # Starts `senet serve` number $1 on port $port<n> and $database; waits until /readyz says 200.
@@ -102,7 +107,14 @@ start_nginx() {
 # The faults' two halves, run by faults.py (bash -c): strike, then end; each prints when.
 kill_one() { kill -9 "$(cat "$work/serve1.pid")" && date +%s.%N; }
 restart_one() { serve 1 > /dev/null && date +%s.%N; }
-export -f serve kill_one restart_one
+stop_nginx() {
+    local pid
+    pid=$(cat "$work/nginx.pid")
+    kill -TERM "$pid" && while kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
+    date +%s.%N
+}
+restart_nginx() { start_nginx > /dev/null && date +%s.%N; }
+export -f serve start_nginx kill_one restart_one stop_nginx restart_nginx
 
 # One run: a fresh database and instances, the games, the check.
 run_one() {
@@ -118,12 +130,14 @@ run_one() {
         "$pgbin/psql" -q -h 127.0.0.1 -p "$pgport" -U postgres -c "CREATE DATABASE run_${fault}_$seed"
         database="postgres://postgres@127.0.0.1:$pgport/run_${fault}_$seed"
         port2=$(free_port) port0=$(free_port)
+        export port0
         serve 1 && serve 2 && start_nginx
         url=127.0.0.1:$port0
     fi
     case $fault in
         cut) ;;
         kill) inject=kill_one heal=restart_one ;;
+        nginx) inject=stop_nginx heal=restart_nginx ;;
         *) echo "unknown fault: $fault" >&2; exit 2 ;;
     esac
     python3 scripts/faults.py run --url "$url" --fault "$fault" --backend "$backend" \
@@ -137,6 +151,8 @@ run_one() {
 start_postgres
 for backend in sqlite postgres; do
     for fault in "${faults[@]}"; do
+        # nginx runs in front of the PostgreSQL pair only.
+        [ "$fault" = nginx ] && [ "$backend" = sqlite ] && continue
         for seed in $(seq 1 "$seeds"); do
             run_one "$backend" "$fault" "$seed"
         done
