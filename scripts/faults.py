@@ -32,6 +32,7 @@ Standard library only.
 """
 import argparse
 import asyncio
+import collections
 import json
 import os
 import random
@@ -511,6 +512,9 @@ class Run:
             "recovery_ms": recovery,
             "refused": history.refused,
             "answer_max_ms": round(max(history.answer_ms, default=0)),
+            # Refusals by code, e.g. to see what a stalled game's players were told.
+            "errors": dict(sorted(collections.Counter(
+                f"{a['t']}:{a['code']}" for a in history.actions if a.get("code")).items())),
             # How the actions whose answer went with a socket were answered when resent.
             "resent": sorted(f"{a['t']}:{a.get('code', a.get('answer'))}"
                              for a in history.actions if a.get("lost")),
@@ -525,7 +529,7 @@ def table(lines):
             result = json.loads(line)
             rows.setdefault((result["fault"], result["backend"]), []).append(result)
     out = [
-        "| fault | backend | runs | violations | recovery p50 / max (ms) | actions refused | slowest answer (ms) |",
+        "| fault | backend | runs | violations | recovery p50 / max (ms) | requests refused | slowest answer (ms) |",
         "|---|---|---|---|---|---|---|",
     ]
     for (fault, backend), results in rows.items():

@@ -14,17 +14,19 @@
 # port, never the machine's shared one; behind nginx running deploy/nginx/senet.conf as
 # shipped but for its addresses, as tests/cluster.rs runs it; `kill` strikes the first one).
 #
-#   scripts/faults.sh [--seeds N] [--publish] [FAULT...]     (all faults by default; 20 seeds)
+#   scripts/faults.sh [--seeds N] [--first K] [--publish] [FAULT...]
+#       all faults by default; seeds K (default 1) to N (default 20): a seed replays its run
 #
 # Prints one JSON line per run and the table; exits 1 if any run found a violation. With
 # --publish the table replaces the one in docs/RELIABILITY.md. SENET_BIN picks the binary
 # (default: target/release/senet if built, else target/debug/senet).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seeds=20 publish=0 faults=()
+seeds=20 first=1 publish=0 faults=()
 while [ $# -gt 0 ]; do
     case $1 in
         --seeds) seeds=$2; shift 2 ;;
+        --first) first=$2; shift 2 ;;
         --publish) publish=1; shift ;;
         *) faults+=("$1"); shift ;;
     esac
@@ -153,7 +155,7 @@ for backend in sqlite postgres; do
     for fault in "${faults[@]}"; do
         # nginx runs in front of the PostgreSQL pair only.
         [ "$fault" = nginx ] && [ "$backend" = sqlite ] && continue
-        for seed in $(seq 1 "$seeds"); do
+        for seed in $(seq "$first" "$seeds"); do
             run_one "$backend" "$fault" "$seed"
         done
     done
