@@ -157,11 +157,16 @@ async def ws_open(host, port, room, source):
     return reader, writer
 
 
-def ws_send(writer, message):
+def ws_frame(message):
+    """A client's (masked) text frame of the message as JSON."""
     payload, mask = json.dumps(message).encode(), os.urandom(4)
     n = len(payload)
     length = bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
-    writer.write(bytes([0x81]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    return bytes([0x81]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def ws_send(writer, message):
+    writer.write(ws_frame(message))
 
 
 async def ws_next(reader):

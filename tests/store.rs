@@ -11,7 +11,9 @@ mod postgres_support;
 use common::{event, room, seat};
 use senet::engine::Side;
 use senet::protocol::{SeekGone, SideChoice, TimeControl, UnixMs};
-use senet::store::{Pairing, Poster, RoomRow, SeekCaps, SeekRow, Store, StoreError, Window};
+use senet::store::{
+    CreateOnCommit, Pairing, Poster, RoomRow, SeekCaps, SeekRow, Store, StoreError, Window,
+};
 
 /// A room reads back exactly as created; unknown ids read as `None`.
 async fn rooms_round_trip(store: &Store) {
@@ -94,6 +96,48 @@ async fn appends_conflict_on_existing_versions(store: &Store) {
     assert_eq!(kinds, [(1, "a".into()), (2, "b".into()), (3, "c".into())]);
     let tail = store.log.events_after("r3", 2).await.unwrap();
     assert_eq!(tail, vec![event(3, "c")]);
+}
+
+/// A room made in another room's append (a rematch's) exists exactly when the append does: a
+/// version clash makes neither, and so does a room id already taken.
+async fn rooms_made_with_an_append_share_its_commit(store: &Store) {
+    store.log.create_room(&room("r7"), &[], None).await.unwrap();
+    store
+        .log
+        .append("r7", &[event(1, "a")], None)
+        .await
+        .unwrap();
+    let made = || CreateOnCommit::new(room("r7next"), vec![event(1, "started")], "{}".into());
+    let clash = store
+        .log
+        .append_with("r7", &[event(1, "rematch")], None, Some(made()))
+        .await;
+    assert!(
+        matches!(clash, Err(StoreError::VersionConflict(1))),
+        "{clash:?}"
+    );
+    assert_eq!(store.log.room("r7next").await.unwrap(), None);
+    store
+        .log
+        .append_with("r7", &[event(2, "rematch")], None, Some(made()))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.log.room("r7next").await.unwrap(),
+        Some(room("r7next"))
+    );
+    let first = store.log.events_after("r7next", 0).await.unwrap();
+    assert_eq!(first, vec![event(1, "started")]);
+    assert_eq!(
+        store.log.summary("r7next").await.unwrap().as_deref(),
+        Some("{}")
+    );
+    let taken = store
+        .log
+        .append_with("r7", &[event(3, "rematch")], None, Some(made()))
+        .await;
+    assert!(taken.is_err(), "{taken:?}");
+    assert_eq!(store.log.events_after("r7", 2).await.unwrap(), vec![]);
 }
 
 /// Many writers racing for the same next version: exactly one wins each.
@@ -625,6 +669,11 @@ macro_rules! backend_tests {
             $(#[$attr])*
             async fn appends_conflict_on_existing_versions() {
                 super::$on_store(super::appends_conflict_on_existing_versions).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn rooms_made_with_an_append_share_its_commit() {
+                super::$on_store(super::rooms_made_with_an_append_share_its_commit).await
             }
             #[tokio::test]
             $(#[$attr])*

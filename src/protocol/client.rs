@@ -104,9 +104,12 @@ impl Action {
 pub enum ClientMessage {
     /// `acks: false`: a successful action is answered by its last event carrying the action's
     /// `id`, not by a separate `ack` frame (a third fewer frames per action).
+    /// `client`: the client's name for itself (see [`ClientName`]): with it, an action resent
+    /// with the same `id` is answered as the first one was, not applied twice.
     Hello {
         token: Option<String>,
         acks: bool,
+        client: Option<ClientName>,
     },
     Act(Action),
     Sync,
@@ -141,6 +144,29 @@ struct HelloData {
     token: Option<String>,
     #[serde(default = "acks_by_default")]
     acks: bool,
+    #[serde(default)]
+    client: Option<String>,
+}
+
+/// The name a client gives itself in `hello`, the same over its reconnections: 1 to 64
+/// printable ASCII characters. Random per page (or program) run, so that two clients' ids
+/// never meet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientName(String);
+
+impl ClientName {
+    pub fn parse(name: String) -> Result<ClientName, String> {
+        let printable = name.bytes().all(|b| b.is_ascii_graphic());
+        if name.is_empty() || name.len() > 64 || !printable {
+            return Err("client must be 1 to 64 printable ASCII characters".into());
+        }
+        Ok(ClientName(name))
+    }
+
+    /// The key an action with `id` from this client is remembered by.
+    pub fn resend_key(&self, id: &Value) -> Box<str> {
+        format!("{}\n{id}", self.0).into()
+    }
 }
 
 /// Clients written before `acks` existed wait for `ack` frames.
@@ -174,9 +200,15 @@ impl Request {
         let message = match t.as_str() {
             "hello" => {
                 let hello: HelloData = serde_json::from_value(d.clone()).map_err(data_error)?;
+                let client = hello.client.map(ClientName::parse).transpose();
                 ClientMessage::Hello {
                     token: hello.token,
                     acks: hello.acks,
+                    client: client.map_err(|message| BadRequest {
+                        code: ErrorCode::BadRequest,
+                        message,
+                        id: id.clone(),
+                    })?,
                 }
             }
             "move" => {
@@ -272,16 +304,33 @@ mod tests {
             hello(r#"{"t":"hello","d":{"token":"abc"}}"#),
             ClientMessage::Hello {
                 token: Some("abc".into()),
-                acks: true
+                acks: true,
+                client: None
             }
         );
         assert_eq!(
             hello(r#"{"t":"hello","d":{"acks":false}}"#),
             ClientMessage::Hello {
                 token: None,
-                acks: false
+                acks: false,
+                client: None
             }
         );
+        assert_eq!(
+            hello(r#"{"t":"hello","d":{"client":"page-7f3a"}}"#),
+            ClientMessage::Hello {
+                token: None,
+                acks: true,
+                client: Some(ClientName::parse("page-7f3a".into()).unwrap())
+            }
+        );
+        for name in ["", "a b", &"x".repeat(65)] {
+            let text = json!({"t": "hello", "d": {"client": name}}).to_string();
+            assert_eq!(
+                Request::parse(&text).unwrap_err().code,
+                ErrorCode::BadRequest
+            );
+        }
         let bad = Request::parse(r#"{"t":"hello","d":{"acks":"no"}}"#).unwrap_err();
         assert_eq!(bad.code, ErrorCode::BadRequest);
     }

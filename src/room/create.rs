@@ -122,7 +122,8 @@ fn computer_seed() -> ClientSeed {
 
 /// Stores a new room with its seats and, if both are taken, its `started` event (and in `ai`
 /// rooms then the computer's client seed), in one step. Every room is made here: by a player
-/// (`POST /api/rooms`) or by a rematch.
+/// (`POST /api/rooms`) or by a rematch (whose room is made in the append of its `rematch`
+/// event, from the same [`new_room_rows`]).
 pub(super) async fn create_room(
     log: &dyn RoomLog,
     id: &str,
@@ -130,6 +131,17 @@ pub(super) async fn create_room(
     seats: &Seats,
     clock: Option<TimeControl>,
 ) -> Result<(), StoreError> {
+    let (row, first_events, summary) = new_room_rows(id, mode, seats, clock);
+    log.create_room(&row, &first_events, Some(&summary)).await
+}
+
+/// What the store keeps of a new room: its row, its first events and its summary after them.
+pub(super) fn new_room_rows(
+    id: &str,
+    mode: Mode,
+    seats: &Seats,
+    clock: Option<TimeControl>,
+) -> (RoomRow, Vec<StoredEvent>, String) {
     let row = RoomRow {
         id: id.to_string(),
         mode,
@@ -152,5 +164,5 @@ pub(super) async fn create_room(
         .zip(1..)
         .map(|(event, v)| stored_event(v, row.created_at, event))
         .collect();
-    log.create_room(&row, &first_events, Some(&summary)).await
+    (row, first_events, summary)
 }

@@ -63,7 +63,7 @@ pub use watchers::Watchers;
 use crate::protocol::UnixMs;
 use crate::store::Store;
 use analyses::Flights;
-use create::{create_room, new_seat};
+use create::{create_room, new_room_rows, new_seat};
 use load::{decode, replay, stored_event};
 
 /// A way to send commands to one live room.

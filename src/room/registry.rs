@@ -16,7 +16,7 @@ use crate::engine::Side;
 use crate::protocol::{Action, Joined, State, Version};
 use crate::room::config::RoomConfig;
 use crate::room::error::RoomError;
-use crate::room::task::{Attached, Command, ConnId, RoomTask};
+use crate::room::task::{Acting, Attached, Command, ConnId, RoomTask};
 use crate::room::watchers::Watchers;
 use crate::secrets::is_room_id;
 use crate::store::{News, Store, Subscription};
@@ -34,10 +34,16 @@ impl RoomHandle {
         answer.await.ok()
     }
 
-    pub async fn act(&self, conn: ConnId, action: Action) -> Result<Version, RoomError> {
+    /// Acts for the connection; `resend` is the key a resend of this action would carry.
+    pub async fn act(
+        &self,
+        conn: ConnId,
+        action: Action,
+        resend: Option<Box<str>>,
+    ) -> Result<Version, RoomError> {
         self.call(|reply| Command::Act {
             conn,
-            action: Box::new(action),
+            acting: Box::new(Acting { action, resend }),
             reply,
         })
         .await

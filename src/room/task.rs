@@ -42,6 +42,7 @@
 //!
 //! Here: the commands, the task's state, loading and the loop. Beside it, one file a job:
 //! `task/commit.rs` (decide → append → keep → broadcast, and catching up with the log),
+//! `task/resends.rs` (an action resent after a reconnection is answered, not applied again),
 //! `task/conns.rs` (seats taken, sockets attached and detached), `task/presence.rs` (who is
 //! connected, here and elsewhere, and the spectators), `task/clock.rs`, `task/rematch.rs` and
 //! `task/bot_turn.rs`.
@@ -71,9 +72,11 @@ mod commit;
 mod conns;
 mod presence;
 mod rematch;
+mod resends;
 
 use bot_turn::BotTurn;
 use clock::instant_of;
+use resends::Answered;
 
 /// Identifies one attached connection within its room.
 pub type ConnId = u64;
@@ -110,6 +113,13 @@ struct Conn {
     evicted: CancellationToken,
 }
 
+/// An action, and the key its client would resend it under (see `task/resends.rs`): `None` when
+/// the client named neither itself nor the action.
+pub struct Acting {
+    pub action: Action,
+    pub resend: Option<Box<str>>,
+}
+
 /// Where a room task answers a command that can fail.
 pub type Answer<T> = oneshot::Sender<Result<T, RoomError>>;
 
@@ -132,7 +142,7 @@ pub enum Command {
     },
     Act {
         conn: ConnId,
-        action: Box<Action>,
+        acting: Box<Acting>,
         reply: Answer<Version>,
     },
     Snapshot {
@@ -176,6 +186,8 @@ pub struct RoomTask {
     /// connections changed since the pace held one back (see `super::bounds`).
     presence_pace: PresencePace,
     presence_due: Option<Instant>,
+    /// The last actions answered under a resend key, so that a resend is not applied twice.
+    answered: Answered,
 }
 
 impl RoomTask {
@@ -204,6 +216,7 @@ impl RoomTask {
             elsewhere: [false; 2],
             presence_pace: PresencePace::default(),
             presence_due: None,
+            answered: Answered::default(),
         };
         task.refresh_elsewhere().await;
         // A crash between taking the second seat and logging `started`
@@ -308,10 +321,10 @@ impl RoomTask {
             Command::Detach { conn } => self.detach(conn).await,
             Command::Act {
                 conn,
-                action,
+                acting,
                 reply,
             } => {
-                let _ = reply.send(self.act(conn, *action).await);
+                let _ = reply.send(self.act(conn, *acting).await);
             }
             Command::Snapshot { reply } => {
                 let _ = reply.send(self.game.state(self.spectators(), now_ms()));

@@ -27,8 +27,8 @@ use super::socket::{
 };
 use crate::players::store::PlayerStore;
 use crate::protocol::{
-    Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, frame_answering,
-    room_url,
+    Action, ClientMessage, ClientName, ErrorCode, Reply, Request, Seat, State as RoomState,
+    frame_answering, room_url,
 };
 use crate::room::ring;
 use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms, SeatBudget};
@@ -59,6 +59,7 @@ pub async fn upgrade(
         evicted: CancellationToken::new(),
         last_v: 0,
         acks: true,
+        client_name: None,
         quotas: state.quotas.clone(),
         client,
         ping_every: state.ping_every,
@@ -102,6 +103,9 @@ struct Connection {
     /// Whether a successful action gets an `ack` frame; a client that said `acks: false` in its
     /// hello finds the action's `id` in the action's last event instead.
     acks: bool,
+    /// The name the client gave itself in its hello: its actions' ids are remembered under it,
+    /// so that one resent after a reconnection is not applied twice.
+    client_name: Option<ClientName>,
     /// A rematch opens a room: it takes a token from this address's creation quota.
     quotas: Arc<Quotas>,
     client: ClientAddr,
@@ -185,8 +189,13 @@ impl Connection {
         let id = request.id;
         match request.message {
             ClientMessage::Ping => peer.reply(&Reply::Pong { id }).await,
-            ClientMessage::Hello { token, acks } => {
+            ClientMessage::Hello {
+                token,
+                acks,
+                client,
+            } => {
                 self.acks = acks;
+                self.client_name = client;
                 self.hello(peer, token, id).await
             }
             ClientMessage::Sync => match &self.attached {
@@ -262,7 +271,9 @@ impl Connection {
         {
             return peer.reply(&error_reply(rate_limited(wait), id)).await;
         }
-        match seated.room.act(seated.conn, action).await {
+        let resend = self.client_name.as_ref().zip(id.as_ref());
+        let resend = resend.map(|(name, id)| name.resend_key(id));
+        match seated.room.act(seated.conn, action, resend).await {
             Ok(v) => {
                 // The action's events are already in our queue: send them
                 // first, so the answer never overtakes what it answers.

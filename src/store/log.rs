@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::StoreError;
+use super::{StoreError, postgres, rows, sqlite};
 use crate::engine::Side;
 use crate::fairness::Seed;
 use crate::protocol::{Mode, TimeControl, UnixMs, Version};
@@ -139,4 +139,37 @@ pub trait RoomLog: Send + Sync + 'static {
 
     /// Succeeds when the database answers and every migration is applied (`GET /readyz`).
     async fn ping(&self) -> Result<(), StoreError>;
+}
+
+/// A room made in the transaction of another room's append: a rematch's room with the
+/// `rematch` event that sends the players there, so the log never names a room that was never
+/// made (a crash or a failed write between the two left exactly that).
+pub struct CreateOnCommit {
+    room: RoomRow,
+    events: Vec<StoredEvent>,
+    summary: String,
+}
+
+impl CreateOnCommit {
+    /// The room as [`RoomLog::create_room`] takes it: its row, first events and summary.
+    pub fn new(room: RoomRow, events: Vec<StoredEvent>, summary: String) -> Arc<CreateOnCommit> {
+        Arc::new(CreateOnCommit {
+            room,
+            events,
+            summary,
+        })
+    }
+}
+
+#[async_trait]
+impl InCommit for CreateOnCommit {
+    async fn on_sqlite(&self, connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        let (room, events, summary) = (&self.room, &self.events, Some(self.summary.as_str()));
+        rows::insert_room::<sqlx::Sqlite>(connection, &sqlite::SQL, room, events, summary).await
+    }
+
+    async fn on_postgres(&self, connection: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+        let (room, events, summary) = (&self.room, &self.events, Some(self.summary.as_str()));
+        rows::insert_room::<sqlx::Postgres>(connection, &postgres::SQL, room, events, summary).await
+    }
 }

@@ -26,7 +26,7 @@ mod summaries;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
-pub use log::{InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
+pub use log::{CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
 

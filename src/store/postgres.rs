@@ -71,7 +71,7 @@ impl PgStore {
 }
 
 /// This backend's SQL for the statements every backend runs alike.
-const SQL: Statements = Statements {
+pub(super) const SQL: Statements = Statements {
     insert_room: "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, \
                   black_client_seed, white_token_hash, white_client_seed, clock_initial, clock_increment) \
                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",

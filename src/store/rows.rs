@@ -86,9 +86,38 @@ where
     Option<i64>: for<'t> Encode<'t, DB> + Type<DB>,
 {
     let mut tx = pool.begin().await?;
+    match insert_room::<DB>(&mut tx, sql, room, events, summary).await {
+        Err(e) if is_unique_violation(&e) => return Err(StoreError::RoomExists),
+        other => other?,
+    };
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Inserts a room, its first events and its summary on a connection inside a transaction (the
+/// caller's): [`create_room`]'s, or a rematch's append (the rematch's room is made with the
+/// event that names it, so the log never points at a room that was never made).
+pub(super) async fn insert_room<DB>(
+    connection: &mut DB::Connection,
+    sql: &Statements,
+    room: &RoomRow,
+    events: &[StoredEvent],
+    summary: Option<&str>,
+) -> Result<(), sqlx::Error>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<String>: for<'t> Encode<'t, DB> + Type<DB>,
+    Vec<u8>: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<Vec<u8>>: for<'t> Encode<'t, DB> + Type<DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<i64>: for<'t> Encode<'t, DB> + Type<DB>,
+{
     let (black_hash, black_seed) = seat_columns(&room.black);
     let (white_hash, white_seed) = seat_columns(&room.white);
-    let inserted = sqlx::query(sql.insert_room)
+    sqlx::query(sql.insert_room)
         .bind(room.id.clone())
         .bind(room.mode.name().to_string())
         .bind(room.seed.to_vec())
@@ -99,25 +128,23 @@ where
         .bind(white_seed)
         .bind(room.clock.map(|clock| i64::from(clock.initial)))
         .bind(room.clock.map(|clock| i64::from(clock.increment)))
-        .execute(&mut *tx)
-        .await;
-    match inserted {
-        Err(e) if is_unique_violation(&e) => return Err(StoreError::RoomExists),
-        other => other?,
-    };
+        .execute(&mut *connection)
+        .await?;
     let first = [Append {
         room: &room.id,
         events,
         summary,
     }];
     if !events.is_empty() {
-        insert_events(&first).build().execute(&mut *tx).await?;
+        insert_events(&first)
+            .build()
+            .execute(&mut *connection)
+            .await?;
     }
     let mut upsert = QueryBuilder::new("");
     if push_upsert(&mut upsert, &first) {
-        upsert.build().execute(&mut *tx).await?;
+        upsert.build().execute(&mut *connection).await?;
     }
-    tx.commit().await?;
     Ok(())
 }
 

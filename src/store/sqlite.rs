@@ -61,7 +61,7 @@ impl SqliteStore {
 }
 
 /// This backend's SQL for the statements every backend runs alike.
-const SQL: Statements = Statements {
+pub(super) const SQL: Statements = Statements {
     insert_room: "INSERT INTO rooms (id, mode, seed, created_at, black_token_hash, \
                   black_client_seed, white_token_hash, white_client_seed, clock_initial, clock_increment) \
                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::{ConnId, Frame, RoomTask};
+use super::{Acting, ConnId, Frame, RoomTask};
 use crate::engine::Side;
 use crate::players::store::RateOnCommit;
 use crate::protocol::{Action, Event, Mode, Reply, Seat, UnixMs, Version};
@@ -22,16 +22,31 @@ use crate::telemetry;
 const MAX_CONFLICT_RETRIES: usize = 5;
 
 impl RoomTask {
-    pub(super) async fn act(&mut self, conn: ConnId, action: Action) -> Result<Version, RoomError> {
+    /// Judges and commits an action; a resend of one already applied (same seat, key and
+    /// action) is answered with that one's version.
+    pub(super) async fn act(&mut self, conn: ConnId, acting: Acting) -> Result<Version, RoomError> {
         let seat = self.conns.get(&conn).ok_or(RoomError::NotAttached)?.seat;
+        let Acting { action, resend } = acting;
+        let Some(key) = resend else {
+            return self.act_once(seat, action).await;
+        };
+        if let Some(v) = self.answered.first(seat, &key, action) {
+            return Ok(v);
+        }
+        let v = self.act_once(seat, action).await?;
+        self.answered.note(seat, key, action, v);
+        Ok(v)
+    }
+
+    async fn act_once(&mut self, seat: Seat, action: Action) -> Result<Version, RoomError> {
         // An action that comes after the deadline, before the timer was seen, meets the
         // timeout first (the commands' branch of the loop goes first).
         self.commit_now(Game::decide_timeout).await;
-        let v = match self.judge(seat, action).await {
+        match self.judge(seat, action).await {
             Err(RoomError::Refused(Refusal::RematchOpen(room))) => {
                 // Perhaps it was logged and never opened (a crash between the two): open it now.
                 self.open_rematch_room().await?;
-                return Err(Refusal::RematchOpen(room).into());
+                Err(Refusal::RematchOpen(room).into())
             }
             Err(RoomError::Refused(refusal)) if refusal.depends_on_the_game() => {
                 // Perhaps another instance moved the game on and its news has not come yet:
@@ -42,15 +57,10 @@ impl RoomTask {
                 if self.game.version() == before {
                     return Err(refusal.into());
                 }
-                self.judge(seat, action).await?
+                self.judge(seat, action).await
             }
-            judged => judged?,
-        };
-        // Only the rematch action opens a room; other actions need not look.
-        if action == Action::Rematch {
-            self.open_rematch_room().await?;
+            judged => judged,
         }
-        Ok(v)
     }
 
     /// Judges a seat's action against the game as this task knows it, and commits it.
@@ -121,7 +131,12 @@ impl RoomTask {
         let rating = (ends && online).then(|| RateOnCommit::new(self.game.id()));
         let summary = crate::room::summary::of(&decision.game);
         let (log, room) = (&self.store.log, self.game.id());
-        let work = rating.clone().map(|work| work as Arc<dyn InCommit>);
+        // A decision rates a game's end or opens its rematch, never both: a rematch follows the
+        // end, in a later action.
+        let work = match rating.clone() {
+            Some(rating) => Some(rating as Arc<dyn InCommit>),
+            None => self.rematch_room_in(&decision.events),
+        };
         let appended = log.append_with(room, &stored, Some(&summary), work).await;
         match &appended {
             Err(StoreError::VersionConflict(_)) | Ok(()) => {}

@@ -1,0 +1,579 @@
+#!/usr/bin/env python3
+"""Live games under one fault, and the check of their history (run by scripts/faults.sh).
+
+  faults.py run --url HOST:PORT --fault NAME --seed N --bin SENET [--games G]
+                [--inject CMD --heal CMD]
+  faults.py table < RESULTS.jsonl        the Markdown table of docs/RELIABILITY.md
+  faults.py publish PAGE TABLE            puts the table between the page's markers
+
+plays G timed online games (two players each, then their rematch) through the server at
+--url, strikes the fault once at a moment the seed decides, lets the games finish, checks the
+history and prints one JSON line: the fault, the seed, the violations found, the recovery time
+(from the fault's end until an action succeeds again) and the actions refused meanwhile.
+
+Faults: `cut` (a player's socket cut in the middle of a frame; the player reconnects and
+resends the action with the same id) and any fault the driver strikes with --inject and ends
+with --heal (shell commands; scripts/faults.sh passes its own functions), e.g. `kill`.
+
+The check, over what every client saw and what the store holds (the records):
+  - every acknowledged action is in the log once: one version per (player, id), one action per
+    version, of the action's kind, and a side's throws and moves in the log number its
+    acknowledged ones plus at most those whose answer was lost;
+  - every client's stream is the log's (same event at the same version), so no throw was shown
+    that was not committed;
+  - every finished game passes `senet verify` (throws, moves and clocks recounted); no clock is
+    negative or charged more than the time between two events;
+  - no seat was taken without its token (a stranger's hello gets a spectator, whose actions
+    are refused); every `rematch` names a room that exists;
+  - every request is answered within 2 s (an error, or a closed socket), never left hanging;
+  - with `cut`, where the server lives on, a resend is answered as the first send was (an
+    `ack`), or applied then: never refused for what its own first send did.
+Standard library only.
+"""
+import argparse
+import asyncio
+import collections
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostile import Closed, ws_frame, ws_next, ws_open  # noqa: E402
+
+# Every request gets an answer within this (an error or a close counts), or it hangs.
+ANSWER_WITHIN = 2.0
+# The kinds of event an acknowledged action may end at.
+ENDS = {
+    "roll": {"rolled", "passed", "draw-cancelled", "game-over"},
+    "move": {"moved", "game-over"},
+    "resign": {"game-over"},
+    "rematch": {"rematch", "rematch-offered"},
+}
+# Whose event is counted against whose actions: a side's throws and moves.
+COUNTED = {"roll": "rolled", "move": "moved"}
+CLOCK = {"initial": 600, "increment": 0}
+# How many sockets the `cut` fault cuts in one run, one after the other.
+CUTS = 6
+# A player thinks this long before each action, so that a game lasts a few seconds.
+THINK = 0.08
+
+
+class History:
+    """What the clients did and saw, and what went wrong while they did."""
+
+    def __init__(self):
+        self.actions = []  # one dict per action sent, with its final answer
+        self.streams = {}  # (player, room) -> [(v, t, d)] as received
+        self.violations = []
+        self.rooms = set()
+        self.fault_start = self.fault_end = None
+        self.affected = set()  # the players the fault struck
+        self.cuts = []  # (player, when) of each socket the `cut` fault cut
+        self.answer_ms = []
+        self.refused = 0  # requests answered by a closed socket, a hang or an internal error
+
+    def violation(self, text):
+        if text not in self.violations:
+            self.violations.append(text)
+
+
+def http(base, method, path, body=None):
+    """(status, JSON body or None); status 0 when nothing answered within ANSWER_WITHIN."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        f"http://{base}{path}", data=data, method=method,
+        headers={"content-type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=ANSWER_WITHIN) as answer:
+            return answer.status, json.loads(answer.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, None
+    except (OSError, ValueError):
+        return 0, None
+
+
+class Player:
+    """One seat's client: reconnects by itself, resends what it lost, plays the first legal move."""
+
+    def __init__(self, run, name, room, token, side, turns):
+        self.run, self.name, self.room, self.token, self.side = run, name, room, token, side
+        self.turns = turns  # own actions before resigning, in the first game
+        self.n = 0
+        self.conn = None
+        self.waiting = {}
+        self.seat = None
+        self.news = asyncio.Event()
+        self.rematched = False
+        self.done = False
+
+    async def connect(self):
+        """Connects and says hello until welcomed; each failed try is refused, never hung."""
+        while True:
+            started = time.time()
+            try:
+                reader, writer = await asyncio.wait_for(
+                    ws_open(self.run.host, self.run.port, self.room, "127.0.0.1"), ANSWER_WITHIN)
+                writer.write(ws_frame({"t": "hello", "d": {"token": self.token, "client": self.name}}))
+                welcome = await asyncio.wait_for(self.welcome(reader), ANSWER_WITHIN)
+                if welcome["t"] == "welcome":
+                    break
+                writer.close()
+            except asyncio.TimeoutError:
+                self.run.history.violation(
+                    f"{self.name}: connecting to {self.room[:8]} hung for {ANSWER_WITHIN} s")
+            except (OSError, Closed, asyncio.IncompleteReadError):
+                pass
+            await asyncio.sleep(max(0.0, 0.1 - (time.time() - started)))
+        seat = welcome["d"]["seat"]
+        if seat != self.side:
+            self.run.history.violation(f"{self.name}'s token gave {seat}, not {self.side}")
+        self.conn = (reader, writer)
+        asyncio.get_running_loop().create_task(self.read(reader, writer))
+
+    async def welcome(self, reader):
+        while True:
+            frame = await ws_next(reader)
+            if frame["t"] in ("welcome", "error"):
+                return frame
+
+    def stream(self):
+        return self.run.history.streams.setdefault((self.name, self.room), [])
+
+    async def read(self, reader, writer):
+        """Keeps every event; hands each answer to its waiter; the `seat` after a rematch."""
+        try:
+            while True:
+                frame = await ws_next(reader)
+                t, d = frame["t"], frame.get("d", {})
+                if t == "seat":
+                    self.seat = d
+                elif t not in ("ack", "error", "state", "pong", "welcome") and "v" in d:
+                    self.stream().append((d["v"], t, {k: v for k, v in d.items() if k != "id"}))
+                if "id" in d and d["id"] in self.waiting and t in ("ack", "error", "state"):
+                    self.waiting.pop(d["id"]).set_result(frame)
+                self.news.set()
+        except (OSError, Closed, asyncio.IncompleteReadError, ValueError):
+            pass
+        if self.conn == (reader, writer):
+            self.conn = None
+        writer.close()
+        for waiter in self.waiting.values():
+            if not waiter.done():
+                waiter.set_result({"t": "closed"})
+        self.waiting.clear()
+        self.news.set()
+
+    async def request(self, t, d=None, id=None):
+        """Sends t and waits for its answer: the frame, {"t": "closed"} or {"t": "hang"}."""
+        if self.conn is None:
+            await self.connect()
+        if id is None:
+            self.n += 1
+            id = f"{self.name}-{self.n}"
+        reader, writer = self.conn
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiting[id] = waiter
+        frame = ws_frame({"t": t, "d": {**(d or {}), "id": id}})
+        sent = time.time()
+        if self.run.cut_next and t in ENDS and self.name.startswith(self.run.cut_who):
+            how, self.run.cut_next = self.run.cut_next, None
+            # The frame cut in two, or whole and a second one cut: then the socket is gone.
+            writer.write(frame[: len(frame) // 2] if how == "mid-frame" else frame + frame[:3])
+            await writer.drain()
+            writer.transport.abort()
+            self.run.history.cuts.append((self.name, time.time()))
+        else:
+            writer.write(frame)
+        try:
+            answer = await asyncio.wait_for(asyncio.shield(waiter), ANSWER_WITHIN)
+        except asyncio.TimeoutError:
+            self.run.history.violation(f"{self.name}: {t} unanswered for {ANSWER_WITHIN} s")
+            writer.transport.abort()
+            answer = {"t": "hang"}
+        self.run.history.answer_ms.append(1000 * (time.time() - sent))
+        if answer["t"] in ("closed", "hang") or answer.get("d", {}).get("code") == "internal":
+            self.run.history.refused += 1
+        return id, answer
+
+    async def act(self, t, d=None, side=None):
+        """An action (for `side`, when this seat holds both), resent with its id after every
+        lost answer until answered."""
+        side = side or self.side
+        id, entry = None, {"player": self.name, "side": side, "room": self.room, "t": t}
+        self.run.history.actions.append(entry)
+        await asyncio.sleep(THINK)
+        if t == "rematch":
+            self.run.rematching.set()
+        while True:
+            id, answer = await self.request(t, d, id)
+            entry.update(id=id, answer=answer["t"], at=time.time())
+            if answer["t"] == "ack":
+                entry["v"] = answer["d"]["v"]
+                return True
+            if answer["t"] == "error":
+                entry["code"] = answer["d"]["code"]
+                return False
+            entry["lost"] = True  # its answer went with the socket: resend it
+
+    async def state(self):
+        while True:
+            _, answer = await self.request("sync")
+            if answer["t"] == "state":
+                return answer["d"]
+            await asyncio.sleep(0.05)
+
+    async def play(self):
+        await self.connect()
+        while True:
+            state = await self.state()
+            if state["result"]:
+                if self.rematched:
+                    self.done = True
+                    return
+                if await self.follow_rematch(state):
+                    continue
+                await self.act("rematch")
+                await self.wait_news(0.5)
+            elif self.side in ("both", state["turn"]) and state["phase"] in ("roll", "move"):
+                self.turns -= 1
+                side = state["turn"]
+                if self.turns < 0:
+                    await self.act("resign", side=side)
+                elif state["phase"] == "roll":
+                    await self.act("roll", side=side)
+                elif state["legal"]:
+                    await self.act("move", {"from": state["legal"][0]["from"]}, side=side)
+            else:
+                await self.wait_news(0.5)
+
+    async def follow_rematch(self, state):
+        """Once the rematch is open and its `seat` came, plays there (a few turns, then resign)."""
+        if not state["rematch"] or self.seat is None:
+            return False
+        self.run.history.rooms.add(self.seat["room"])
+        self.room, self.side, self.rematched = self.seat["room"], self.seat["seat"], True
+        self.turns = 3
+        if self.conn:
+            self.conn[1].transport.abort()
+            self.conn = None
+        return True
+
+    async def wait_news(self, seconds):
+        self.news.clear()
+        try:
+            await asyncio.wait_for(self.news.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.host, port = args.url.rsplit(":", 1)
+        self.port = int(port)
+        self.history = History()
+        self.rng = random.Random(args.seed)
+        self.rematching = asyncio.Event()  # set when a player first asks for a rematch
+        self.cut_next = None  # "mid-frame" or "after-frame": the next action's socket is cut
+        self.cut_who = ""  # of a player whose name starts so
+
+    async def new_room(self, mode):
+        while True:
+            status, made = await asyncio.to_thread(
+                http, self.args.url, "POST", "/api/rooms",
+                {"mode": mode, "side": "black", "clock": CLOCK})
+            if status == 201:
+                self.history.rooms.add(made["room"])
+                return made
+            await asyncio.sleep(0.2)
+
+    async def local_game(self):
+        """A timed local room: one seat plays both sides, so a resent throw would be played."""
+        made = await self.new_room("local")
+        tag = f"s{self.args.seed}local"
+        return [Player(self, tag, made["room"], made["token"], "both", self.rng.randint(12, 24))]
+
+    async def new_game(self, g):
+        """An online timed room, both seats taken; its two players."""
+        made = await self.new_room("online")
+        while True:
+            status, joined = await asyncio.to_thread(
+                http, self.args.url, "POST", f"/api/rooms/{made['room']}/join", {})
+            if status == 200:
+                break
+            await asyncio.sleep(0.2)
+        room = made["room"]
+        tag = f"s{self.args.seed}g{g}"
+        return [
+            Player(self, f"{tag}b", room, made["token"], "black", self.rng.randint(6, 12)),
+            Player(self, f"{tag}w", room, joined["token"], "white", self.rng.randint(6, 12)),
+        ]
+
+    async def strike(self, players):
+        """Waits for the seed's moment, then strikes the fault (and ends it). Half the seeds
+        strike as a rematch is asked (between its commit and its room, before issue 31)."""
+        if self.rng.random() < 0.5:
+            await self.rematching.wait()
+            await asyncio.sleep(self.rng.uniform(0, 0.02))
+        else:
+            await asyncio.sleep(self.rng.uniform(0.3, 1.5))
+        history = self.history
+        if self.args.fault == "cut":
+            # The next player to act (odd seeds: the local game's) has its socket cut; again
+            # after each, CUTS times in all.
+            self.cut_who = players[0].name if self.args.seed % 2 else ""
+            for _ in range(CUTS):
+                self.cut_next = self.rng.choice(["mid-frame", "after-frame"])
+                while self.cut_next and not all(p.done for p in players):
+                    await asyncio.sleep(0.02)
+                await asyncio.sleep(self.rng.uniform(0.1, 0.4))
+            return
+        history.affected = {p.name for p in players}
+        history.fault_start = time.time()
+        # Each half prints the moment it took effect (the kill; the restart answering /readyz).
+        moments = []
+        for command in (self.args.inject, self.args.heal):
+            done = await asyncio.to_thread(
+                subprocess.run, ["bash", "-c", command], check=True, capture_output=True, text=True)
+            moments.append(float((done.stdout.split() or [time.time()])[-1]))
+        history.fault_start = moments[0]
+        # With a second instance, players go on through it from the kill on.
+        survivor = self.args.backend == "postgres" and self.args.fault == "kill"
+        history.fault_end = moments[0] if survivor else moments[1]
+
+    async def stranger(self, room):
+        """A hello without a token, then a throw: a spectator's, refused."""
+        reader, writer = await ws_open(self.host, self.port, room, "127.0.0.1")
+        try:
+            writer.write(ws_frame({"t": "hello"}))
+            welcome = await asyncio.wait_for(ws_next(reader), ANSWER_WITHIN)
+            if welcome["t"] == "welcome" and welcome["d"]["seat"] != "spectator":
+                self.history.violation(f"a stranger took {welcome['d']['seat']} in {room[:8]}")
+            writer.write(ws_frame({"t": "roll", "d": {"id": "stranger"}}))
+            while True:
+                frame = await asyncio.wait_for(ws_next(reader), ANSWER_WITHIN)
+                if frame.get("d", {}).get("id") == "stranger":
+                    break
+            if frame["t"] != "error":
+                self.history.violation(f"a stranger's roll in {room[:8]} was answered {frame['t']}")
+        finally:
+            writer.close()
+
+    async def main(self):
+        games = [await self.local_game()] + [await self.new_game(g) for g in range(self.args.games)]
+        players = [p for game in games for p in game]
+        for game in games:
+            await self.stranger(game[0].room)
+        fault = asyncio.create_task(self.strike(players))
+        try:
+            await asyncio.wait_for(asyncio.gather(*(p.play() for p in players)), 120)
+        except asyncio.TimeoutError:
+            self.history.violation("the games did not finish within 120 s")
+        await fault
+        for p in players:
+            if p.conn:
+                p.conn[1].close()
+        return await asyncio.to_thread(self.check)
+
+    def check(self):
+        history, records = self.history, {}
+        for room in sorted(history.rooms):
+            status, record = http(self.args.url, "GET", f"/api/rooms/{room}/record")
+            if status != 200:
+                history.violation(f"record of {room[:8]}: {status}")
+                continue
+            records[room] = record
+        logs = {room: {e["v"]: e for e in r["events"]} for room, r in records.items()}
+        for room, log in logs.items():
+            if sorted(log) != list(range(1, len(log) + 1)):
+                history.violation(f"{room[:8]}: versions not consecutive")
+        self.check_streams(logs)
+        self.check_actions(logs)
+        for room, record in records.items():
+            self.check_record(room, record)
+        return self.report()
+
+    def check_streams(self, logs):
+        for (player, room), stream in self.history.streams.items():
+            log = logs.get(room, {})
+            for v, t, d in stream:
+                logged = log.get(v)
+                if logged is None:
+                    what = "a throw" if t == "rolled" else t
+                    self.history.violation(f"{player} was shown {what} v{v} the log of {room[:8]} lacks")
+                elif logged["t"] != t or {**logged["d"], "v": v} != d:
+                    self.history.violation(f"{player} saw v{v} of {room[:8]} unlike the log: {t}")
+
+    def check_actions(self, logs):
+        history = self.history
+        by_id, by_v = {}, {}
+        for a in history.actions:
+            if a.get("answer") != "ack":
+                continue
+            by_id.setdefault((a["player"], a["room"], a["id"]), set()).add(a["v"])
+            by_v.setdefault((a["room"], a["v"]), set()).add((a["player"], a["id"]))
+            log, v = logs.get(a["room"], {}), a["v"]
+            # Presence changes noticed meanwhile are logged with the action's events, after them.
+            while v in log and log[v]["t"] == "presence":
+                v -= 1
+            event = log.get(v)
+            if event is None or event["t"] not in ENDS[a["t"]]:
+                history.violation(f"{a['player']}'s {a['t']} acknowledged at v{a['v']}, which is {event and event['t']}")
+        for key, versions in by_id.items():
+            if len(versions) > 1:
+                history.violation(f"{key[0]}'s action {key[2]} applied at {sorted(versions)}")
+        for (room, v), senders in by_v.items():
+            if len(senders) > 1:
+                history.violation(f"v{v} of {room[:8]} answers {len(senders)} actions")
+        if self.args.fault == "cut":
+            # The server lived on: a resend is answered as its first send was, or applied now.
+            for a in history.actions:
+                if a.get("lost") and a.get("answer") == "error":
+                    history.violation(f"{a['player']}'s {a['t']} resent after a cut was refused: {a['code']}")
+        for room, log in logs.items():
+            for t, kind in COUNTED.items():
+                for side in ("black", "white"):
+                    mine = [a for a in history.actions
+                            if a["room"] == room and a["side"] == side and a["t"] == t]
+                    acked = sum(1 for a in mine if a.get("answer") == "ack")
+                    lost = sum(1 for a in mine if a.get("lost") and a.get("answer") != "ack")
+                    logged = sum(1 for e in log.values() if e["t"] == kind and e["d"]["side"] == side)
+                    if not acked <= logged <= acked + lost:
+                        history.violation(
+                            f"{room[:8]} {side}: {logged} {kind} logged for {acked} acknowledged "
+                            f"({lost} unanswered)")
+
+    def check_record(self, room, record):
+        history = self.history
+        for e in record["events"]:
+            clocks = e["d"].get("clocks") or {}
+            if any(ms < 0 for ms in clocks.values()):
+                history.violation(f"{room[:8]} v{e['v']}: a negative clock {clocks}")
+            if e["t"] == "rematch":
+                status, _ = http(self.args.url, "GET", f"/api/rooms/{e['d']['room']}")
+                if status != 200:
+                    history.violation(f"{room[:8]}'s rematch names {e['d']['room'][:8]}: {status}")
+        last = None
+        for e in record["events"]:
+            clocks = e["d"].get("clocks")
+            if not clocks:
+                continue
+            if last is not None:
+                spent = sum(last[1][s] - clocks[s] for s in clocks)
+                if spent > e["at"] - last[0] + CLOCK["increment"] * 1000 + 5:
+                    history.violation(f"{room[:8]} v{e['v']}: {spent} ms charged in {e['at'] - last[0]} ms")
+            last = (e["at"], clocks)
+        if any(e["t"] == "game-over" for e in record["events"]):
+            with tempfile.NamedTemporaryFile("w", suffix=".json") as file:
+                json.dump(record, file)
+                file.flush()
+                verdict = subprocess.run([self.args.bin, "verify", file.name], capture_output=True, text=True)
+            if verdict.returncode != 0:
+                history.violation(f"senet verify rejects {room[:8]}: {verdict.stdout.strip()[:200]}")
+        else:
+            history.violation(f"{room[:8]} did not finish")
+
+    def report(self):
+        history = self.history
+        recovery = None
+        if history.cuts:
+            # Each cut player's first success after its cut; the slowest of the run.
+            waits = [min((a["at"] - when for a in history.actions
+                          if a["player"] == player and a.get("answer") == "ack" and a["at"] >= when),
+                         default=None) for player, when in history.cuts]
+            if None in waits:
+                history.violation("a cut player never acted again")
+            else:
+                recovery = round(1000 * max(waits))
+        elif history.fault_start is None:
+            history.violation("the fault never struck")
+        else:
+            end = history.fault_end or history.fault_start
+            # Acks between a kill and the restart's end cannot be: a player's first ack after
+            # the strike is its recovery.
+            after = [a["at"] for a in history.actions if a["player"] in history.affected
+                     and a.get("answer") == "ack" and a["at"] >= history.fault_start]
+            recovery = max(0, round(1000 * (min(after) - end))) if after else None
+            if recovery is None:
+                history.violation("no action succeeded after the fault")
+        return {
+            "fault": self.args.fault,
+            "backend": self.args.backend,
+            "seed": self.args.seed,
+            "actions": len(history.actions),
+            "violations": history.violations,
+            "recovery_ms": recovery,
+            "refused": history.refused,
+            "answer_max_ms": round(max(history.answer_ms, default=0)),
+            # Refusals by code, e.g. to see what a stalled game's players were told.
+            "errors": dict(sorted(collections.Counter(
+                f"{a['t']}:{a['code']}" for a in history.actions if a.get("code")).items())),
+            # How the actions whose answer went with a socket were answered when resent.
+            "resent": sorted(f"{a['t']}:{a.get('code', a.get('answer'))}"
+                             for a in history.actions if a.get("lost")),
+        }
+
+
+def table(lines):
+    """fault × runs × violations × recovery (p50/max) × actions refused, from run results."""
+    rows = {}
+    for line in lines:
+        if line.strip():
+            result = json.loads(line)
+            rows.setdefault((result["fault"], result["backend"]), []).append(result)
+    out = [
+        "| fault | backend | runs | violations | recovery p50 / max (ms) | requests refused | slowest answer (ms) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (fault, backend), results in rows.items():
+        recoveries = sorted(r["recovery_ms"] for r in results if r["recovery_ms"] is not None)
+        p50 = recoveries[len(recoveries) // 2] if recoveries else "–"
+        top = recoveries[-1] if recoveries else "–"
+        violations = sum(len(r["violations"]) for r in results)
+        refused = sum(r["refused"] for r in results)
+        slowest = max(r["answer_max_ms"] for r in results)
+        out.append(f"| {fault} | {backend} | {len(results)} | {violations} | {p50} / {top} | {refused} | {slowest} |")
+    return "\n".join(out)
+
+
+def publish(path, text):
+    """Puts the table between its markers in docs/RELIABILITY.md."""
+    begin, end = "<!-- faults table: scripts/faults.sh --publish -->", "<!-- end of the faults table -->"
+    page = open(path).read()
+    head, rest = page.split(begin, 1)
+    tail = rest.split(end, 1)[1]
+    stamp = f"Run {time.strftime('%Y-%m-%d', time.gmtime())} on {os.uname().nodename}, load average {os.getloadavg()[0]:.1f}."
+    open(path, "w").write(f"{head}{begin}\n{text}\n\n{stamp}\n{end}{tail}")
+
+
+def main():
+    if sys.argv[1:2] == ["table"]:
+        print(table(sys.stdin))
+        return
+    if sys.argv[1:2] == ["publish"]:
+        publish(sys.argv[2], sys.argv[3])
+        return
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run")
+    run.add_argument("--url", required=True)
+    run.add_argument("--fault", required=True)
+    run.add_argument("--backend", default="sqlite")
+    run.add_argument("--seed", type=int, required=True)
+    run.add_argument("--bin", required=True)
+    run.add_argument("--games", type=int, default=3)
+    run.add_argument("--inject", default="true")
+    run.add_argument("--heal", default="true")
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(Run(args).main())), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Faults survived, counted (issue 31; docs/RELIABILITY.md). Each run starts fresh servers, plays
+# live games through them with scripts/faults.py, strikes one fault at a moment its seed
+# decides, and checks the history (faults.py says what is checked). Faults:
+#
+#   cut    a player's socket cut in the middle of a frame (or right after one), six times a
+#          run; the player reconnects and resends the action with the same id
+#   kill   SIGKILL of an instance at a random moment (half the seeds: as a rematch is asked),
+#          then the instance started again on the same database
+#   nginx  (postgres only) nginx stopped (SIGTERM) at a random moment and started again
+#
+# each on two setups: `sqlite` (one instance on its own file) and `postgres` (two instances on
+# a private PostgreSQL cluster made for the runs: initdb in a temporary directory on a free
+# port, never the machine's shared one; behind nginx running deploy/nginx/senet.conf as
+# shipped but for its addresses, as tests/cluster.rs runs it; `kill` strikes the first one).
+#
+#   scripts/faults.sh [--seeds N] [--first K] [--publish] [FAULT...]
+#       all faults by default; seeds K (default 1) to N (default 20): a seed replays its run
+#
+# Prints one JSON line per run and the table; exits 1 if any run found a violation. With
+# --publish the table replaces the one in docs/RELIABILITY.md. SENET_BIN picks the binary
+# (default: target/release/senet if built, else target/debug/senet).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seeds=20 first=1 publish=0 faults=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --seeds) seeds=$2; shift 2 ;;
+        --first) first=$2; shift 2 ;;
+        --publish) publish=1; shift ;;
+        *) faults+=("$1"); shift ;;
+    esac
+done
+[ ${#faults[@]} -gt 0 ] || faults=(cut kill nginx)
+bin=${SENET_BIN:-target/release/senet}
+[ -x "$bin" ] || bin=target/debug/senet
+bin=$(realpath "$bin")
+work=$(mktemp -d)
+export bin work
+results=$work/results.jsonl
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+
+# PostgreSQL's tools refuse to run as root: as root, they run as the postgres user.
+as_postgres() {
+    if [ "$(id -u)" = 0 ]; then su postgres -s /bin/bash -c "$1"; else bash -c "$1"; fi
+}
+
+cleanup() {
+    for p in "$work"/*.pid; do [ -e "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null; done
+    if [ -d "$work/pg/data" ]; then
+        as_postgres "$pgbin/pg_ctl -D $work/pg/data -m immediate stop" > /dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A loopback port nobody listens on right now (an instance keeps it across restarts).
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# A private PostgreSQL cluster for the runs (trust authentication, loopback only).
+start_postgres() {
+    chmod 755 "$work" && mkdir "$work/pg"
+    if [ "$(id -u)" = 0 ]; then chown postgres "$work/pg"; fi
+    as_postgres "$pgbin/initdb -D $work/pg/data -A trust -U postgres" > "$work/initdb.log"
+    # A second try on another port, should another process have taken the free one meanwhile.
+    for _ in 1 2; do
+        pgport=$(free_port)
+        as_postgres "$pgbin/pg_ctl -D $work/pg/data -l $work/pg/log -w \
+            -o '-p $pgport -k $work/pg -c listen_addresses=127.0.0.1' start" > /dev/null && return
+        cat "$work/pg/log"
+    done
+    return 1
+}
+
+# Starts `senet serve` number $1 on port $port<n> and $database; waits until /readyz says 200.
+serve() {
+    local n=$1 port_var="port$1"
+    "$bin" serve --listen "127.0.0.1:${!port_var}" --metrics-listen 127.0.0.1:0 \
+        --database-url "$database" --create-burst 0 --join-burst 0 \
+        --max-tcp-connections-per-address 0 >> "$work/serve$n.log" 2>&1 &
+    echo $! > "$work/serve$n.pid"
+    disown
+    until curl -sf -o /dev/null "http://127.0.0.1:${!port_var}/readyz"; do
+        kill -0 "$(cat "$work/serve$n.pid")" || { tail "$work/serve$n.log"; return 1; }
+        sleep 0.05
+    done
+}
+
+# nginx with deploy/nginx/senet.conf in front of the two instances, on $port0.
+start_nginx() {
+    local dir=$work/nginx
+    mkdir -p "$dir"
+    sed -e "s/listen 80;/listen 127.0.0.1:$port0;/" \
+        -e "s/server senet1:8080 /server 127.0.0.1:$port1 /" \
+        -e "s/server senet2:8080 /server 127.0.0.1:$port2 /" deploy/nginx/senet.conf > "$dir/senet.conf"
+    printf '%s\n' "daemon off;" "master_process off;" "pid $dir/nginx.pid;" \
+        "error_log $dir/error.log;" "events { worker_connections 512; }" \
+        "http { access_log off; client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;" \
+        "fastcgi_temp_path $dir/fastcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;" \
+        "include $dir/senet.conf; }" > "$dir/nginx.conf"
+    /usr/sbin/nginx -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" &
+    echo $! > "$work/nginx.pid"
+    disown
+    until curl -sf -o /dev/null "http://127.0.0.1:$port0/healthz"; do sleep 0.05; done
+}
+
+# The faults' two halves, run by faults.py (bash -c): strike, then end; each prints when.
+kill_one() { kill -9 "$(cat "$work/serve1.pid")" && date +%s.%N; }
+restart_one() { serve 1 > /dev/null && date +%s.%N; }
+stop_nginx() {
+    local pid
+    pid=$(cat "$work/nginx.pid")
+    kill -TERM "$pid" && while kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
+    date +%s.%N
+}
+restart_nginx() { start_nginx > /dev/null && date +%s.%N; }
+export -f serve start_nginx kill_one restart_one stop_nginx restart_nginx
+
+# One run: a fresh database and instances, the games, the check.
+run_one() {
+    local backend=$1 fault=$2 seed=$3 inject=true heal=true url
+    export database port1 port2
+    port1=$(free_port)
+    if [ "$backend" = sqlite ]; then
+        rm -rf "$work/db" && mkdir "$work/db"
+        database="sqlite://$work/db/senet.db"
+        serve 1
+        url=127.0.0.1:$port1
+    else
+        "$pgbin/psql" -q -h 127.0.0.1 -p "$pgport" -U postgres -c "CREATE DATABASE run_${fault}_$seed"
+        database="postgres://postgres@127.0.0.1:$pgport/run_${fault}_$seed"
+        port2=$(free_port) port0=$(free_port)
+        export port0
+        serve 1 && serve 2 && start_nginx
+        url=127.0.0.1:$port0
+    fi
+    case $fault in
+        cut) ;;
+        kill) inject=kill_one heal=restart_one ;;
+        nginx) inject=stop_nginx heal=restart_nginx ;;
+        *) echo "unknown fault: $fault" >&2; exit 2 ;;
+    esac
+    python3 scripts/faults.py run --url "$url" --fault "$fault" --backend "$backend" \
+        --seed "$seed" --bin "$bin" --inject "$inject" --heal "$heal" | tee -a "$results"
+    for p in "$work"/*.pid; do
+        kill -TERM "$(cat "$p")" 2>/dev/null || true
+        rm -f "$p"
+    done
+}
+
+start_postgres
+for backend in sqlite postgres; do
+    for fault in "${faults[@]}"; do
+        # nginx runs in front of the PostgreSQL pair only.
+        [ "$fault" = nginx ] && [ "$backend" = sqlite ] && continue
+        for seed in $(seq "$first" "$seeds"); do
+            run_one "$backend" "$fault" "$seed"
+        done
+    done
+done
+
+table=$(python3 scripts/faults.py table < "$results")
+echo "$table"
+if [ "$publish" = 1 ]; then
+    python3 scripts/faults.py publish docs/RELIABILITY.md "$table"
+fi
+! grep -q '"violations": \[[^]]' "$results"

@@ -1,0 +1,135 @@
+//! Faults the fault run (scripts/faults.sh, docs/RELIABILITY.md) exposed, each against a real
+//! server: a rematch whose room could not be made, and an action resent after a reconnection.
+
+mod common;
+
+use common::{Client, TestServer, create_room, http, record};
+use serde_json::{Value, json};
+use sqlx::{Connection, SqliteConnection};
+
+/// The events of kind `t` in a room's record.
+fn events_of<'a>(record: &'a Value, t: &str) -> Vec<&'a Value> {
+    let events = record["events"].as_array().unwrap();
+    events.iter().filter(|e| e["t"] == t).collect()
+}
+
+/// A connection to the server's own SQLite file, beside the server's.
+async fn database(server: &TestServer) -> SqliteConnection {
+    let path = server.dir.path().join("senet.db");
+    SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_rematch_whose_room_cannot_be_made_is_not_logged_and_can_be_asked_again() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = Client::join(server.addr, room, token).await;
+    client.ok("resign", Value::Null).await;
+
+    // The database refuses new rooms (as a full disk would) but not the old room's events.
+    let mut db = database(&server).await;
+    let refuse = "CREATE TRIGGER no_new_rooms BEFORE INSERT ON rooms \
+                  BEGIN SELECT RAISE(ABORT, 'no new rooms'); END";
+    sqlx::query(refuse).execute(&mut db).await.unwrap();
+    let reply = client.act("rematch", Value::Null).await;
+    assert_eq!(reply["t"], "error", "{reply}");
+    // The log names no room that does not exist, and nobody was sent to one.
+    let logged = record(server.addr, room).await;
+    for rematch in events_of(&logged, "rematch") {
+        let path = format!("/api/rooms/{}", rematch["d"]["room"].as_str().unwrap());
+        assert_eq!(
+            http(server.addr, "GET", &path, None).await.0,
+            200,
+            "{rematch}"
+        );
+    }
+    assert!(
+        client.replies.iter().all(|r| r["t"] != "seat"),
+        "{:?}",
+        client.replies
+    );
+
+    // Once rooms can be made again, asking again opens it.
+    sqlx::query("DROP TRIGGER no_new_rooms")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let events = client.ok("rematch", Value::Null).await;
+    let rematch = events.iter().find(|e| e["t"] == "rematch").unwrap();
+    let next = rematch["d"]["room"].as_str().unwrap();
+    let (status, summary) = http(server.addr, "GET", &format!("/api/rooms/{next}"), None).await;
+    assert_eq!((status, &summary["status"]), (200, &json!("playing")));
+    assert_eq!(client.reply_of_type("seat").await["d"]["room"], next);
+}
+
+/// Connects and says hello with a client name; the welcome is read.
+async fn join_named(server: &TestServer, room: &str, token: Option<&str>, name: &str) -> Client {
+    let mut client = Client::connect(server.addr, room).await;
+    let hello = json!({"t": "hello", "d": {"token": token, "client": name}});
+    client.send(hello).await;
+    let welcome = client.next_reply().await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
+    client.state = welcome["d"]["state"].clone();
+    client
+}
+
+/// Sends `t` with `id` and returns its answer (`ack` or `error`).
+async fn send_with_id(client: &mut Client, t: &str, id: Value) -> Value {
+    client.send(json!({"t": t, "d": {"id": id}})).await;
+    loop {
+        let reply = client.next_reply().await;
+        if reply["d"]["id"] == id {
+            return reply;
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_action_resent_with_its_id_after_a_reconnect_is_answered_not_applied_twice() {
+    let server = TestServer::start().await;
+    // A local room: its one seat acts for the side to move, so a second `roll` whenever a
+    // throw is due would be played.
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = join_named(&server, room, token, "tab-1").await;
+    let first = send_with_id(&mut client, "roll", json!("r1")).await;
+    assert_eq!(first["t"], "ack", "{first}");
+    // Play the throw, if it can be: a throw is due again either way.
+    let state = client.sync().await;
+    if let Some(legal) = state["legal"].as_array().and_then(|l| l.first()) {
+        client.ok("move", json!({"from": legal["from"]})).await;
+    }
+    assert_eq!(client.sync().await["phase"], "roll");
+    let before = client.last_v();
+    client.close().await;
+
+    // The answer was lost with the socket: the client reconnects and sends the roll again.
+    let mut again = join_named(&server, room, token, "tab-1").await;
+    let resent = send_with_id(&mut again, "roll", json!("r1")).await;
+    assert_eq!(resent["t"], "ack", "{resent}");
+    assert_eq!(
+        resent["d"]["v"], first["d"]["v"],
+        "answered as the first was"
+    );
+    let logged = record(server.addr, room).await;
+    assert_eq!(events_of(&logged, "rolled").len(), 1, "{logged}");
+    let since: Vec<&Value> = logged["events"].as_array().unwrap()[before as usize..]
+        .iter()
+        .filter(|e| e["t"] != "presence")
+        .collect();
+    assert!(
+        since.is_empty(),
+        "only presence after the first roll: {since:?}"
+    );
+
+    // Another client's id, or the same id for another action, is a new action.
+    let mut other = join_named(&server, room, token, "tab-2").await;
+    let new = send_with_id(&mut other, "roll", json!("r1")).await;
+    assert_eq!(new["t"], "ack", "{new}");
+    assert!(new["d"]["v"].as_u64() > Some(before), "{new}");
+    let logged = record(server.addr, room).await;
+    assert_eq!(events_of(&logged, "rolled").len(), 2, "{logged}");
+}
