@@ -44,7 +44,7 @@
 //! `task/commit.rs` (decide → append → keep → broadcast, and catching up with the log),
 //! `task/conns.rs` (seats taken, sockets attached and detached), `task/presence.rs` (who is
 //! connected, here and elsewhere, and the spectators), `task/clock.rs`, `task/rematch.rs` and
-//! `task/bot_turn.rs`.
+//! `task/bot_turn.rs`, and `task/chat.rs` (the room's chat).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,7 +56,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bounds::PresencePace;
 use super::error::RoomError;
-use super::game::Game;
+use super::game::{Game, Readers};
 use super::rate::SeatBudget;
 use super::ring;
 use super::watchers::Watchers;
@@ -66,6 +66,7 @@ use crate::protocol::{Action, FrameText, Joined, RoomSummary, Seat, State, Versi
 use crate::store::Store;
 
 mod bot_turn;
+mod chat;
 mod clock;
 mod commit;
 mod conns;
@@ -73,6 +74,7 @@ mod presence;
 mod rematch;
 
 use bot_turn::BotTurn;
+pub use chat::{ChatAnswer, ChatCommand};
 use clock::instant_of;
 
 /// Identifies one attached connection within its room.
@@ -88,6 +90,8 @@ pub struct Frame {
     /// Set on the `rematch` event: each seated connection then tells its
     /// own player, privately, where to sit.
     pub rematch: Option<Arc<str>>,
+    /// Which seats are sent it (chat: the spectators' channel, a mute); the others skip it.
+    pub readers: Readers,
 }
 
 /// What an attached connection gets: its seat, the state to start from,
@@ -135,8 +139,16 @@ pub enum Command {
         action: Box<Action>,
         reply: Answer<Version>,
     },
+    /// The state as the connection `conn` may see it.
     Snapshot {
+        conn: ConnId,
         reply: oneshot::Sender<State>,
+    },
+    /// A chat request from connection `conn` (`task/chat.rs`).
+    Chat {
+        conn: ConnId,
+        chat: Box<ChatCommand>,
+        reply: Answer<ChatAnswer>,
     },
     Summary {
         reply: oneshot::Sender<RoomSummary>,
@@ -313,8 +325,11 @@ impl RoomTask {
             } => {
                 let _ = reply.send(self.act(conn, *action).await);
             }
-            Command::Snapshot { reply } => {
-                let _ = reply.send(self.game.state(self.spectators(), now_ms()));
+            Command::Snapshot { conn, reply } => {
+                let _ = reply.send(self.state_for(conn));
+            }
+            Command::Chat { conn, chat, reply } => {
+                let _ = reply.send(self.chat(conn, *chat).await);
             }
             Command::Summary { reply } => {
                 let _ = reply.send(self.summary());

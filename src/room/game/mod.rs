@@ -19,7 +19,7 @@
 //! Here: the state, what a decision is made of, and the accessors. Beside it, one file a job:
 //! `start.rs` (seats, `started`, client seeds), `decide.rs` (the action's checks, throws, moves,
 //! the end), `offers.rs` (draws, rematches), `presence.rs` (who is connected, claims), `hint.rs`,
-//! `clock.rs`, `fold.rs` (apply and replay), `view.rs` (the state a client draws).
+//! `clock.rs`, `chat.rs`, `fold.rs` (apply and replay), `view.rs` (the state a client draws).
 
 use std::sync::Arc;
 
@@ -32,6 +32,7 @@ use crate::protocol::{
     ClientSeeds, EndReason, Event, GameResult, Mode, Presence, TimeControl, UnixMs, Version, Winner,
 };
 
+mod chat;
 mod clock;
 mod decide;
 mod fold;
@@ -43,6 +44,7 @@ mod start;
 mod tests;
 mod view;
 
+pub use chat::{Readers, Speaker, side_name};
 use view::{legal_move, to_wire};
 
 /// What a decision may depend on besides the state.
@@ -139,6 +141,8 @@ pub struct Game {
     /// request answers it without logging again, and the state shows it to a page opened later.
     hint: Option<u8>,
     clock: Option<Clock>,
+    /// The chat's last messages, choices and mutes (shared until one changes).
+    chat: Arc<chat::Chat>,
     /// When the last event was logged: a resumed clock starts from what it had then.
     at: UnixMs,
     v: Version,
@@ -228,6 +232,7 @@ impl Game {
             rematch: None,
             hint: None,
             clock: None,
+            chat: Arc::default(),
             at: 0,
             v: 0,
         }

@@ -12,7 +12,7 @@ use crate::players::store::RateOnCommit;
 use crate::protocol::{Action, Event, Mode, Reply, Seat, UnixMs, Version};
 use crate::room::bounds::check_log_room;
 use crate::room::error::{Refusal, RoomError};
-use crate::room::game::{Context, Decision, Game};
+use crate::room::game::{Context, Decision, Game, Readers};
 use crate::room::{decode, now_ms};
 use crate::store::{InCommit, StoreError, StoredEvent};
 use crate::telemetry;
@@ -139,6 +139,7 @@ impl RoomTask {
                 v: None,
                 text,
                 rematch: None,
+                readers: Readers::ALL,
             });
         }
         Ok(self.game.version())
@@ -212,10 +213,12 @@ impl RoomTask {
             Event::Rematch { room } => Some(Arc::from(room.as_str())),
             _ => None,
         };
+        let readers = self.game.readers(event, v);
         self.send(Frame {
             v: Some(v),
             text: frame.into(),
             rematch,
+            readers,
         });
     }
 
