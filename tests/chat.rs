@@ -62,26 +62,18 @@ async fn next_said(client: &mut Client) -> Value {
     client.wait_for("said").await["d"].clone()
 }
 
+/// The event of a record with version `v`.
+fn event_at(record: &Value, v: u64) -> Value {
+    let events = record["events"].as_array().unwrap();
+    events.iter().find(|e| e["v"] == v).unwrap().clone()
+}
+
 fn preset(id: &str) -> Value {
     json!({ "preset": id })
 }
 
 fn text(words: &str) -> Value {
     json!({ "text": words })
-}
-
-/// `senet admin <args>` on the database `url`: (exit code, JSON printed, stderr).
-async fn admin(url: &str, args: &[&str]) -> (i32, Value, String) {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .arg("admin")
-        .args(args)
-        .args(["--database-url", url])
-        .output()
-        .await
-        .unwrap();
-    let printed = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status.code().unwrap(), printed, stderr)
 }
 
 async fn chat_between_players(url: String) {
@@ -195,14 +187,7 @@ async fn chat_between_players(url: String) {
     watcher.ok("chat", preset("good-luck")).await;
     assert_eq!(next_said(&mut boris).await["channel"], "spectators");
     // The record withholds the spectators' words until the game ends.
-    let during = record(server.addr, &room).await;
-    let logged = during["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["v"] == spectator_v)
-        .unwrap()
-        .clone();
+    let logged = event_at(&record(server.addr, &room).await, spectator_v);
     assert_eq!(logged["t"], "said");
     assert_eq!(logged["d"]["withheld"], true);
     assert!(logged["d"].get("preset").is_none(), "{logged}");
@@ -282,13 +267,7 @@ async fn chat_between_players(url: String) {
     // After the game the record shows the spectators' words, and `senet verify` takes it.
     anna.ok("resign", Value::Null).await;
     let finished = record(server.addr, &room).await;
-    let spoken = finished["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["v"] == spectator_v)
-        .unwrap()
-        .clone();
+    let spoken = event_at(&finished, spectator_v);
     assert_eq!(spoken["d"]["preset"], "have-fun");
     verify_accepted(&finished).await;
     server.stop().await;

@@ -41,20 +41,13 @@ pub(super) async fn answer(
 ) -> Result<serde_json::Value, UsageError> {
     Ok(match command {
         ChatCommand::Reports { limit } => {
-            let reports = store.reports(limit).await?;
-            let shown: Vec<serde_json::Value> = reports
-                .into_iter()
-                .map(|report| {
-                    let lines: serde_json::Value =
-                        serde_json::from_str(&report.lines).unwrap_or_default();
-                    serde_json::json!({
-                        "id": report.id, "room": report.room, "at": report.at,
-                        "reporter": report.reporter, "player": report.player,
-                        "reason": report.reason, "lines": lines,
-                    })
-                })
-                .collect();
-            serde_json::Value::from(shown)
+            let mut reports = serde_json::to_value(store.reports(limit).await?)?;
+            // The lines are stored as JSON text: shown as JSON.
+            for report in reports.as_array_mut().into_iter().flatten() {
+                let lines = report["lines"].as_str().unwrap_or("[]");
+                report["lines"] = serde_json::from_str(lines).unwrap_or_default();
+            }
+            reports
         }
         ChatCommand::Hide { room, v, operator } => {
             let logged = store.hide(&room, v, &operator.operator()).await?;

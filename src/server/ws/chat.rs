@@ -11,7 +11,7 @@ use crate::protocol::{ErrorCode, Seat};
 use crate::room::{ChatAnswer, ChatCommand, now_ms};
 use crate::server::error::WireError;
 use crate::server::socket::{Close, Peer};
-use crate::store::bans::moderation::NewReport;
+use crate::store::bans::moderation::Report;
 
 impl Connection {
     pub(super) async fn chat(
@@ -44,7 +44,7 @@ impl Connection {
         match room.chat(conn, command).await {
             Ok(ChatAnswer::Logged(v)) => self.answer(peer, v, id).await,
             Ok(ChatAnswer::Report { by, lines }) => {
-                let report = NewReport {
+                let report = Report {
                     room: self.room.clone(),
                     at: now_ms(),
                     reporter: by,

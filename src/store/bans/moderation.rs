@@ -7,7 +7,8 @@
 
 use serde::Serialize;
 
-use super::{BanStore, BansError, Operator};
+// `in_transaction!` names its backends' SQL as `SQLITE` and `POSTGRES` where it is used.
+use super::{BanStore, BansError, Operator, POSTGRES, SQLITE};
 use crate::protocol::{Event, UnixMs, Version};
 use crate::store::postgres::listener;
 
@@ -15,8 +16,8 @@ use crate::store::postgres::listener;
 pub const MAX_REPORTS_PER_ROOM: i64 = 10;
 
 /// A report as the server files it.
-#[derive(Clone, Debug)]
-pub struct NewReport {
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct Report {
     pub room: String,
     pub at: UnixMs,
     /// `black`, `white` or a spectator's handle.
@@ -31,12 +32,9 @@ pub struct NewReport {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct ReportRow {
     pub id: i64,
-    pub room: String,
-    pub at: UnixMs,
-    pub reporter: String,
-    pub player: Option<String>,
-    pub reason: String,
-    pub lines: String,
+    #[sqlx(flatten)]
+    #[serde(flatten)]
+    pub report: Report,
 }
 
 struct ChatSql {
@@ -51,7 +49,7 @@ struct ChatSql {
     notify: Option<&'static str>,
 }
 
-const SQLITE: ChatSql = ChatSql {
+const CHAT_SQLITE: ChatSql = ChatSql {
     insert_report: "INSERT INTO chat_reports (room, at, reporter, player, reason, lines) \
                     SELECT ?1, ?2, ?3, ?4, ?5, ?6 \
                     WHERE (SELECT COUNT(*) FROM chat_reports WHERE room = ?1) < ?7",
@@ -66,7 +64,7 @@ const SQLITE: ChatSql = ChatSql {
     notify: None,
 };
 
-const POSTGRES: ChatSql = ChatSql {
+const CHAT_POSTGRES: ChatSql = ChatSql {
     insert_report: "INSERT INTO chat_reports (room, at, reporter, player, reason, lines) \
                     SELECT $1, $2, $3, $4, $5, $6 \
                     WHERE (SELECT COUNT(*) FROM chat_reports WHERE room = $1) < $7",
@@ -87,43 +85,37 @@ macro_rules! on_pool {
     ($store:expr, |$sql:ident| $query:expr, $run:ident $(, $then:ident)?) => {
         match $store {
             BanStore::Sqlite(pool) => {
-                let $sql = &SQLITE;
+                let $sql = &CHAT_SQLITE;
                 $query.$run(pool).await?$(.$then())?
             }
             BanStore::Postgres(pool) => {
-                let $sql = &POSTGRES;
+                let $sql = &CHAT_POSTGRES;
                 $query.$run(pool).await?$(.$then())?
             }
         }
     };
 }
 
-/// Runs `$body` with `$tx` a transaction, `$sql` this backend's [`ChatSql`] and `$audit` its
-/// audit SQL (for `audit!`).
-macro_rules! chat_transaction {
-    ($store:expr, |$tx:ident, $sql:ident, $audit:ident| $body:block) => {
-        match $store {
-            BanStore::Sqlite(pool) => {
-                let mut $tx = pool.begin().await?;
-                let ($sql, $audit) = (&SQLITE, &super::SQLITE);
-                let out = $body;
-                $tx.commit().await?;
-                out
-            }
-            BanStore::Postgres(pool) => {
-                let mut $tx = pool.begin().await?;
-                let ($sql, $audit) = (&POSTGRES, &super::POSTGRES);
-                let out = $body;
-                $tx.commit().await?;
-                out
-            }
-        }
-    };
+/// Each backend's [`ChatSql`], found from the transaction `in_transaction!` opened.
+trait ChatBackend: sqlx::Database {
+    const SQL: &'static ChatSql;
+}
+
+impl ChatBackend for sqlx::Sqlite {
+    const SQL: &'static ChatSql = &CHAT_SQLITE;
+}
+
+impl ChatBackend for sqlx::Postgres {
+    const SQL: &'static ChatSql = &CHAT_POSTGRES;
+}
+
+fn chat_sql<DB: ChatBackend>(_: &sqlx::Transaction<'_, DB>) -> &'static ChatSql {
+    DB::SQL
 }
 
 impl BanStore {
     /// Files a report; `false` when the room already has [`MAX_REPORTS_PER_ROOM`].
-    pub async fn report(&self, report: &NewReport) -> Result<bool, BansError> {
+    pub async fn report(&self, report: &Report) -> Result<bool, BansError> {
         let filed = on_pool!(
             self,
             |sql| sqlx::query(sql.insert_report)
@@ -156,7 +148,8 @@ impl BanStore {
         until: UnixMs,
         by: &Operator,
     ) -> Result<i64, BansError> {
-        let id = chat_transaction!(self, |tx, sql, audit_sql| {
+        let id = in_transaction!(self, |tx, audit_sql| {
+            let sql = chat_sql(&tx);
             let id: i64 = sqlx::query_scalar(sql.insert_timeout)
                 .bind(player)
                 .bind(until)
@@ -194,7 +187,8 @@ impl BanStore {
     /// recorded as `by`'s action; the event's version.
     pub async fn hide(&self, room: &str, v: Version, by: &Operator) -> Result<Version, BansError> {
         let (kind, data) = Event::ChatHidden { v }.to_parts();
-        let hidden = chat_transaction!(self, |tx, sql, audit_sql| {
+        let hidden = in_transaction!(self, |tx, audit_sql| {
+            let sql = chat_sql(&tx);
             let said: Option<String> = sqlx::query_scalar(sql.said_at)
                 .bind(room)
                 .bind(v as i64)
