@@ -55,6 +55,13 @@ test('two players greet in two languages and each reads the other in their own',
   await anna.getByTestId('chat-spectators').check();
   await expect(anna.getByTestId('chat-line').filter({ hasText: 'Have fun!' })).toHaveText(['Spectator: Have fun!']);
 
+  // The replay says the messages in each reader's language.
+  await anna.getByTestId('resign').click();
+  await anna.getByTestId('confirm-yes').click();
+  await boris.getByTestId('open-replay').click();
+  await expect(boris.getByTestId('replay-caption')).toContainText('Чёрные: Привет! · Белые: Удачи!');
+  await expect(boris.getByTestId('replay-caption')).toContainText('Зритель: Приятной игры!');
+
   // At 360 px nothing overflows sideways, and the chat passes axe's WCAG A/AA rules.
   const overflow = await boris.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);

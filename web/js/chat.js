@@ -26,6 +26,11 @@ function speaker(seat, line) {
   return line.name ?? t('chat.spectator');
 }
 
+/** A line as one sentence for `seat` ("Black: Hello!"): the replay's captions use it too. */
+export function lineText(line, seat = null) {
+  return `${speaker(seat, line)}: ${words(line)}`;
+}
+
 /** What a line says, in the reader's language for a preset. */
 function words(line) {
   if (line.withheld) return t('chat.withheld');
