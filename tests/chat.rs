@@ -309,3 +309,31 @@ async fn anonymous_players_have_presets_only() {
         .await;
     server.stop().await;
 }
+
+/// Chat frames count against the seat's message budget like any other: four sockets of one seat
+/// sending six messages each (24, the seat's budget 20 and a tenth) lose the last socket.
+#[tokio::test]
+async fn chat_counts_against_the_seat_s_budget() {
+    let server = TestServer::start_with(|config| config.max_messages_per_second = 20).await;
+    let created = create_room(server.addr, "online", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut sockets = Vec::new();
+    for _ in 0..4 {
+        sockets.push(Client::join(server.addr, room, token).await);
+    }
+    for socket in &mut sockets {
+        for id in [
+            "hello",
+            "bye",
+            "good-luck",
+            "have-fun",
+            "you-too",
+            "thank-you",
+        ] {
+            socket.send(json!({"t": "chat", "d": preset(id)})).await;
+        }
+    }
+    let last = sockets.last_mut().unwrap();
+    assert_eq!(last.closed().await, Closed::Code(1008));
+    server.stop().await;
+}
