@@ -186,6 +186,30 @@ async fn chat_between_players(url: String) {
     assert!(by_spectator(&boris.sync().await));
     watcher.ok("chat", preset("good-luck")).await;
     assert_eq!(next_said(&mut boris).await["channel"], "spectators");
+    // A player mutes a spectator: what they say no longer reaches that player, only the others.
+    let guest = from_spectator["by"].as_str().unwrap();
+    boris.ok("mute", json!({ "who": guest })).await;
+    watcher.ok("chat", preset("thank-you")).await;
+    let thanks = |state: &Value| lines(state).iter().any(|l| l["preset"] == "thank-you");
+    assert!(thanks(&watcher.sync().await));
+    assert!(
+        !thanks(&boris.sync().await),
+        "a muted spectator reached the player"
+    );
+    // An identified spectator may type, under their name.
+    let mut vera = Browser::new(server.addr);
+    let vera_id = vera.call("POST", "/api/me", None).await.body["id"].clone();
+    let mut named = Client::join_as(server.addr, &room, None, vera.cookie.as_deref()).await;
+    let typed = named.ok("chat", text("nice opening")).await;
+    let typed = &typed.last().unwrap()["d"];
+    assert_eq!(
+        (&typed["by"], &typed["text"]),
+        (&vera_id, &json!("nice opening"))
+    );
+    assert!(
+        typed["name"].as_str().unwrap().starts_with("anon-"),
+        "{typed}"
+    );
     // The record withholds the spectators' words until the game ends.
     let logged = event_at(&record(server.addr, &room).await, spectator_v);
     assert_eq!(logged["t"], "said");
