@@ -253,6 +253,10 @@ pub enum Event {
         preset: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
+        /// Sent instead of the message to those who may not read its channel (and in the record
+        /// while they may not): who and where, without the words. Never logged.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        withheld: bool,
     },
     /// A player's chat choices for the rest of this game.
     ChatSet {
@@ -457,6 +461,7 @@ mod tests {
                 name: None,
                 preset: Some("hello".into()),
                 text: None,
+                withheld: false,
             },
             EventKind::ChatSet => Event::ChatSet {
                 side,

@@ -11,7 +11,7 @@ use crate::protocol::{
 };
 use crate::room::Command;
 use crate::room::error::RoomError;
-use crate::room::game::{Game, Room};
+use crate::room::game::{self, Game, Room};
 use crate::room::seats::Seats;
 use crate::secrets::is_room_id;
 use crate::store::{RoomRow, StoreError, StoredEvent};
@@ -60,11 +60,13 @@ fn record_of(row: RoomRow, events: Vec<StoredEvent>) -> Result<Record, RoomError
         events: events
             .into_iter()
             .map(|e| {
-                let mut d: serde_json::Value = serde_json::from_str(&e.data)
+                let data = if withheld.contains(&e.v) {
+                    game::withheld(&decode(&e)?).map(|said| said.to_parts().1)
+                } else {
+                    None
+                };
+                let d = serde_json::from_str(data.as_deref().unwrap_or(&e.data))
                     .map_err(|err| StoreError::Corrupt(err.to_string()))?;
-                if withheld.contains(&e.v) {
-                    withhold(&mut d);
-                }
                 Ok(RecordedEvent {
                     v: e.v,
                     at: e.at,
@@ -91,16 +93,6 @@ fn withheld_messages(events: &[StoredEvent], over: bool) -> Result<HashSet<Versi
         };
     }
     Ok(withheld)
-}
-
-/// A message's data without its words: who, where, and `"withheld": true`.
-fn withhold(d: &mut serde_json::Value) {
-    if let Some(fields) = d.as_object_mut() {
-        for words in ["preset", "text", "name"] {
-            fields.remove(words);
-        }
-        fields.insert("withheld".into(), true.into());
-    }
 }
 
 /// The client seeds a log sets: the last `client-seed` of each side (or, in a log from before

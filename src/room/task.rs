@@ -90,8 +90,10 @@ pub struct Frame {
     /// Set on the `rematch` event: each seated connection then tells its
     /// own player, privately, where to sit.
     pub rematch: Option<Arc<str>>,
-    /// Which seats are sent it (chat: the spectators' channel, a mute); the others skip it.
+    /// Which seats are sent it (chat: the spectators' channel); the others get `withheld`.
     pub readers: Readers,
+    /// What the seats that may not read it get instead: the event without its words.
+    pub withheld: Option<FrameText>,
 }
 
 /// What an attached connection gets: its seat, the state to start from,

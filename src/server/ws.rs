@@ -28,8 +28,8 @@ use super::socket::{
 use crate::players::shown;
 use crate::players::store::PlayerStore;
 use crate::protocol::{
-    Action, ClientMessage, ErrorCode, Reply, Request, Seat, State as RoomState, frame_answering,
-    room_url,
+    Action, ClientMessage, ErrorCode, FrameText, Reply, Request, Seat, State as RoomState,
+    frame_answering, room_url,
 };
 use crate::room::ring;
 use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms, SeatBudget};
@@ -350,6 +350,9 @@ impl Connection {
                 }
                 let seat = self.attached.as_ref().map(|seated| seated.seat);
                 if seat.is_some_and(|seat| !frame.readers.include(seat)) {
+                    if let Some(withheld) = &frame.withheld {
+                        peer.text(bytes_of(withheld)).await?;
+                    }
                     return Ok(false);
                 }
                 let answer = answer.filter(|answer| frame.v == Some(answer.v));
@@ -422,7 +425,11 @@ struct Unacked<'a> {
 
 /// A room frame's text as it is sent to every connection (a reference count, not a copy).
 fn shared_text(frame: &Frame) -> Utf8Bytes {
-    Utf8Bytes::try_from(frame.text.clone().into_bytes()).expect("a FrameText is made from a String")
+    bytes_of(&frame.text)
+}
+
+fn bytes_of(text: &FrameText) -> Utf8Bytes {
+    Utf8Bytes::try_from(text.clone().into_bytes()).expect("a FrameText is made from a String")
 }
 
 async fn next_frame(seated: Option<&mut Seated>) -> Result<Arc<Frame>, RecvError> {

@@ -131,6 +131,8 @@ export function createChat(section, { send, say }) {
     event(type, d) {
       switch (type) {
         case Event.Said: {
+          // A spectators' message this seat may not read (yet): its version, not its words.
+          if (d.withheld) return true;
           const line = { ...d };
           chat.lines = [...chat.lines, line].slice(-KEPT);
           tell(line);

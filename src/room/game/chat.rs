@@ -76,6 +76,21 @@ fn side_of(seat: Seat) -> Result<Side, Refusal> {
     }
 }
 
+/// A message without its words, for those who may not read it (see [`Game::readers`]).
+pub fn withheld(event: &Event) -> Option<Event> {
+    let Event::Said { by, channel, .. } = event else {
+        return None;
+    };
+    Some(Event::Said {
+        by: by.clone(),
+        channel: *channel,
+        name: None,
+        preset: None,
+        text: None,
+        withheld: true,
+    })
+}
+
 /// A side's name in the chat.
 pub fn side_name(side: Side) -> &'static str {
     match side {
@@ -121,6 +136,7 @@ impl Game {
                 .filter(|_| channel == Channel::Spectators),
             preset,
             text,
+            withheld: false,
         });
         Ok(next.done())
     }
@@ -250,7 +266,8 @@ impl Game {
     }
 
     /// Who reads the frame of `event`, logged as `v` and applied: a spectators' message only
-    /// those who may read that channel, a mute only the side that muted; anything else everyone.
+    /// those who may read that channel; anything else everyone. The others get
+    /// [`withheld`]'s frame, so that every connection's versions stay consecutive.
     pub fn readers(&self, event: &Event, v: u64) -> Readers {
         match event {
             Event::Said { .. } => self
@@ -260,11 +277,6 @@ impl Game {
                 .rev()
                 .find(|line| line.v == v)
                 .map_or(Readers::ALL, |line| self.line_readers(line)),
-            Event::Muted { side, .. } => Readers {
-                black: *side == Side::Black,
-                white: *side == Side::White,
-                spectators: false,
-            },
             _ => Readers::ALL,
         }
     }
@@ -295,6 +307,7 @@ impl Game {
                 name,
                 preset,
                 text,
+                ..
             } => {
                 chat.lines.push_back(ChatLine {
                     v,

@@ -44,7 +44,7 @@ mod start;
 mod tests;
 mod view;
 
-pub use chat::{Readers, Speaker, side_name};
+pub use chat::{Readers, Speaker, side_name, withheld};
 use view::{legal_move, to_wire};
 
 /// What a decision may depend on besides the state.

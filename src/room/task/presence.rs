@@ -138,6 +138,7 @@ impl RoomTask {
             text: Reply::Watchers { count }.to_json().into(),
             rematch: None,
             readers: Readers::ALL,
+            withheld: None,
         });
     }
 
