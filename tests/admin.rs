@@ -18,20 +18,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const BANNED: &str = "203.0.113.9";
 const OTHER: &str = "198.51.100.1";
 
-/// `senet admin <args>` on the database `url`: (exit code, JSON printed, stderr).
-async fn admin(url: &str, args: &[&str]) -> (i32, Value, String) {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .arg("admin")
-        .args(args)
-        .args(["--database-url", url])
-        .output()
-        .await
-        .unwrap();
-    let printed = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status.code().unwrap(), printed, stderr)
-}
-
 /// A GET of `path` as the client `from` (the servers trust 127.0.0.1 as their proxy):
 /// the status and the body.
 async fn get_from(server: SocketAddr, path: &str, from: &str) -> (u16, String) {

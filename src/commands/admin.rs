@@ -66,11 +66,14 @@ enum AdminCommand {
         #[arg(long, default_value_t = 50)]
         limit: i64,
     },
+    /// Chat moderation: `reports`, `hide`, `timeout` (`admin_chat.rs`).
+    #[command(flatten)]
+    Chat(super::admin_chat::ChatCommand),
 }
 
 /// Who acts and why: recorded in the audit log.
 #[derive(Debug, clap::Args)]
-struct OperatorArgs {
+pub(super) struct OperatorArgs {
     /// Why (shown to a banned client or to the players of an ended game, and kept in the audit
     /// log).
     #[arg(long, value_parser = parse_reason)]
@@ -81,7 +84,7 @@ struct OperatorArgs {
 }
 
 impl OperatorArgs {
-    fn operator(self) -> Operator {
+    pub(super) fn operator(self) -> Operator {
         Operator {
             name: self.actor,
             reason: self.reason,
@@ -134,6 +137,7 @@ async fn answer(args: Args) -> Result<serde_json::Value, UsageError> {
         AdminCommand::Bans => serde_json::to_value(store.active(crate::room::now_ms()).await?)?,
         AdminCommand::Rooms { limit } => serde_json::to_value(store.live_rooms(limit).await?)?,
         AdminCommand::Audit { limit } => serde_json::to_value(store.audit_log(limit).await?)?,
+        AdminCommand::Chat(command) => super::admin_chat::answer(&store, command).await?,
     })
 }
 
@@ -156,7 +160,7 @@ fn parse_reason(text: &str) -> Result<String, String> {
 }
 
 /// `90s`, `30m`, `24h`, `7d`, or a bare number of seconds; more than zero.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(at) => text.split_at(at),
         None => (text, "s"),

@@ -2,6 +2,7 @@
 //! bad input gives a one-line message on stderr and exit status 2.
 
 mod admin;
+mod admin_chat;
 mod analyse;
 mod backup;
 mod bestmove;

@@ -6,6 +6,7 @@ use serde_json::Value;
 use strum::EnumIter;
 
 use super::ErrorCode;
+use super::chat::{self, ChatRequest, TextProblem};
 
 /// Longest client seed accepted, in characters.
 pub const MAX_CLIENT_SEED: usize = 64;
@@ -112,6 +113,8 @@ pub enum ClientMessage {
         client: Option<ClientName>,
     },
     Act(Action),
+    /// A chat message, choice, mute or report (see [`super::chat`]).
+    Chat(ChatRequest),
     Sync,
     Ping,
 }
@@ -184,6 +187,76 @@ struct MoveData {
     from: u8,
 }
 
+#[derive(Deserialize)]
+struct ChatData {
+    #[serde(default)]
+    preset: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChatSettingsData {
+    #[serde(default)]
+    free_text: Option<bool>,
+    #[serde(default)]
+    spectators: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct MuteData {
+    who: String,
+}
+
+#[derive(Deserialize)]
+struct ReportData {
+    #[serde(default)]
+    reason: String,
+}
+
+/// The chat frames' types, after the actions in `web/js/protocol.js`.
+pub const CHAT_MESSAGES: [&str; 4] = ["chat", "chat-settings", "mute", "report"];
+
+/// The code a refused message gets where it is read.
+fn text_code(problem: TextProblem) -> ErrorCode {
+    match problem {
+        TextProblem::UnknownPreset => ErrorCode::UnknownPreset,
+        TextProblem::TooLong => ErrorCode::ChatTooLong,
+        TextProblem::Token => ErrorCode::ChatHasToken,
+        TextProblem::Shape | TextProblem::Empty => ErrorCode::BadRequest,
+    }
+}
+
+/// A chat frame's request, from its type and data.
+fn chat_request(t: &str, d: Value) -> Result<ChatRequest, (ErrorCode, String)> {
+    let bad = |e: serde_json::Error| (ErrorCode::BadRequest, format!("bad data for {t:?}: {e}"));
+    Ok(match t {
+        "chat" => {
+            let data: ChatData = serde_json::from_value(d).map_err(bad)?;
+            let said = chat::say(data.preset.as_deref(), data.text.as_deref())
+                .map_err(|problem| (text_code(problem), problem.to_string()))?;
+            ChatRequest::Say(said)
+        }
+        "chat-settings" => {
+            let data: ChatSettingsData = serde_json::from_value(d).map_err(bad)?;
+            ChatRequest::Settings {
+                free_text: data.free_text,
+                spectators: data.spectators,
+            }
+        }
+        "mute" => {
+            let data: MuteData = serde_json::from_value(d).map_err(bad)?;
+            ChatRequest::Mute { who: data.who }
+        }
+        _ => {
+            let data: ReportData = serde_json::from_value(d).map_err(bad)?;
+            ChatRequest::Report {
+                reason: chat::reason(&data.reason),
+            }
+        }
+    })
+}
+
 impl Request {
     /// Parses one text frame: bad JSON, an unknown type and bad data each get
     /// their own error code.
@@ -232,6 +305,14 @@ impl Request {
             "claim-victory" => ClientMessage::Act(Action::ClaimVictory),
             "rematch" => ClientMessage::Act(Action::Rematch),
             "hint" => ClientMessage::Act(Action::Hint),
+            t if CHAT_MESSAGES.contains(&t) => {
+                let request = chat_request(t, d).map_err(|(code, message)| BadRequest {
+                    code,
+                    message,
+                    id: id.clone(),
+                })?;
+                ClientMessage::Chat(request)
+            }
             "sync" => ClientMessage::Sync,
             "ping" => ClientMessage::Ping,
             other => return Err(Opened::unknown(other, id)),

@@ -62,5 +62,24 @@ pub enum ErrorCode {
     RatedNeedsPlayer,
     /// A seat bound to one player acted in by another player's socket.
     SeatOfAnotherPlayer,
+    /// A chat preset id that is not on the list (docs/PROTOCOL.md, Chat).
+    UnknownPreset,
+    /// Free text longer than 140 characters.
+    ChatTooLong,
+    /// Free text that looks like a seat token or a link carrying one.
+    ChatHasToken,
+    /// Chat this sender may not send: free text without both players identified and opted in,
+    /// free text from an anonymous spectator, chat outside online rooms, a bad mute.
+    ChatNotAllowed,
+    /// A message that repeats one of the sender's last two.
+    ChatRepeat,
+    /// A sixth message within 10 seconds.
+    ChatFlood,
+    /// The sender is muted by the reader (for the rest of the game).
+    ChatMuted,
+    /// An operator timed this player out of chat for a while.
+    ChatTimedOut,
+    /// The room's chat holds as many messages as it may.
+    ChatFull,
     Internal,
 }

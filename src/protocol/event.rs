@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 
+use super::chat::Channel;
 use super::{UnixMs, Version};
 use crate::engine::Side;
 
@@ -248,6 +249,38 @@ pub enum Event {
     Resumed {
         clocks: Clocks,
     },
+    /// A chat message (issue 33): a preset's id or free text, by `black`, `white` or a
+    /// spectator's handle, on one of the two channels. Read by whom the channel allows.
+    Said {
+        by: String,
+        channel: Channel,
+        /// An identified spectator's name when they spoke.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preset: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Sent instead of the message to those who may not read its channel (and in the record
+        /// while they may not): who and where, without the words. Never logged.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        withheld: bool,
+    },
+    /// A player's chat choices for the rest of this game.
+    ChatSet {
+        side: Side,
+        free_text: bool,
+        spectators: bool,
+    },
+    /// `side` muted `who` (the other side, or a spectator's handle) for the rest of the game.
+    Muted {
+        side: Side,
+        who: String,
+    },
+    /// An operator hid the message logged as event `v` (`senet admin hide`).
+    ChatHidden {
+        v: Version,
+    },
 }
 
 impl Event {
@@ -431,6 +464,24 @@ mod tests {
                 n: 3,
                 from: 9,
             },
+            EventKind::Said => Event::Said {
+                by: "white".into(),
+                channel: Channel::Players,
+                name: None,
+                preset: Some("hello".into()),
+                text: None,
+                withheld: false,
+            },
+            EventKind::ChatSet => Event::ChatSet {
+                side,
+                free_text: true,
+                spectators: false,
+            },
+            EventKind::Muted => Event::Muted {
+                side,
+                who: "white".into(),
+            },
+            EventKind::ChatHidden => Event::ChatHidden { v: 4 },
         }
     }
 

@@ -3,6 +3,7 @@
 //! and shapes the messages, one file per concern:
 //!
 //! - [`http`]: request and response bodies of `/api/...`;
+//! - [`chat`]: the room's chat: presets, cleaned free text, channels and the lines a state shows;
 //! - [`client`]: WebSocket frames from a client, and how they are parsed;
 //! - [`reply`]: WebSocket frames to one connection, and the room [`State`] they carry;
 //! - [`event`]: what happened in a room, as logged and broadcast;
@@ -15,6 +16,7 @@
 //!
 //! Everything is re-exported here, so `crate::protocol::Event` and the like are the names to use.
 
+pub mod chat;
 pub mod client;
 pub mod error;
 pub mod event;

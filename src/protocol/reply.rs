@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 
+use super::chat::ChatState;
 use super::players::{Change, PlayerRef};
 use super::{
     ClientSeeds, Clocks, EndReason, ErrorCode, LegalMove, Mode, Seat, TimeControl, UnixMs, Version,
@@ -109,6 +110,9 @@ pub struct State {
     /// A finished rated game's rating changes, as the `rated` event told them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratings: Option<RatingChanges>,
+    /// The room's chat as this connection may read it (online rooms; issue 33).
+    #[serde(default)]
+    pub chat: ChatState,
     pub v: Version,
 }
 
@@ -261,6 +265,7 @@ mod tests {
             clock: None,
             rated: false,
             ratings: None,
+            chat: ChatState::default(),
             v: 0,
         }
     }

@@ -27,6 +27,7 @@ const AFTER_ACTIONS: [&str; 2] = ["sync", "ping"];
 pub fn javascript() -> String {
     let client_messages = std::iter::once(HELLO.to_string())
         .chain(Action::iter().map(|action| action.name().to_string()))
+        .chain(super::CHAT_MESSAGES.map(String::from))
         .chain(AFTER_ACTIONS.map(String::from));
     let tables: [(&str, Vec<String>); 17] = [
         ("ErrorCode", wire_names(ErrorCode::iter())),

@@ -10,6 +10,12 @@
 //!   [`MAX_CLIENT_SEEDS`] before the first throw (then `client_seed_locked`).
 //! - draw and rematch offers were bounded already: one draw offer per turn of one's own, one
 //!   rematch offer per side, one rematch.
+//! - chat (issue 33): a room logs at most [`MAX_CHAT_EVENTS`] chat events (messages, choices,
+//!   mutes) and none once the log holds [`CHATTER_UNTIL`] events, so talk never takes the
+//!   room a game needs; a state shows the last [`CHAT_SHOWN`] messages; a sender may not repeat
+//!   either of their last two nor send more than [`FLOOD_MESSAGES`] in [`FLOOD_WINDOW_MS`]; a
+//!   player mutes at most [`MAX_MUTES`] speakers. Every chat frame also counts against the
+//!   seat's message budget like any other.
 //! - the cap: a decision that would take the log past [`MAX_ROOM_EVENTS`] is refused
 //!   (`room_log_full`) unless it ends the game or opens its rematch, so resigning always works.
 //!   Past the cap at most [`MAX_PAST_THE_CAP`] events follow (a move with the game's end, two
@@ -43,6 +49,19 @@ pub const CHATTER_UNTIL: Version = 4_000;
 
 /// Client seeds each side may set before the first throw.
 pub const MAX_CLIENT_SEEDS: u8 = 8;
+
+/// Chat events a room's log may hold.
+pub const MAX_CHAT_EVENTS: u32 = 1_000;
+
+/// Messages a state shows (and a room keeps in memory), the newest.
+pub const CHAT_SHOWN: usize = 200;
+
+/// A sender may send this many messages within [`FLOOD_WINDOW_MS`]; one more is a flood.
+pub const FLOOD_MESSAGES: usize = 5;
+pub const FLOOD_WINDOW_MS: i64 = 10_000;
+
+/// Speakers each player may mute.
+pub const MAX_MUTES: usize = 32;
 
 /// A room logs at most [`PRESENCE_BURST`] `presence` events in any window this long.
 pub const PRESENCE_WINDOW: Duration = Duration::from_secs(12);

@@ -72,6 +72,23 @@ pub enum Refusal {
     /// A time control out of range, or one for a room that cannot have it.
     #[error("{0}")]
     BadClock(String),
+    #[error("chat is for the players and spectators of online rooms")]
+    ChatNotOnline,
+    #[error("free text is for identified players (and spectators): create a player first")]
+    FreeTextNeedsPlayers,
+    #[error("free text needs both players to turn it on for this game: send a preset instead")]
+    FreeTextOff,
+    #[error("you cannot mute {0:?}: only the other side or someone who spoke here")]
+    CannotMute(String),
+    #[error("that repeats one of your last two messages")]
+    ChatRepeat,
+    #[error("too many messages: at most 5 in 10 seconds")]
+    ChatFlood,
+    #[error("the reader muted you for the rest of this game")]
+    ChatMuted,
+    /// The room's chat bound (see `room::bounds`).
+    #[error("this room's chat is full")]
+    ChatFull,
 }
 
 impl Refusal {
@@ -85,6 +102,8 @@ impl Refusal {
                 | Refusal::HintNotAllowed
                 | Refusal::ClaimNotOnline
                 | Refusal::BadClock(_)
+                | Refusal::ChatNotOnline
+                | Refusal::FreeTextNeedsPlayers
         )
     }
 }

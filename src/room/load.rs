@@ -1,14 +1,17 @@
 //! Rooms read from the log without a task: a room's game folded from its log on the blocking
 //! pool (also how a task loads), its summary, and its record; the events as the log keeps them.
 
+use std::collections::HashSet;
+
 use super::{Rooms, bounds, summary};
 use crate::fairness::seed_hash;
+use crate::protocol::chat::Channel;
 use crate::protocol::{
     ClientSeeds, Event, EventKind, Record, RecordedEvent, RoomSummary, UnixMs, Version,
 };
 use crate::room::Command;
 use crate::room::error::RoomError;
-use crate::room::game::{Game, Room};
+use crate::room::game::{self, Game, Room};
 use crate::room::seats::Seats;
 use crate::secrets::is_room_id;
 use crate::store::{RoomRow, StoreError, StoredEvent};
@@ -44,6 +47,7 @@ fn record_of(row: RoomRow, events: Vec<StoredEvent>) -> Result<Record, RoomError
     // The seed is revealed exactly when the log holds the game's end.
     let game_over: &str = EventKind::GameOver.into();
     let over = events.iter().any(|e| e.kind == game_over);
+    let withheld = withheld_messages(&events, over)?;
     let seats = Seats::of_room(&row);
     Ok(Record {
         level: seats.bot().map(|bot| bot.level),
@@ -56,16 +60,39 @@ fn record_of(row: RoomRow, events: Vec<StoredEvent>) -> Result<Record, RoomError
         events: events
             .into_iter()
             .map(|e| {
+                let data = if withheld.contains(&e.v) {
+                    game::withheld(&decode(&e)?).map(|said| said.to_parts().1)
+                } else {
+                    None
+                };
+                let d = serde_json::from_str(data.as_deref().unwrap_or(&e.data))
+                    .map_err(|err| StoreError::Corrupt(err.to_string()))?;
                 Ok(RecordedEvent {
                     v: e.v,
                     at: e.at,
-                    d: serde_json::from_str(&e.data)
-                        .map_err(|err| StoreError::Corrupt(err.to_string()))?,
+                    d,
                     t: e.kind,
                 })
             })
             .collect::<Result<_, StoreError>>()?,
     })
+}
+
+/// The chat messages a record shows without their words: those an operator hid, and during
+/// the game the spectators' channel (which a player must not read then unless they choose to).
+fn withheld_messages(events: &[StoredEvent], over: bool) -> Result<HashSet<Version>, StoreError> {
+    let (said, hidden): (&str, &str) = (EventKind::Said.into(), EventKind::ChatHidden.into());
+    let mut withheld = HashSet::new();
+    for stored in events.iter().filter(|e| e.kind == said || e.kind == hidden) {
+        match decode(stored)? {
+            Event::ChatHidden { v } => withheld.insert(v),
+            Event::Said { channel, .. } => {
+                !over && channel == Channel::Spectators && withheld.insert(stored.v)
+            }
+            _ => false,
+        };
+    }
+    Ok(withheld)
 }
 
 /// The client seeds a log sets: the last `client-seed` of each side (or, in a log from before

@@ -53,11 +53,11 @@ pub use bot::BotConfig;
 pub use config::*;
 pub use create::{MAX_CLOCK_INCREMENT, MAX_CLOCK_INITIAL, NewRoom};
 pub use error::{Refusal, ReplayError, RoomError};
-pub use game::{Context, Decision, Game, Room};
+pub use game::{Context, Decision, Game, Readers, Room, Speaker};
 pub use operator::end_by_operator;
 pub use rate::{RateLimit, SeatBudget};
 pub use seats::{Seats, Sitter};
-pub use task::{Attached, Command, ConnId, Frame};
+pub use task::{Attached, ChatAnswer, ChatCommand, Command, ConnId, Frame};
 pub use watchers::Watchers;
 
 use crate::protocol::UnixMs;

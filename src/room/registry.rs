@@ -16,7 +16,7 @@ use crate::engine::Side;
 use crate::protocol::{Action, Joined, State, Version};
 use crate::room::config::RoomConfig;
 use crate::room::error::RoomError;
-use crate::room::task::{Acting, Attached, Command, ConnId, RoomTask};
+use crate::room::task::{Acting, Attached, ChatAnswer, ChatCommand, Command, ConnId, RoomTask};
 use crate::room::watchers::Watchers;
 use crate::secrets::is_room_id;
 use crate::store::{News, Store, Subscription};
@@ -50,10 +50,21 @@ impl RoomHandle {
         .ok_or(RoomError::Unavailable)?
     }
 
-    pub async fn snapshot(&self) -> Result<State, RoomError> {
-        self.call(|reply| Command::Snapshot { reply })
+    /// The state as connection `conn` may see it (its chat is its seat's).
+    pub async fn snapshot(&self, conn: ConnId) -> Result<State, RoomError> {
+        self.call(|reply| Command::Snapshot { conn, reply })
             .await
             .ok_or(RoomError::Unavailable)
+    }
+
+    pub async fn chat(&self, conn: ConnId, chat: ChatCommand) -> Result<ChatAnswer, RoomError> {
+        self.call(|reply| Command::Chat {
+            conn,
+            chat: Box::new(chat),
+            reply,
+        })
+        .await
+        .ok_or(RoomError::Unavailable)?
     }
 
     /// Tells the room a connection left. Never waits: usable from `Drop`.

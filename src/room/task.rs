@@ -45,7 +45,7 @@
 //! `task/resends.rs` (an action resent after a reconnection is answered, not applied again),
 //! `task/conns.rs` (seats taken, sockets attached and detached), `task/presence.rs` (who is
 //! connected, here and elsewhere, and the spectators), `task/clock.rs`, `task/rematch.rs` and
-//! `task/bot_turn.rs`.
+//! `task/bot_turn.rs`, and `task/chat.rs` (the room's chat).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -57,7 +57,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bounds::PresencePace;
 use super::error::RoomError;
-use super::game::Game;
+use super::game::{Game, Readers};
 use super::rate::SeatBudget;
 use super::ring;
 use super::watchers::Watchers;
@@ -67,6 +67,7 @@ use crate::protocol::{Action, FrameText, Joined, RoomSummary, Seat, State, Versi
 use crate::store::Store;
 
 mod bot_turn;
+mod chat;
 mod clock;
 mod commit;
 mod conns;
@@ -75,6 +76,7 @@ mod rematch;
 mod resends;
 
 use bot_turn::BotTurn;
+pub use chat::{ChatAnswer, ChatCommand};
 use clock::instant_of;
 use resends::Answered;
 
@@ -91,6 +93,10 @@ pub struct Frame {
     /// Set on the `rematch` event: each seated connection then tells its
     /// own player, privately, where to sit.
     pub rematch: Option<Arc<str>>,
+    /// Which seats are sent it (chat: the spectators' channel); the others get `withheld`.
+    pub readers: Readers,
+    /// What the seats that may not read it get instead: the event without its words.
+    pub withheld: Option<FrameText>,
 }
 
 /// What an attached connection gets: its seat, the state to start from,
@@ -145,8 +151,16 @@ pub enum Command {
         acting: Box<Acting>,
         reply: Answer<Version>,
     },
+    /// The state as the connection `conn` may see it.
     Snapshot {
+        conn: ConnId,
         reply: oneshot::Sender<State>,
+    },
+    /// A chat request from connection `conn` (`task/chat.rs`).
+    Chat {
+        conn: ConnId,
+        chat: Box<ChatCommand>,
+        reply: Answer<ChatAnswer>,
     },
     Summary {
         reply: oneshot::Sender<RoomSummary>,
@@ -326,8 +340,11 @@ impl RoomTask {
             } => {
                 let _ = reply.send(self.act(conn, *acting).await);
             }
-            Command::Snapshot { reply } => {
-                let _ = reply.send(self.game.state(self.spectators(), now_ms()));
+            Command::Snapshot { conn, reply } => {
+                let _ = reply.send(self.state_for(conn));
+            }
+            Command::Chat { conn, chat, reply } => {
+                let _ = reply.send(self.chat(conn, *chat).await);
             }
             Command::Summary { reply } => {
                 let _ = reply.send(self.summary());

@@ -37,7 +37,7 @@ impl WireError {
         }
     }
 
-    fn internal(error: &dyn std::fmt::Display) -> WireError {
+    pub(super) fn internal(error: &dyn std::fmt::Display) -> WireError {
         tracing::error!(%error, "internal error");
         WireError::new(ErrorCode::Internal, "internal error")
     }
@@ -80,6 +80,14 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         Refusal::RoomLogFull(_) => ErrorCode::RoomLogFull,
         Refusal::RematchAlreadyAsked | Refusal::BadClock(_) => ErrorCode::BadRequest,
         Refusal::SeatTaken(_) | Refusal::RoomFull => ErrorCode::RoomFull,
+        Refusal::ChatNotOnline
+        | Refusal::FreeTextNeedsPlayers
+        | Refusal::FreeTextOff
+        | Refusal::CannotMute(_) => ErrorCode::ChatNotAllowed,
+        Refusal::ChatRepeat => ErrorCode::ChatRepeat,
+        Refusal::ChatFlood => ErrorCode::ChatFlood,
+        Refusal::ChatMuted => ErrorCode::ChatMuted,
+        Refusal::ChatFull => ErrorCode::ChatFull,
     }
 }
 

@@ -77,6 +77,8 @@ pub struct AppState {
     pub quotas: Arc<edge::Quotas>,
     /// The operators' bans in force (`senet admin ban`), refused before any handler.
     pub bans: Arc<edge::BanList>,
+    /// Chat time-outs and reports (issue 33), on the operators' tables.
+    pub moderation: crate::store::bans::BanStore,
     /// Players, names and ratings (`/api/me`, seats bound to players, rated games).
     pub players: Arc<dyn PlayerStore>,
     /// Player cookies are `Secure`: `--public-origin` is https.
@@ -201,6 +203,7 @@ impl Server {
         )
         .await?;
         let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
+        let moderation = crate::store::bans::BanStore::open(&config.database_url).await?;
         let listener = TcpListener::bind(&config.listen).await?;
         origin::check_public(listener.local_addr()?, &config.connections.public_origin)?;
         let metrics_listener = TcpListener::bind(&config.metrics_listen).await?;
@@ -231,6 +234,7 @@ impl Server {
                     )),
                 }),
                 bans,
+                moderation,
                 players,
                 secure_cookies: config.connections.public_origin.is_https(),
             },

@@ -25,13 +25,18 @@ use super::seating;
 use super::socket::{
     self, Admitted, CLOSE_POLICY, CLOSE_RESTART, Close, Handler, Peer, SILENT_HEARTBEATS,
 };
+use crate::players::shown;
 use crate::players::store::PlayerStore;
 use crate::protocol::{
-    Action, ClientMessage, ClientName, ErrorCode, Reply, Request, Seat, State as RoomState,
+    Action, ClientMessage, ClientName, ErrorCode, FrameText, Reply, Request, Seat,
+    State as RoomState,
     frame_answering, room_url,
 };
 use crate::room::ring;
 use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms, SeatBudget};
+use crate::store::bans::BanStore;
+
+mod chat;
 use crate::telemetry;
 
 /// The first of the codes applications may use (RFC 6455, 7.4.2).
@@ -53,7 +58,10 @@ pub async fn upgrade(
         rooms: state.rooms.clone(),
         room: id,
         token: None,
+        player_name: player.as_ref().map(|row| shown::player_ref(row).name),
         player: player.map(|row| row.id),
+        moderation: state.moderation.clone(),
+        reported: false,
         players: state.players.clone(),
         attached: None,
         evicted: CancellationToken::new(),
@@ -93,7 +101,13 @@ struct Connection {
     token: Option<String>,
     /// The player this socket's cookie names: a seat bound to another is refused at hello.
     player: Option<String>,
+    /// That player's name as shown, for what they say as a spectator.
+    player_name: Option<String>,
     players: Arc<dyn PlayerStore>,
+    /// Chat time-outs and reports (`ws/chat.rs`).
+    moderation: BanStore,
+    /// A socket files one report (`ws/chat.rs`).
+    reported: bool,
     attached: Option<Seated>,
     /// Cancelled by the room when this seat's newer sockets push this one out; never cancelled
     /// before hello.
@@ -200,12 +214,13 @@ impl Connection {
             }
             ClientMessage::Sync => match &self.attached {
                 None => peer.reply(&hello_required(id)).await,
-                Some(seated) => match seated.room.snapshot().await {
+                Some(seated) => match seated.room.snapshot(seated.conn).await {
                     Ok(state) => self.send_state(peer, state, id).await,
                     Err(error) => peer.reply(&error_reply(error.into(), id)).await,
                 },
             },
             ClientMessage::Act(action) => self.act(peer, action, id).await,
+            ClientMessage::Chat(request) => self.chat(peer, request, id).await,
         }
     }
 
@@ -275,19 +290,23 @@ impl Connection {
         let resend = resend.map(|(name, id)| name.resend_key(id));
         match seated.room.act(seated.conn, action, resend).await {
             Ok(v) => {
-                // The action's events are already in our queue: send them
-                // first, so the answer never overtakes what it answers.
-                let answer = (!self.acks).then_some(Unacked { v, id: id.as_ref() });
-                let answered = self.drain_until(peer, v, answer).await?;
+                self.answer(peer, v, id).await?;
                 telemetry::action_answered(received);
-                if answered {
-                    return Ok(());
-                }
-                // Also when a fresh state replaced the events (the connection fell behind).
-                peer.reply(&Reply::Ack { id, v }).await
+                Ok(())
             }
             Err(error) => peer.reply(&error_reply(error.into(), id)).await,
         }
+    }
+
+    /// Answers a request the room committed up to version `v`: its events are already in our
+    /// queue, so they go first and the answer never overtakes what it answers.
+    async fn answer(&mut self, peer: &mut Peer, v: u64, id: Option<Value>) -> Result<(), Close> {
+        let answer = (!self.acks).then_some(Unacked { v, id: id.as_ref() });
+        if self.drain_until(peer, v, answer).await? {
+            return Ok(());
+        }
+        // Also when a fresh state replaced the events (the connection fell behind).
+        peer.reply(&Reply::Ack { id, v }).await
     }
 
     /// Forwards the frames already queued, up to version `v`; whether they answered `answer`
@@ -341,6 +360,13 @@ impl Connection {
                     }
                     self.last_v = v;
                 }
+                let seat = self.attached.as_ref().map(|seated| seated.seat);
+                if seat.is_some_and(|seat| !frame.readers.include(seat)) {
+                    if let Some(withheld) = &frame.withheld {
+                        peer.text(bytes_of(withheld)).await?;
+                    }
+                    return Ok(false);
+                }
                 let answer = answer.filter(|answer| frame.v == Some(answer.v));
                 let (text, answered) = match answer {
                     Some(Unacked { id: Some(id), .. }) => {
@@ -362,7 +388,7 @@ impl Connection {
                 let Some(seated) = &self.attached else {
                     return Ok(false);
                 };
-                match seated.room.snapshot().await {
+                match seated.room.snapshot(seated.conn).await {
                     Ok(state) => self.send_state(peer, state, None).await.map(|()| false),
                     Err(_) => Err(Close::With(CLOSE_RESTART, "room restarting")),
                 }
@@ -411,7 +437,11 @@ struct Unacked<'a> {
 
 /// A room frame's text as it is sent to every connection (a reference count, not a copy).
 fn shared_text(frame: &Frame) -> Utf8Bytes {
-    Utf8Bytes::try_from(frame.text.clone().into_bytes()).expect("a FrameText is made from a String")
+    bytes_of(&frame.text)
+}
+
+fn bytes_of(text: &FrameText) -> Utf8Bytes {
+    Utf8Bytes::try_from(text.clone().into_bytes()).expect("a FrameText is made from a String")
 }
 
 async fn next_frame(seated: Option<&mut Seated>) -> Result<Arc<Frame>, RecvError> {

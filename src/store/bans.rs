@@ -77,6 +77,8 @@ pub enum BansError {
     UnsupportedUrl,
     #[error("no ban {0} is in force")]
     NoSuchBan(i64),
+    #[error("room {0} has no message {1}")]
+    NoSuchMessage(String, crate::protocol::Version),
     #[error(transparent)]
     Database(#[from] sqlx::Error),
 }
@@ -197,6 +199,9 @@ macro_rules! audit {
             .await?
     };
 }
+
+// After the macros above, which it uses.
+pub mod moderation;
 
 impl BanStore {
     /// Connects to the database `url` names (already migrated by `senet serve`), with one

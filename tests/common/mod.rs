@@ -111,6 +111,20 @@ impl Drop for TestServer {
     }
 }
 
+/// `senet admin <args>` on the database `url`: (exit code, JSON printed, stderr).
+pub async fn admin(url: &str, args: &[&str]) -> (i32, Value, String) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .arg("admin")
+        .args(args)
+        .args(["--database-url", url])
+        .output()
+        .await
+        .unwrap();
+    let printed = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code().unwrap(), printed, stderr)
+}
+
 /// A room's record, read over HTTP.
 pub async fn record(addr: SocketAddr, room: &str) -> Value {
     let (status, record) = http(addr, "GET", &format!("/api/rooms/{room}/record"), None).await;

@@ -38,6 +38,15 @@ export const ErrorCode = Object.freeze({
   BadCode: 'bad_code',
   RatedNeedsPlayer: 'rated_needs_player',
   SeatOfAnotherPlayer: 'seat_of_another_player',
+  UnknownPreset: 'unknown_preset',
+  ChatTooLong: 'chat_too_long',
+  ChatHasToken: 'chat_has_token',
+  ChatNotAllowed: 'chat_not_allowed',
+  ChatRepeat: 'chat_repeat',
+  ChatFlood: 'chat_flood',
+  ChatMuted: 'chat_muted',
+  ChatTimedOut: 'chat_timed_out',
+  ChatFull: 'chat_full',
   Internal: 'internal',
 });
 
@@ -63,6 +72,10 @@ export const ClientMessage = Object.freeze({
   ClaimVictory: 'claim-victory',
   Rematch: 'rematch',
   Hint: 'hint',
+  Chat: 'chat',
+  ChatSettings: 'chat-settings',
+  Mute: 'mute',
+  Report: 'report',
   Sync: 'sync',
   Ping: 'ping',
 });
@@ -92,6 +105,10 @@ export const Event = Object.freeze({
   Rematch: 'rematch',
   Hinted: 'hinted',
   Resumed: 'resumed',
+  Said: 'said',
+  ChatSet: 'chat-set',
+  Muted: 'muted',
+  ChatHidden: 'chat-hidden',
 });
 
 export const Mode = Object.freeze({

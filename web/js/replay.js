@@ -1,10 +1,13 @@
-// The replay: steps through a recorded game, one move or pass at a time, on a board of its own.
+// The replay: steps through a recorded game, one move or pass at a time, on a board of its own;
+// each step's caption also says the chat messages sent since the step before (the last step's,
+// those until the end: "good game" comes after the last move).
 
 import { part, show } from './dom.js';
 import { t } from './i18n.js';
 import { createBoard } from './board.js';
 import { entriesFrom, describe } from './movelog.js';
 import { Event } from './protocol.js';
+import { lineText } from './chat.js';
 
 /**
  * Steps `[{position, entry}]` of a record: the start, then the position after each move or pass
@@ -14,11 +17,17 @@ function replaySteps(record) {
   const events = record.events ?? [];
   const started = events.find((event) => event.t === Event.Started);
   if (!started) return [];
-  const steps = [{ position: started.d.position, entry: null }];
+  const steps = [{ position: started.d.position, entry: null, v: started.v }];
   const after = events.filter((event) => event.v > started.v).map((event) => ({ t: event.t, d: { ...event.d, v: event.v } }));
   for (const entry of entriesFrom(after)) {
-    steps.push({ position: entry.position ?? steps[steps.length - 1].position, entry });
+    steps.push({ position: entry.position ?? steps[steps.length - 1].position, entry, v: entry.v });
   }
+  const said = events.filter((event) => event.t === Event.Said && !event.d.withheld);
+  steps.forEach((step, i) => {
+    const after = i === 0 ? -Infinity : steps[i - 1].v;
+    const until = i === steps.length - 1 ? Infinity : step.v;
+    step.said = said.filter((event) => event.v > after && event.v <= until).map((event) => ({ ...event.d, v: event.v }));
+  });
   return steps;
 }
 
@@ -46,6 +55,7 @@ export function createReplay(root, openButton, loadRecord) {
     if (!step) caption.textContent = t('replay.failed');
     else if (!step.entry) caption.textContent = t('replay.start');
     else caption.textContent = note?.text ? `${describe(step.entry)} ${note.text}` : describe(step.entry);
+    if (step?.said.length) caption.textContent += ` — ${step.said.map((line) => lineText(line)).join(' · ')}`;
     part('replay-first', root).disabled = index === 0;
     part('replay-prev', root).disabled = index === 0;
     part('replay-next', root).disabled = index >= steps.length - 1;

@@ -14,6 +14,7 @@ import { createReplay } from './replay.js';
 import { createAnalysis } from './analysis.js';
 import { createAnnouncer, createThresholds, eventSentence, presenceSentence, sidesOf, turnSentence, who } from './announce.js';
 import { runCommand } from './commands.js';
+import { createChat } from './chat.js';
 import { chime } from './sound.js';
 import { ClientMessage, ErrorCode, Event, Mode, Phase, Reply, Status } from './protocol.js';
 
@@ -158,6 +159,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     root.dataset.busy = String(busy);
   });
   const announcer = createAnnouncer(part('announcements', root));
+  const chat = createChat(part('chat', root), { send: (type, data) => socket?.send(type, data) ?? null, say: (text) => announcer.say(text) });
   const countdowns = createThresholds();
 
   // Set once the person throws or moves from the page: from then on the keyboard focus follows
@@ -278,6 +280,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       enqueue(() => {
         model.seat = d.seat;
         replaceState(model, d.state);
+        chat.setState(model.state, model.seat);
         model.pending = null;
         seedSent = false;
         offerSeed();
@@ -289,6 +292,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     state(d) {
       enqueue(() => {
         replaceState(model, d);
+        chat.setState(model.state, model.seat);
         if (d.id === model.pending) model.pending = null;
         offerSeed();
         render();
@@ -300,6 +304,9 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         if (type === Event.Moved) await view.animateMove(d);
         const before = model.state;
         model.state = applyEvent(model.state, type, d);
+        // A player who just turned the spectators' channel on reads what was said there before.
+        if (type === Event.ChatSet && d.side === model.seat && d.spectators) socket.send(ClientMessage.Sync);
+        if (chat.event(type, d)) return;
         react(model, type, d);
         offerSeed();
         render();
@@ -313,6 +320,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     reply(type, d) {
       // Answers come after the events the action caused, so clearing here shows the new state.
       enqueue(() => {
+        if (chat.reply(type, d)) return;
         if (type === Reply.Pong || d.id !== model.pending) return;
         model.pending = null;
         if (type === Reply.Error) model.message = errorMessage(d);
@@ -426,6 +434,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
 
   function relabel() {
     announcer.clear();
+    chat.relabel();
     view.relabel();
     replay.relabel();
     verification.relabel();

@@ -127,6 +127,10 @@ impl Game {
             }
             Event::RematchOffered { side } => self.rematch_offers[index(*side)] = true,
             Event::Rematch { room } => self.rematch = Some(room.clone()),
+            Event::Said { .. }
+            | Event::ChatSet { .. }
+            | Event::Muted { .. }
+            | Event::ChatHidden { .. } => self.fold_chat(event, self.v + 1, at),
         }
     }
 

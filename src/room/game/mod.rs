@@ -19,7 +19,7 @@
 //! Here: the state, what a decision is made of, and the accessors. Beside it, one file a job:
 //! `start.rs` (seats, `started`, client seeds), `decide.rs` (the action's checks, throws, moves,
 //! the end), `offers.rs` (draws, rematches), `presence.rs` (who is connected, claims), `hint.rs`,
-//! `clock.rs`, `fold.rs` (apply and replay), `view.rs` (the state a client draws).
+//! `clock.rs`, `chat.rs`, `fold.rs` (apply and replay), `view.rs` (the state a client draws).
 
 use std::sync::Arc;
 
@@ -32,6 +32,7 @@ use crate::protocol::{
     ClientSeeds, EndReason, Event, Mode, Presence, TimeControl, UnixMs, Version, Winner,
 };
 
+mod chat;
 mod clock;
 mod decide;
 mod fold;
@@ -43,6 +44,7 @@ mod start;
 mod tests;
 mod view;
 
+pub use chat::{Readers, Speaker, side_name, withheld};
 use view::{legal_move, to_wire};
 
 /// What a decision may depend on besides the state.
@@ -141,6 +143,8 @@ pub struct Game {
     clock: Option<Clock>,
     /// The operator's words, when the operator ended the game (`senet admin end`).
     note: Option<Arc<str>>,
+    /// The chat's last messages, choices and mutes (shared until one changes).
+    chat: Arc<chat::Chat>,
     /// When the last event was logged: a resumed clock starts from what it had then.
     at: UnixMs,
     v: Version,
@@ -231,6 +235,7 @@ impl Game {
             hint: None,
             clock: None,
             note: None,
+            chat: Arc::default(),
             at: 0,
             v: 0,
         }

@@ -4,8 +4,8 @@
 use super::{Game, Stage, index};
 use crate::engine::{Move, Side, Target};
 use crate::protocol::{
-    ClientSeeds, GameResult, LegalMove, OffMarker, Phase, PlayerState, Players, RoomSummary, State,
-    Status, Throw, To, UnixMs,
+    ClientSeeds, GameResult, LegalMove, OffMarker, Phase, PlayerState, Players, RoomSummary, Seat,
+    State, Status, Throw, To, UnixMs,
 };
 
 impl Game {
@@ -120,7 +120,17 @@ impl Game {
             // The players' store's, added by the server (server::seating) like the players.
             rated: false,
             ratings: None,
+            // Each connection's own: see [`Game::state_for`].
+            chat: Default::default(),
             v: self.v,
+        }
+    }
+
+    /// [`Game::state`] with the chat `seat` may read.
+    pub fn state_for(&self, seat: Seat, spectators: usize, now: UnixMs) -> State {
+        State {
+            chat: self.chat_state(seat),
+            ..self.state(spectators, now)
         }
     }
 }

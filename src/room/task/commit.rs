@@ -12,7 +12,7 @@ use crate::players::store::RateOnCommit;
 use crate::protocol::{Action, Event, Mode, Reply, Seat, UnixMs, Version};
 use crate::room::bounds::check_log_room;
 use crate::room::error::{Refusal, RoomError};
-use crate::room::game::{Context, Decision, Game};
+use crate::room::game::{Context, Decision, Game, Readers, withheld};
 use crate::room::{decode, now_ms};
 use crate::store::{InCommit, StoreError, StoredEvent};
 use crate::telemetry;
@@ -154,6 +154,8 @@ impl RoomTask {
                 v: None,
                 text,
                 rematch: None,
+                readers: Readers::ALL,
+                withheld: None,
             });
         }
         Ok(self.game.version())
@@ -227,10 +229,16 @@ impl RoomTask {
             Event::Rematch { room } => Some(Arc::from(room.as_str())),
             _ => None,
         };
+        let readers = self.game.readers(event, v);
+        let withheld = (readers != Readers::ALL)
+            .then(|| withheld(event).map(|event| event.frame(v).into()))
+            .flatten();
         self.send(Frame {
             v: Some(v),
             text: frame.into(),
             rematch,
+            readers,
+            withheld,
         });
     }
 

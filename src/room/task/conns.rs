@@ -73,7 +73,7 @@ impl RoomTask {
         Ok(Attached {
             conn,
             seat,
-            state: self.game.state(self.spectators(), now_ms()),
+            state: self.game.state_for(seat, self.spectators(), now_ms()),
             frames,
             budget,
             evicted,

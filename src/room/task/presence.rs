@@ -9,7 +9,7 @@ use super::{Frame, now_ms};
 use crate::engine::Side;
 use crate::protocol::{Reply, RoomSummary, Seat};
 use crate::room::bot::Bot;
-use crate::room::game::{Context, index};
+use crate::room::game::{Context, Readers, index};
 
 impl RoomTask {
     /// Whether a person holding `side` has a connection here.
@@ -137,6 +137,8 @@ impl RoomTask {
             v: None,
             text: Reply::Watchers { count }.to_json().into(),
             rematch: None,
+            readers: Readers::ALL,
+            withheld: None,
         });
     }
 

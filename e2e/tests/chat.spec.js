@@ -1,0 +1,93 @@
+// The room's chat (issue 33): two players whose pages speak different languages greet each other
+// with preset messages — each reads the other's in their own language — with the keyboard, at
+// 360 px, heard politely by a screen reader; a spectator's message stays with the spectators.
+// Typed messages only between identified players who both allow them, never announced while
+// the reader is typing a message of their own.
+import { test, expect } from '../support/fixtures.js';
+import { expectNoViolations } from '../support/a11y.js';
+
+const PHONE = { width: 360, height: 800 };
+
+/** Anna (English) creates an online game as black; Boris (Russian, on a phone) takes white. */
+async function seatBoth(open, { identities = false } = {}) {
+  const anna = await open('/');
+  const identify = (page) => identities && page.request.post(new URL('/api/me', page.url()).href);
+  await identify(anna);
+  await anna.getByTestId('online-form').getByRole('radio', { name: 'Black' }).check();
+  await anna.getByTestId('create-online').click();
+  await anna.waitForURL(/\/r\/[^/]+$/);
+  const boris = await open('/', { locale: 'ru-RU', viewport: PHONE });
+  await identify(boris);
+  await boris.goto(anna.url());
+  for (const page of [anna, boris]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+  return { anna, boris };
+}
+
+test('two players greet in two languages and each reads the other in their own', async ({ open }) => {
+  const { anna, boris } = await seatBoth(open);
+  await expect(boris.getByRole('heading', { name: 'Чат' })).toBeVisible();
+
+  // Anna, in English, greets from the keyboard; Boris reads it in Russian.
+  await anna.getByTestId('chat-preset-hello').focus();
+  await anna.keyboard.press('Enter');
+  await expect(anna.getByTestId('chat-line')).toHaveText(['You: Hello!']);
+  await expect(boris.getByTestId('chat-line')).toHaveText(['Чёрные: Привет!']);
+  await expect(boris.getByTestId('announcements').getByTestId('said').last()).toHaveText('Чёрные: Привет!');
+
+  // Boris answers in Russian; Anna reads it in English, and her screen reader hears it once.
+  await boris.getByRole('button', { name: 'Удачи!' }).click();
+  await expect(boris.getByTestId('chat-line').last()).toHaveText('Вы: Удачи!');
+  await expect(anna.getByTestId('chat-line').last()).toHaveText('White: Good luck!');
+  await expect(anna.getByTestId('announcements').getByTestId('said').filter({ hasText: 'Good luck!' })).toHaveText(['White says: Good luck!']);
+
+  // The server's refusals are said in the page's language: a repeat of the last message.
+  await boris.getByRole('button', { name: 'Удачи!' }).click();
+  await expect(boris.getByTestId('chat-status')).toHaveText('Вы только что это написали.');
+
+  // A spectator's message stays on the spectators' channel until a player turns it on.
+  const watcher = await open(anna.url());
+  await expect(watcher.getByTestId('chat-line')).toHaveText(['Black: Hello!', 'White: Good luck!']);
+  await watcher.getByTestId('chat-preset-have-fun').click();
+  await expect(watcher.getByTestId('chat-line').last()).toHaveText('Spectator: Have fun!');
+  await anna.getByTestId('chat-preset-thank-you').click();
+  await expect(anna.getByTestId('chat-line').last()).toHaveText('You: Thank you!');
+  await expect(anna.getByTestId('chat-line')).toHaveCount(3);
+  await anna.getByTestId('chat-spectators').check();
+  await expect(anna.getByTestId('chat-line').filter({ hasText: 'Have fun!' })).toHaveText(['Spectator: Have fun!']);
+
+  // The replay says the messages in each reader's language.
+  await anna.getByTestId('resign').click();
+  await anna.getByTestId('confirm-yes').click();
+  await boris.getByTestId('open-replay').click();
+  await expect(boris.getByTestId('replay-caption')).toContainText('Чёрные: Привет! · Белые: Удачи!');
+  await expect(boris.getByTestId('replay-caption')).toContainText('Зритель: Приятной игры!');
+
+  // At 360 px nothing overflows sideways, and the chat passes axe's WCAG A/AA rules.
+  const overflow = await boris.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await expectNoViolations(boris, 'the room with its chat at 360 px, in Russian');
+});
+
+test('typed messages between identified players who allow them, announced after typing', async ({ open }) => {
+  const { anna, boris } = await seatBoth(open, { identities: true });
+  await expect(anna.getByTestId('chat-form')).toBeHidden();
+  await anna.getByTestId('chat-free-text').check();
+  await expect(boris.getByTestId('chat-free-text')).not.toBeChecked();
+  await expect(anna.getByTestId('chat-form')).toBeHidden();
+  await boris.getByTestId('chat-free-text').check();
+  for (const page of [anna, boris]) await expect(page.getByTestId('chat-form')).toBeVisible();
+
+  // Anna is typing when Boris's message comes: it is shown at once, said once she has sent hers.
+  await anna.getByTestId('chat-input').fill('Hi Boris <b>!</b>');
+  await boris.getByTestId('chat-input').fill('Привет, Анна');
+  await boris.getByTestId('chat-input').press('Enter');
+  await expect(anna.getByTestId('chat-line').last()).toHaveText('White: Привет, Анна');
+  const heard = anna.getByTestId('announcements').getByTestId('said').filter({ hasText: 'Привет' });
+  await expect(heard).toHaveCount(0);
+  await anna.getByTestId('chat-input').press('Enter');
+  await expect(anna.getByTestId('chat-line').last()).toHaveText('You: Hi Boris <b>!</b>');
+  await expect(heard).toHaveText(['White says: Привет, Анна']);
+  // Text is text: the markup arrives as characters, never as an element.
+  await expect(boris.getByTestId('chat-line').last()).toHaveText('Чёрные: Hi Boris <b>!</b>');
+  await expect(boris.getByTestId('chat-lines').locator('b')).toHaveCount(0);
+});

@@ -1,0 +1,365 @@
+//! A room's chat (issue 33) against a real server over real sockets, on SQLite and PostgreSQL:
+//! presets for everyone, free text only between identified players who both turned it on,
+//! spectators apart, every refusal with its code (unknown preset, free text without both
+//! opt-ins, a token pasted, too long, a repeat, a flood, a muted sender, a timed-out player),
+//! and the operators' side through the real `senet admin` binary: reports, hiding a message
+//! (the live room and the record follow), a time-out, all in the audit log.
+
+mod common;
+mod postgres_support;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// Two identified players seated in one online game (anna black, boris white), their
+/// sockets, and their player ids.
+struct Table {
+    room: String,
+    anna: Client,
+    boris: Client,
+    anna_id: String,
+}
+
+async fn identified_table(server: &TestServer) -> Table {
+    let mut anna = Browser::new(server.addr);
+    let mut boris = Browser::new(server.addr);
+    let anna_id = anna.call("POST", "/api/me", None).await.body["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    boris.call("POST", "/api/me", None).await;
+    let body = json!({"mode": "online", "side": "black"});
+    let created = anna.call("POST", "/api/rooms", Some(body)).await.body;
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = boris
+        .call("POST", &format!("/api/rooms/{room}/join"), Some(json!({})))
+        .await
+        .body;
+    let seat = |answer: &Value| answer["token"].as_str().unwrap().to_string();
+    let (anna_token, boris_token) = (seat(&created), seat(&joined));
+    Table {
+        anna: Client::join_as(
+            server.addr,
+            &room,
+            Some(&anna_token),
+            anna.cookie.as_deref(),
+        )
+        .await,
+        boris: Client::join_as(
+            server.addr,
+            &room,
+            Some(&boris_token),
+            boris.cookie.as_deref(),
+        )
+        .await,
+        room,
+        anna_id,
+    }
+}
+
+/// The next `said` event a client reads.
+async fn next_said(client: &mut Client) -> Value {
+    client.wait_for("said").await["d"].clone()
+}
+
+/// The event of a record with version `v`.
+fn event_at(record: &Value, v: u64) -> Value {
+    let events = record["events"].as_array().unwrap();
+    events.iter().find(|e| e["v"] == v).unwrap().clone()
+}
+
+fn preset(id: &str) -> Value {
+    json!({ "preset": id })
+}
+
+fn text(words: &str) -> Value {
+    json!({ "text": words })
+}
+
+async fn chat_between_players(url: String) {
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let Table {
+        room,
+        mut anna,
+        mut boris,
+        anna_id,
+    } = identified_table(&server).await;
+    let mut watcher = Client::join(server.addr, &room, None).await;
+
+    // Presets for everyone, by id; the server knows only its list.
+    anna.ok("chat", preset("hello")).await;
+    let said = next_said(&mut boris).await;
+    assert_eq!(
+        (&said["by"], &said["preset"]),
+        (&json!("black"), &json!("hello"))
+    );
+    assert_eq!(said["channel"], "players");
+    assert_eq!(next_said(&mut watcher).await["preset"], "hello");
+    anna.refused("chat", preset("gg"), "unknown_preset").await;
+    anna.refused(
+        "chat",
+        json!({"preset": "hello", "text": "hi"}),
+        "bad_request",
+    )
+    .await;
+
+    // Free text once both identified players turned it on, not before.
+    anna.refused("chat", text("hi"), "chat_not_allowed").await;
+    anna.ok("chat-settings", json!({"free_text": true})).await;
+    anna.refused("chat", text("hi"), "chat_not_allowed").await;
+    boris.ok("chat-settings", json!({"free_text": true})).await;
+    anna.ok("chat", text("  Jose\u{301} \u{202E}hi\u{2066}\n"))
+        .await;
+    let said = next_said(&mut boris).await;
+    assert_eq!(
+        said["text"], "Jos\u{e9} hi",
+        "NFC, bidi and controls removed: {said}"
+    );
+
+    // Secrets and length refused where the frame is read.
+    let token = anna.token.clone().unwrap();
+    anna.refused(
+        "chat",
+        text(&format!("take my seat {token}")),
+        "chat_has_token",
+    )
+    .await;
+    let link = format!("/r/{room}#token={}", &token[..8]);
+    anna.refused("chat", text(&link), "chat_has_token").await;
+    anna.refused("chat", text(&"ж".repeat(141)), "chat_too_long")
+        .await;
+    anna.ok("chat", text(&format!("watch /r/{room}"))).await;
+
+    // A repeat of either of the last two, then a sixth within 10 s.
+    anna.refused("chat", text("Jos\u{e9} hi"), "chat_repeat")
+        .await;
+    anna.ok("chat", preset("good-luck")).await;
+    anna.ok("chat", preset("have-fun")).await;
+    anna.refused("chat", preset("bye"), "chat_flood").await;
+
+    // A player mutes the other side for the game: their messages are refused.
+    boris.ok("chat", preset("you-too")).await;
+    anna.ok("mute", json!({"who": "white"})).await;
+    boris
+        .refused("chat", preset("well-played"), "chat_muted")
+        .await;
+    anna.refused("mute", json!({"who": "black"}), "chat_not_allowed")
+        .await;
+    anna.refused("mute", json!({"who": "nobody"}), "chat_not_allowed")
+        .await;
+    let state = anna.sync().await;
+    assert_eq!(
+        state["chat"]["muted"],
+        json!(["white"]),
+        "{}",
+        state["chat"]
+    );
+    assert!(boris.sync().await["chat"].get("muted").is_none());
+
+    // Spectators apart: an anonymous spectator sends presets, not text, and players read them
+    // only once they turn the spectators' channel on.
+    watcher
+        .refused("chat", text("hello all"), "chat_not_allowed")
+        .await;
+    let sent = watcher.ok("chat", preset("have-fun")).await;
+    let from_spectator = sent.last().unwrap()["d"].clone();
+    assert_eq!(from_spectator["preset"], "have-fun");
+    assert!(from_spectator["by"].as_str().unwrap().starts_with("guest-"));
+    assert_eq!(from_spectator["channel"], "spectators");
+    let spectator_v = from_spectator["v"].as_u64().unwrap();
+    let lines = |state: &Value| state["chat"]["lines"].as_array().unwrap().clone();
+    let by_spectator = |state: &Value| {
+        lines(state)
+            .iter()
+            .any(|line| line["channel"] == "spectators")
+    };
+    assert!(!by_spectator(&boris.sync().await));
+    assert!(by_spectator(&watcher.sync().await));
+    // The player got the event without its words: versions stay consecutive, words stay apart.
+    let to_boris: Vec<_> = boris
+        .frames
+        .iter()
+        .filter(|f| f["d"]["channel"] == "spectators")
+        .collect();
+    assert_eq!(to_boris.len(), 1, "{to_boris:?}");
+    assert_eq!(to_boris[0]["d"]["withheld"], true);
+    assert!(to_boris[0]["d"].get("preset").is_none(), "{}", to_boris[0]);
+    boris.ok("chat-settings", json!({"spectators": true})).await;
+    assert!(by_spectator(&boris.sync().await));
+    watcher.ok("chat", preset("good-luck")).await;
+    assert_eq!(next_said(&mut boris).await["channel"], "spectators");
+    // A player mutes a spectator: what they say no longer reaches that player, only the others.
+    let guest = from_spectator["by"].as_str().unwrap();
+    boris.ok("mute", json!({ "who": guest })).await;
+    watcher.ok("chat", preset("thank-you")).await;
+    let thanks = |state: &Value| lines(state).iter().any(|l| l["preset"] == "thank-you");
+    assert!(thanks(&watcher.sync().await));
+    assert!(
+        !thanks(&boris.sync().await),
+        "a muted spectator reached the player"
+    );
+    // An identified spectator may type, under their name.
+    let mut vera = Browser::new(server.addr);
+    let vera_id = vera.call("POST", "/api/me", None).await.body["id"].clone();
+    let mut named = Client::join_as(server.addr, &room, None, vera.cookie.as_deref()).await;
+    let typed = named.ok("chat", text("nice opening")).await;
+    let typed = &typed.last().unwrap()["d"];
+    assert_eq!(
+        (&typed["by"], &typed["text"]),
+        (&vera_id, &json!("nice opening"))
+    );
+    assert!(
+        typed["name"].as_str().unwrap().starts_with("anon-"),
+        "{typed}"
+    );
+    // The record withholds the spectators' words until the game ends.
+    let logged = event_at(&record(server.addr, &room).await, spectator_v);
+    assert_eq!(logged["t"], "said");
+    assert_eq!(logged["d"]["withheld"], true);
+    assert!(logged["d"].get("preset").is_none(), "{logged}");
+
+    // A report keeps the room's last messages for the operators.
+    boris
+        .ok("report", json!({"reason": "rude\u{202E} words"}))
+        .await;
+    boris
+        .refused("report", json!({"reason": "again"}), "bad_request")
+        .await;
+    let (code, reports, stderr) = admin(&url, &["reports"]).await;
+    assert_eq!(code, 0, "{stderr}");
+    let report = &reports[0];
+    assert_eq!(
+        (&report["room"], &report["reporter"]),
+        (&json!(room), &json!("white"))
+    );
+    assert_eq!(report["reason"], "rude words");
+    let reported = report["lines"].as_array().unwrap();
+    assert!(reported.len() >= 8 && reported.len() <= 20, "{report}");
+    assert!(reported.iter().any(|line| line["text"] == "Jos\u{e9} hi"));
+
+    // An operator hides a message: it leaves the live room's chat and the record.
+    let hello_v = lines(&boris.sync().await)
+        .iter()
+        .find(|line| line["text"] == "Jos\u{e9} hi")
+        .unwrap()["v"]
+        .as_u64()
+        .unwrap()
+        .to_string();
+    let who = ["--reason", "abuse", "--as", "olga"];
+    let hide = [&["hide", room.as_str(), hello_v.as_str()][..], &who].concat();
+    let (code, hidden, stderr) = admin(&url, &hide).await;
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = admin(&url, &[&["hide", room.as_str(), "1"][..], &who].concat()).await;
+    assert_eq!(code, 2, "only messages can be hidden");
+    assert!(stderr.contains("no message 1"), "{stderr}");
+    // A SQLite server hears of it at the room's next append; PostgreSQL's are told at once.
+    boris
+        .ok("chat-settings", json!({"spectators": false}))
+        .await;
+    boris.wait_for_v(hidden["v"].as_u64().unwrap()).await;
+    let shown = lines(&boris.sync().await);
+    assert!(
+        !shown.iter().any(|line| line["text"] == "Jos\u{e9} hi"),
+        "{shown:?}"
+    );
+    let after = record(server.addr, &room).await;
+    let words = after["events"].to_string();
+    assert!(
+        !words.contains("Jos\u{e9} hi"),
+        "the record still shows the hidden words"
+    );
+
+    // An operator times a player out of chat.
+    let timeout = [&["timeout", anna_id.as_str(), "--for", "1h"][..], &who].concat();
+    let (code, _, stderr) = admin(&url, &timeout).await;
+    assert_eq!(code, 0, "{stderr}");
+    anna.refused("chat", preset("thank-you"), "chat_timed_out")
+        .await;
+    let (_, audit, _) = admin(&url, &["audit"]).await;
+    let actions: Vec<_> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| (entry["action"].clone(), entry["actor"].clone()))
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            (json!("chat-timeout"), json!("olga")),
+            (json!("chat-hide"), json!("olga")),
+        ]
+    );
+
+    // After the game the record shows the spectators' words, and `senet verify` takes it.
+    anna.ok("resign", Value::Null).await;
+    let finished = record(server.addr, &room).await;
+    let spoken = event_at(&finished, spectator_v);
+    assert_eq!(spoken["d"]["preset"], "have-fun");
+    verify_accepted(&finished).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn chat_between_players_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    chat_between_players(url).await;
+}
+
+postgres_support::postgres_tests!(chat_between_players);
+
+/// Anonymous players (no identity) have the presets only, whatever they turn on; chat is for
+/// online rooms.
+#[tokio::test]
+async fn anonymous_players_have_presets_only() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let joined = join_room(server.addr, room).await;
+    let mut black = Client::join(server.addr, room, created["token"].as_str()).await;
+    let mut white = Client::join(server.addr, room, joined["token"].as_str()).await;
+    black.ok("chat-settings", json!({"free_text": true})).await;
+    white.ok("chat-settings", json!({"free_text": true})).await;
+    black
+        .refused("chat", text("hello"), "chat_not_allowed")
+        .await;
+    black.ok("chat", preset("hello")).await;
+    assert_eq!(next_said(&mut white).await["preset"], "hello");
+    assert_eq!(white.sync().await["chat"]["black"]["free_text"], true);
+
+    let local = create_room(server.addr, "local", "black").await;
+    let local_room = local["room"].as_str().unwrap();
+    let mut alone = Client::join(server.addr, local_room, local["token"].as_str()).await;
+    alone
+        .refused("chat", preset("hello"), "chat_not_allowed")
+        .await;
+    server.stop().await;
+}
+
+/// Chat frames count against the seat's message budget like any other: four sockets of one seat
+/// sending six messages each (24, the seat's budget 20 and a tenth) lose the last socket.
+#[tokio::test]
+async fn chat_counts_against_the_seat_s_budget() {
+    let server = TestServer::start_with(|config| config.max_messages_per_second = 20).await;
+    let created = create_room(server.addr, "online", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut sockets = Vec::new();
+    for _ in 0..4 {
+        sockets.push(Client::join(server.addr, room, token).await);
+    }
+    for socket in &mut sockets {
+        for id in [
+            "hello",
+            "bye",
+            "good-luck",
+            "have-fun",
+            "you-too",
+            "thank-you",
+        ] {
+            socket.send(json!({"t": "chat", "d": preset(id)})).await;
+        }
+    }
+    let last = sockets.last_mut().unwrap();
+    assert_eq!(last.closed().await, Closed::Code(1008));
+    server.stop().await;
+}

@@ -1,0 +1,160 @@
+// The room's chat (issue 33; docs/PROTOCOL.md, "Chat"): the preset buttons everyone may use, the
+// free-text box once both identified players turned it on, the players' choices, and the lines
+// this seat may read, each preset in the reader's own language and all text set as text (never
+// HTML). New messages from others are said politely through the room's announcer, but not while
+// the person is typing a message: those wait until the box is left or the message sent.
+// Importing this module adds the chat texts (chat-strings.js) to the tables.
+
+import { el, part, show } from './dom.js';
+import { hasText, t, sideName } from './i18n.js';
+import { LANGUAGES, STRINGS } from './strings.js';
+import { CHAT_STRINGS } from './chat-strings.js';
+import { sidesOf } from './announce.js';
+import { Event, Mode, Seat } from './protocol.js';
+
+for (const code of LANGUAGES) Object.assign(STRINGS[code], CHAT_STRINGS[code]);
+
+/** The preset ids the server takes, in the order the buttons show them. */
+export const PRESETS = ['hello', 'good-luck', 'have-fun', 'you-too', 'good-game', 'well-played', 'thank-you', 'have-to-go', 'bye'];
+/** Lines kept on the page, as the server's state keeps them. */
+const KEPT = 200;
+
+/** A line's speaker in words, for this seat: "You", a side's name, a spectator's name. */
+function speaker(seat, line) {
+  if (line.by === seat && sidesOf(seat).length === 1) return t('chat.you');
+  if (line.by === Seat.Black || line.by === Seat.White) return sideName(line.by);
+  return line.name ?? t('chat.spectator');
+}
+
+/** A line as one sentence for `seat` ("Black: Hello!"): the replay's captions use it too. */
+export function lineText(line, seat = null) {
+  return `${speaker(seat, line)}: ${words(line)}`;
+}
+
+/** What a line says, in the reader's language for a preset. */
+function words(line) {
+  if (line.withheld) return t('chat.withheld');
+  return line.preset ? t(`chat.preset.${line.preset}`) : line.text ?? '';
+}
+
+/**
+ * The chat section `section` of the room page. `send(type, data)` sends a frame and returns its
+ * id (null when offline); `say(text)` announces. Returns `setState(state, seat)` (on welcome and
+ * sync), `event(type, d)` (a `said`, `chat-set`, `muted` or `chat-hidden` event, applied), `reply(type,
+ * d)` (whether the answer was to a chat frame, then shown), and `relabel()`.
+ */
+export function createChat(section, { send, say }) {
+  const lines = part('chat-lines', section);
+  const presets = part('chat-presets', section);
+  const form = part('chat-form', section);
+  const input = part('chat-input', section);
+  const freeText = part('chat-free-text', section);
+  const spectators = part('chat-spectators', section);
+  const status = part('chat-status', section);
+  const sent = new Set(); // ids of chat frames not yet answered
+  let seat = null;
+  let chat = { lines: [], black: {}, white: {} };
+  let waiting = []; // sentences held back while the person types
+
+  const mine = () => (seat === Seat.Black || seat === Seat.White ? seat : null);
+  const typing = () => section.ownerDocument.activeElement === input && input.value.trim() !== '';
+
+  function post(type, data) {
+    const id = send(type, data);
+    if (id !== null) sent.add(id);
+    status.textContent = '';
+  }
+
+  function render() {
+    lines.replaceChildren(
+      ...chat.lines.map((line) =>
+        el(
+          'li',
+          { 'data-testid': 'chat-line', 'data-channel': line.channel, 'data-by': line.by },
+          el('span', { class: 'by', text: `${speaker(seat, line)}: ` }),
+          el('span', { class: 'words', text: words(line) }),
+        ),
+      ),
+    );
+    lines.scrollTop = lines.scrollHeight;
+    const side = mine();
+    freeText.checked = Boolean(side && chat[side]?.free_text);
+    spectators.checked = Boolean(side && chat[side]?.spectators);
+    show(freeText.closest('label'), Boolean(side));
+    show(spectators.closest('label'), Boolean(side));
+    // Text only once both players turned it on (and the server still checks who they are).
+    const bothOn = Boolean(chat.black?.free_text && chat.white?.free_text);
+    show(form, Boolean(side) && bothOn);
+  }
+
+  function flush() {
+    for (const sentence of waiting) say(sentence);
+    waiting = [];
+  }
+
+  function tell(line) {
+    if (line.by === seat) return;
+    const sentence = t('chat.said', { who: speaker(seat, line), words: words(line) });
+    if (typing()) waiting.push(sentence);
+    else say(sentence);
+  }
+
+  presets.replaceChildren(
+    ...PRESETS.map((id) =>
+      el('button', { type: 'button', 'data-testid': `chat-preset-${id}`, 'data-preset': id, onclick: () => post('chat', { preset: id }) }),
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    post('chat', { text });
+    input.value = '';
+    flush();
+  });
+  input.addEventListener('blur', flush);
+  freeText.addEventListener('change', () => post('chat-settings', { free_text: freeText.checked }));
+  spectators.addEventListener('change', () => post('chat-settings', { spectators: spectators.checked }));
+
+  function relabel() {
+    for (const button of presets.children) button.textContent = t(`chat.preset.${button.dataset.preset}`);
+    render();
+  }
+
+  return {
+    setState(state, newSeat) {
+      seat = newSeat;
+      show(section, state.mode === Mode.Online);
+      chat = { lines: [], black: {}, white: {}, ...(state.chat ?? {}) };
+      relabel();
+    },
+    event(type, d) {
+      switch (type) {
+        case Event.Said: {
+          // A spectators' message this seat may not read (yet): its version, not its words.
+          if (d.withheld) return true;
+          const line = { ...d };
+          chat.lines = [...chat.lines, line].slice(-KEPT);
+          tell(line);
+          break;
+        }
+        case Event.ChatSet:
+          chat = { ...chat, [d.side]: { free_text: d.free_text, spectators: d.spectators } };
+          break;
+        case Event.ChatHidden:
+          chat.lines = chat.lines.filter((line) => line.v !== d.v);
+          break;
+        default:
+          return false;
+      }
+      render();
+      return true;
+    },
+    reply(type, d) {
+      if (!sent.delete(d.id)) return false;
+      if (d.code) status.textContent = hasText(`error.${d.code}`) ? t(`error.${d.code}`) : t('error.other', { code: d.code });
+      return true;
+    },
+    relabel,
+  };
+}
