@@ -24,6 +24,10 @@
 # were charged): its report counts the games lost, the acknowledged actions lost, how long each
 # player was away, and the time charged to a player away on its own turn; afterwards every
 # finished game's record is checked with `senet verify`.
+#
+# With loadgen's --rated (every game rated, two new players per room), the run ends with
+# `senet ratings verify` on the database (its JSON verdict and exit status are printed; a
+# difference makes the script exit 1) and the number of rated games.
 # SENET_HISTOGRAM names another histogram to show (e.g. senet_seek_post_seconds for the lobby,
 # `--lobby-sockets 2000 --rate 50`); SENET_SERVE_FLAGS adds `senet serve` flags
 # (e.g. --max-seeks-per-address 0).
@@ -203,6 +207,11 @@ if [ -n "$kill_after" ]; then
     instances=$((instances - 1))
     verify_finished_games
 fi
+rated_status=0
+if [[ " $* " == *" --rated "* ]]; then
+    verdict=$("$bin" ratings verify --database-url "$url") || rated_status=$?
+    echo "senet ratings verify (exit status $rated_status): $verdict"
+fi
 histogram >"$work/after"
 echo "servers' histogram ($metric, this run, summed over the instances): bucket le, share of samples at or under it"
 awk 'FILENAME == ARGV[1] { before[$1] = $2; next } { le[++k] = $1; d[k] = $2 - before[$1] } END { for (i = 1; i <= k; i++) printf "  le %s s: %.2f%%\n", le[i], 100 * d[i] / d[k] }' "$work/before" "$work/after"
@@ -210,3 +219,4 @@ echo "vmstat 5 during the run:"; cat "$work/vmstat"
 for i in $(seq "$instances"); do
     echo "server $i RSS: $(awk '/VmRSS/ { print $2, $3 }' "/proc/${pids[$((i - 1))]}/status")"
 done
+exit "$rated_status"

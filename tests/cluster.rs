@@ -973,6 +973,7 @@ async fn a_load_run_across_two_instances_answers_every_action(url: String) {
         source_addresses: 8,
         split_players: true,
         reconnect: false,
+        rated: false,
         clock: None,
     };
     let report = loadgen::run_server(targets, &config).await;
@@ -1002,6 +1003,7 @@ async fn a_load_run_survives_a_killed_instance(url: String) {
         source_addresses: 1,
         split_players: true,
         reconnect: true,
+        rated: false,
         clock: None,
     };
     let (one_addr, two_addr) = (one.metrics_addr, two.metrics_addr);

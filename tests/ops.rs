@@ -449,6 +449,7 @@ async fn a_small_load_run_answers_every_action_without_errors() {
         source_addresses: 1,
         split_players: false,
         reconnect: false,
+        rated: false,
         // Timed games: every turn also carries both clocks and moves the room's timer.
         clock: Some(senet::protocol::TimeControl {
             initial: 600,
@@ -489,6 +490,7 @@ async fn a_load_run_spread_over_source_addresses_passes_a_per_address_cap() {
         source_addresses: rooms as u32,
         split_players: false,
         reconnect: false,
+        rated: false,
         clock: None,
     };
     let report = loadgen::run_server(vec![base.clone()], &config).await;

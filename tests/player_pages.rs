@@ -258,6 +258,12 @@ async fn player_routes(url: String) {
             (404, Some("no_player")),
             "{path}: {error}"
         );
+        // Its own words: not /api/me's "no player goes with this browser".
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("no player has this id or name"),
+            "{path}: {error}"
+        );
     }
     let (status, _) = get(addr, "/api/players").await;
     assert_eq!(status, 400, "a name is needed");

@@ -439,4 +439,71 @@ async fn quick_pairing_prefers_the_nearest_rating() {
     let himself = carl.call("POST", "/api/pairing", pair("c2")).await;
     assert_eq!(himself.body["paired"], false, "{}", himself.body);
     assert_ne!(himself.body["room"], carl_seek.body["room"]);
+
+    // The asker's own range: Boris (1500) wants 1595 to 1700, which leaves out Carl's seeks
+    // (1590, inside his window); he waits, and his seek keeps the range for its takers.
+    let ranged = |visitor: &str, range: Value| {
+        Some(json!({"rated": true, "visitor": visitor, "range": range}))
+    };
+    let bad = boris
+        .call("POST", "/api/pairing", ranged("b2", json!([1700, 1595])))
+        .await;
+    assert_eq!(refused(&bad), (400, "bad_request"), "{}", bad.body);
+    let waits = boris
+        .call("POST", "/api/pairing", ranged("b2", json!([1595, 1700])))
+        .await;
+    assert_eq!(waits.body["paired"], false, "{}", waits.body);
+    let waiting_room = waits.body["room"].as_str().unwrap();
+    let listed = listed_seek(&mut lobby, waiting_room).await;
+    assert_eq!(listed["range"], json!([1595, 1700]), "{listed}");
+    // Without the range, from another page, he is paired with Carl's older seek.
+    let unranged = boris.call("POST", "/api/pairing", pair("b3")).await;
+    assert_eq!(unranged.body["paired"], true, "{}", unranged.body);
+    assert_eq!(unranged.body["room"], carl_seek.body["room"]);
+}
+
+/// Against rating farming, over real sockets: the same two players' first 3 rated games in a
+/// day are rated, the 4th (created rated, played to its end) is casual — no `rated` frame, no
+/// `ratings` in its state, nobody's rating moved — and `verify` agrees (3 games).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_two_players_get_three_rated_games_a_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let addr = server.addr;
+    let (mut anna, anna_id) = player(addr, "Anna").await;
+    let (mut boris, _) = player(addr, "Boris").await;
+    for game in 1..=4 {
+        let (room, black_token, white_token) = rated_room(&mut anna, &mut boris).await;
+        let mut black =
+            Client::join_as(addr, &room, Some(&black_token), anna.cookie.as_deref()).await;
+        let mut white =
+            Client::join_as(addr, &room, Some(&white_token), boris.cookie.as_deref()).await;
+        assert_eq!(black.state["rated"], true, "game {game}");
+        two_moves_each(&mut black, &mut white).await;
+        let before = anna.call("GET", "/api/me", None).await.body;
+        black.ok("resign", Value::Null).await;
+        if game <= 3 {
+            let frame = white.wait_for("rated").await;
+            assert_ne!(frame["d"]["black"]["before"], frame["d"]["black"]["after"]);
+            continue;
+        }
+        // The rating is written in the game-over's transaction: once the resign is answered,
+        // the stored numbers say whether the game was rated.
+        let state = black.sync().await;
+        assert!(state["result"].is_object(), "{state}");
+        assert!(state.get("ratings").is_none(), "game 4 is casual: {state}");
+        assert!(!black.frames.iter().any(|f| f["t"] == "rated"), "game 4");
+        let after = anna.call("GET", "/api/me", None).await.body;
+        assert_eq!(
+            (&after["rating"], &after["deviation"], &after["losses"]),
+            (&before["rating"], &before["deviation"], &3.into())
+        );
+    }
+    let players = senet::players::store::open(&url).await.unwrap();
+    assert_eq!(players.history(&anna_id, 10).await.unwrap().len(), 3);
+    let (status, verdict) = ratings_verify(&url);
+    assert_eq!(status, Some(0), "{verdict}");
+    assert_eq!(verdict, json!({"consistent": true, "games": 3}));
+    server.stop().await;
 }

@@ -1,7 +1,8 @@
 // Players (issue 29) in the browser: settings create, rename and move an identity to a second
 // browser with a one-time code, and delete it; the player page, the leaderboard and settings
 // pass axe in every language and fit 360 px; two identified players play a rated game by
-// clicking, and both pages, then the player page, show the new ratings.
+// clicking, and both pages, then the player page, show the new ratings; the lobby's forms set a
+// rating range.
 import { test, expect } from '../support/fixtures.js';
 import { expectNoViolations } from '../support/a11y.js';
 import { roomInfo, takeTurn } from '../support/game.js';
@@ -163,4 +164,24 @@ test('two players play a rated game to the end by clicking; both pages and the p
   await expect(profile.getByTestId('recent-game')).toContainText(`Win · ${names.black}`);
   await profile.getByTestId('recent-game').getByRole('link', { name: /^Replay/ }).click();
   await expect(profile).toHaveURL(black.url());
+});
+
+test('the lobby forms set a rating range: out of order is refused in words, a seek lists its range', async ({ open }) => {
+  const page = await open('/settings', QUIET);
+  await identify(page, 'Picky');
+  await page.goto(new URL('/play', page.url()).href);
+  const form = page.getByTestId('seek-form');
+  await form.getByTestId('seek-rated').check();
+  await page.getByTestId('seek-range-min').fill('1800');
+  await page.getByTestId('seek-range-max').fill('1600');
+  await page.getByTestId('post-seek').click();
+  await expect(page.getByTestId('play-error')).toHaveText('The lowest rating must not be above the highest.');
+  await expect(page.getByTestId('seek')).toHaveCount(0);
+
+  await page.getByTestId('seek-range-max').fill('');
+  await page.getByTestId('post-seek').click();
+  await expect(page.getByTestId('waiting')).toBeVisible();
+  await expect(page.getByTestId('seek')).toContainText('opponents 1800 or more');
+  await page.getByTestId('cancel-seek').click();
+  await expect(page.getByTestId('seek')).toHaveCount(0);
 });

@@ -1,5 +1,5 @@
 //! `senet loadgen --url URL[,URL...] --rooms N [--rate R] [--duration S] [--pid P] [--idle]
-//! [--split-players] [--reconnect] [--source-addresses K] [--clock INITIAL+INCREMENT] [--echo-baseline]`:
+//! [--split-players] [--reconnect] [--rated] [--source-addresses K] [--clock INITIAL+INCREMENT] [--echo-baseline]`:
 //! load a running server (or a cluster's instances, or the proxy in front of them) and print a
 //! JSON report (see `crate::loadgen`); `--lobby-sockets N` measures the lobby instead.
 
@@ -67,6 +67,11 @@ pub struct Args {
     /// Play timed games: `<initial>+<increment>` in seconds (e.g. `600+5`); untimed if absent.
     #[arg(long, value_parser = parse_clock)]
     clock: Option<TimeControl>,
+    /// Make every game rated: each room is played by two new players (`POST /api/me`, their
+    /// cookies on every request and socket), so no pair reaches the daily limit of rated games.
+    /// The server must allow creating that many players (e.g. `--create-burst 0`).
+    #[arg(long)]
+    rated: bool,
     /// Rooms being opened at once during setup.
     #[arg(long, default_value_t = 64)]
     connect_concurrency: usize,
@@ -145,6 +150,7 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         source_addresses: args.source_addresses,
         split_players: args.split_players,
         reconnect: args.reconnect,
+        rated: args.rated,
     };
     check_open_file_limit(&args)?;
     let runtime = tokio::runtime::Runtime::new()?;

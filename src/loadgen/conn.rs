@@ -83,7 +83,12 @@ impl Pacer {
 }
 
 /// TCP from `source` (if any) to the URL's host, then the WebSocket handshake over it.
-async fn open_websocket(url: &str, source: Option<IpAddr>) -> anyhow::Result<Socket> {
+async fn open_websocket(
+    url: &str,
+    source: Option<IpAddr>,
+    player: Option<&str>,
+) -> anyhow::Result<Socket> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let uri: tokio_tungstenite::tungstenite::http::Uri = url.parse()?;
     let authority = uri
         .authority()
@@ -103,8 +108,13 @@ async fn open_websocket(url: &str, source: Option<IpAddr>) -> anyhow::Result<Soc
     let stream = socket.connect(server).await?;
     stream.set_nodelay(true)?;
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+    let mut request = url.into_client_request()?;
+    if let Some(secret) = player {
+        let cookie = format!("{}={secret}", super::http::PLAYER_COOKIE).parse()?;
+        request.headers_mut().insert("cookie", cookie);
+    }
     let (socket, _) = tokio_tungstenite::client_async_with_config(
-        url,
+        request,
         MaybeTlsStream::Plain(stream),
         Some(config),
     )
@@ -148,7 +158,18 @@ impl Conn {
         source: Option<IpAddr>,
         pacing: Arc<Pacing>,
     ) -> Result<Self, String> {
-        let socket = tokio::time::timeout(CONNECT_TIMEOUT, open_websocket(url, source))
+        Conn::connect_as(url, source, None, pacing).await
+    }
+
+    /// [`Conn::connect`] with a player's cookie (`player`: its secret), as a page's socket.
+    pub async fn connect_as(
+        url: &str,
+        source: Option<IpAddr>,
+        player: Option<&str>,
+        pacing: Arc<Pacing>,
+    ) -> Result<Self, String> {
+        let opening = open_websocket(url, source, player);
+        let socket = tokio::time::timeout(CONNECT_TIMEOUT, opening)
             .await
             .map_err(|_| "connect: timed out".to_string())?
             .map_err(|e| format!("connect: {e}"))?;

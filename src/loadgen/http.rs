@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::CONTENT_TYPE;
+use hyper::header::{CONTENT_TYPE, COOKIE, SET_COOKIE};
 use hyper::http::uri::Authority;
 use hyper::{Request, Uri};
 use hyper_util::client::legacy::Client;
@@ -17,6 +17,9 @@ use serde::de::DeserializeOwned;
 /// Kept-alive connections between room openings; more would eat into the open-file budget
 /// that the WebSocket clients need.
 const MAX_IDLE_CONNECTIONS: usize = 8;
+
+/// The cookie that carries a player's secret (`server::identity::COOKIE_NAME`).
+pub const PLAYER_COOKIE: &str = "senet_player";
 
 /// A server's base URL, `http://host[:port]` (a trailing `/` is allowed, nothing more).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,22 +98,51 @@ impl JsonClient {
 
     /// `POST path` with a JSON body; a 2xx answer's body read as `T`.
     pub async fn post<T: DeserializeOwned>(&self, path: &str, body: String) -> Result<T, String> {
+        Ok(self.post_as(path, body, None).await?.0)
+    }
+
+    /// [`JsonClient::post`] as the player whose cookie secret is `player`, if any; also the
+    /// secret of a player cookie the answer sets (`POST /api/me` makes a player).
+    pub async fn post_as<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: String,
+        player: Option<&str>,
+    ) -> Result<(T, Option<String>), String> {
         // `{:#}` shows the causes too, e.g. "... tcp connect error: Connection refused".
-        self.try_post(path, body)
+        self.try_post(path, body, player)
             .await
             .map_err(|e| format!("POST {path}: {e:#}"))
     }
 
-    async fn try_post<T: DeserializeOwned>(&self, path: &str, body: String) -> anyhow::Result<T> {
-        let request = Request::post(self.base.uri(path)?)
-            .header(CONTENT_TYPE, "application/json")
-            .body(Full::from(body))?;
-        let response = self.client.request(request).await?;
+    async fn try_post<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: String,
+        player: Option<&str>,
+    ) -> anyhow::Result<(T, Option<String>)> {
+        let mut request =
+            Request::post(self.base.uri(path)?).header(CONTENT_TYPE, "application/json");
+        if let Some(secret) = player {
+            request = request.header(COOKIE, format!("{PLAYER_COOKIE}={secret}"));
+        }
+        let response = self.client.request(request.body(Full::from(body))?).await?;
         let status = response.status();
         anyhow::ensure!(status.is_success(), "status {status}");
+        let set = response.headers().get_all(SET_COOKIE).iter();
+        let secret = set
+            .filter_map(|value| player_secret(value.to_str().ok()?))
+            .next();
         let body = response.into_body().collect().await?.to_bytes();
-        Ok(serde_json::from_slice(&body)?)
+        Ok((serde_json::from_slice(&body)?, secret))
     }
+}
+
+/// The player secret a `Set-Cookie` value carries, if it is the player cookie.
+fn player_secret(set_cookie: &str) -> Option<String> {
+    let pair = set_cookie.split(';').next()?;
+    let (name, value) = pair.trim().split_once('=')?;
+    (name == PLAYER_COOKIE && !value.is_empty()).then(|| value.to_string())
 }
 
 #[cfg(test)]
@@ -131,5 +163,13 @@ mod tests {
         assert!(BaseUrl::parse("http://x:1/api").is_err());
         assert!(BaseUrl::parse("http://x:1/?q").is_err());
         assert!(BaseUrl::parse("x:1").is_err());
+    }
+
+    #[test]
+    fn reads_the_player_secret_of_a_set_cookie() {
+        let set = "senet_player=abc123; HttpOnly; SameSite=Lax; Path=/; Max-Age=31536000";
+        assert_eq!(player_secret(set).as_deref(), Some("abc123"));
+        assert_eq!(player_secret("senet_player=; Max-Age=0"), None);
+        assert_eq!(player_secret("other=abc; Path=/"), None);
     }
 }

@@ -69,6 +69,8 @@ pub struct Config {
     pub split_players: bool,
     /// A player whose socket closes takes its seat again through the next target.
     pub reconnect: bool,
+    /// Every game rated, between two new players (see `player::Table::rated`).
+    pub rated: bool,
 }
 
 impl Config {
@@ -96,6 +98,7 @@ pub async fn run_server(targets: Vec<BaseUrl>, config: &Config) -> Report {
         idle: config.idle,
         clock: config.clock,
         reconnect: config.reconnect,
+        rated: config.rated,
     };
     let opener = table.clone();
     run(

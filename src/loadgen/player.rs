@@ -39,11 +39,13 @@ pub struct Player {
     seat: SeatKey,
 }
 
-/// A seat's room and token, and the client (target, source address) it was taken through.
+/// A seat's room and token, the player's cookie secret in a rated room, and the client
+/// (target, source address) it was taken through.
 #[derive(Clone)]
 struct SeatKey {
     room: String,
     token: String,
+    player: Option<String>,
     target: usize,
     source: usize,
 }
@@ -67,27 +69,43 @@ pub struct Table {
     pub clock: Option<TimeControl>,
     /// A player whose socket closes takes its seat again (through the next target).
     pub reconnect: bool,
+    /// Every game rated: each room is played by two new players (identities), so no pair
+    /// reaches the limit of rated games a day.
+    pub rated: bool,
 }
 
 impl Table {
-    /// Creates an online room, joins its second seat, and connects both players.
+    /// Creates an online room (rated: two new players first, one for each seat), joins its
+    /// second seat, and connects both players.
     pub async fn open_room(&self, stats: &mut Stats) -> Result<[Player; 2], String> {
         let (home, away, source) = self.next_targets();
-        let body = wire::create_room_body(Side::Black, self.clock);
-        let created: RoomCreated = post(self.client(home, source), "/api/rooms", body).await?;
+        let (black_player, white_player) = if self.rated {
+            let (black, white) = tokio::join!(
+                new_player(self.client(home, source)),
+                new_player(self.client(away, source))
+            );
+            (Some(black?), Some(white?))
+        } else {
+            (None, None)
+        };
+        let body = wire::create_room_body(Side::Black, self.clock, self.rated);
+        let home_client = self.client(home, source);
+        let created: RoomCreated = post(home_client, "/api/rooms", body, &black_player).await?;
         let room = created.room;
         let join = format!("/api/rooms/{room}/join");
-        let joined: Joined = post(self.client(away, source), &join, "{}".into()).await?;
+        let away_client = self.client(away, source);
+        let joined: Joined = post(away_client, &join, "{}".into(), &white_player).await?;
         stats.rooms_opened += 1;
-        let key = |token: String, target: usize| SeatKey {
+        let key = |token: String, player: Option<String>, target: usize| SeatKey {
             room: room.clone(),
             token,
+            player,
             target,
             source,
         };
         let (black, white) = tokio::join!(
-            self.seat(key(created.token, home)),
-            self.seat(key(joined.token, away))
+            self.seat(key(created.token, black_player, home)),
+            self.seat(key(joined.token, white_player, away))
         );
         let players = [black?, white?];
         stats.connections_opened += 2;
@@ -113,7 +131,9 @@ impl Table {
     async fn seat(&self, seat: SeatKey) -> Result<Player, String> {
         let target = self.client(seat.target, seat.source);
         let url = target.base().ws(&format!("/ws/rooms/{}", seat.room));
-        let mut conn = Conn::connect(&url, target.source(), self.pacing.clone()).await?;
+        let player = seat.player.as_deref();
+        let pacing = self.pacing.clone();
+        let mut conn = Conn::connect_as(&url, target.source(), player, pacing).await?;
         conn.send(wire::hello(&seat.token)).await?;
         // Bookkeeping of the handshake is not part of the measured run.
         let mut scratch = Stats::default();
@@ -262,14 +282,31 @@ impl Table {
     }
 }
 
+/// `POST path` as `player` (a cookie secret), if any, within [`ANSWER_TIMEOUT`].
 async fn post<T: DeserializeOwned>(
     target: &JsonClient,
     path: &str,
     body: String,
+    player: &Option<String>,
 ) -> Result<T, String> {
-    tokio::time::timeout(ANSWER_TIMEOUT, target.post(path, body))
+    Ok(posted(target, path, body, player.as_deref()).await?.0)
+}
+
+async fn posted<T: DeserializeOwned>(
+    target: &JsonClient,
+    path: &str,
+    body: String,
+    player: Option<&str>,
+) -> Result<(T, Option<String>), String> {
+    tokio::time::timeout(ANSWER_TIMEOUT, target.post_as(path, body, player))
         .await
         .map_err(|_| format!("POST {path} to {}: timed out", target.base()))?
+}
+
+/// A new player (`POST /api/me`): the secret of its cookie.
+async fn new_player(target: &JsonClient) -> Result<String, String> {
+    let (_, secret): (serde_json::Value, _) = posted(target, "/api/me", "{}".into(), None).await?;
+    secret.ok_or_else(|| "POST /api/me set no player cookie".to_string())
 }
 
 impl Player {

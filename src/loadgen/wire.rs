@@ -289,8 +289,8 @@ pub fn echo_frame(id: u64) -> String {
 /// The body of `POST /api/rooms` for an online room with the creator on `side`, timed by `clock`
 /// or untimed. The players send no client seed (`seed`): their throws use the empty default,
 /// which costs the server the same.
-pub fn create_room_body(side: Side, clock: Option<TimeControl>) -> String {
-    json!({"mode": "online", "side": side, "clock": clock}).to_string()
+pub fn create_room_body(side: Side, clock: Option<TimeControl>, rated: bool) -> String {
+    json!({"mode": "online", "side": side, "clock": clock, "rated": rated}).to_string()
 }
 
 #[cfg(test)]

@@ -15,11 +15,12 @@
 //!
 //! Pairing by strength (issue 29): compatible means the same time control, the same rated
 //! choice (rated only with rated, which needs a player), never one's own seek (by visitor or
-//! by player), the asker's rating inside the seek's range if it set one, and the two ratings
-//! within a window that widens while the seek waits — ±100 at first, 50 more every 5 s,
-//! any rating after 30 s ([`LobbyConfig::window`], `store::Window`); of those, the nearest
-//! rating first, then the oldest. Anonymous seeks and askers have no rating: the window does
-//! not apply to them, and a range excludes them.
+//! by player), the asker's rating inside the seek's range if it set one and the seek's rating
+//! inside the asker's range if they set one, and the two ratings within a window that widens
+//! while the seek waits — ±100 at first, 50 more every 5 s, any rating after 30 s
+//! ([`LobbyConfig::window`], `store::Window`); of those, the nearest rating first, then the
+//! oldest. Anonymous seeks and askers have no rating: the window does not apply to them, and
+//! a range excludes them.
 //!
 //! The live list: every instance keeps all open seeks in memory (their number is capped). A
 //! change made here is applied at once, and the post, take or cancel that made it is answered

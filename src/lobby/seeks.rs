@@ -22,9 +22,7 @@ impl Lobby {
         poster: Poster,
     ) -> Result<RoomCreated, LobbyError> {
         let visitor = visitor_or(visitor, owner)?;
-        if poster.range.is_some_and(|[min, max]| min > max) {
-            return Err(LobbyError::BadRange);
-        }
+        check_range(&poster)?;
         self.post_as(owner, side, clock, visitor, poster).await
     }
 
@@ -103,8 +101,8 @@ impl Lobby {
     }
 
     /// Quick pairing: takes the compatible open seek nearest in rating (see the module doc),
-    /// or posts one (side random, no range) and looks once more, in case another visitor
-    /// posted at the same moment.
+    /// or posts one (side random, the asker's range) and looks once more, in case another
+    /// visitor posted at the same moment.
     pub async fn pair(
         &self,
         owner: &str,
@@ -113,6 +111,7 @@ impl Lobby {
         poster: Poster,
     ) -> Result<Paired, LobbyError> {
         let visitor = visitor_or(visitor, owner)?;
+        check_range(&poster)?;
         let asker = poster.clone();
         let mut pairing = Pairing {
             clock,
@@ -203,6 +202,14 @@ impl Lobby {
 /// How a visitor id the client gave is stored; the address standing in for a missing one is
 /// not a browser, so the one-open-seek rule does not apply to it (the per-address cap does).
 const NAMED_VISITOR: &str = "visitor ";
+
+/// Refuses a rating range whose ends are out of order.
+fn check_range(poster: &Poster) -> Result<(), LobbyError> {
+    match poster.range {
+        Some([min, max]) if min > max => Err(LobbyError::BadRange),
+        _ => Ok(()),
+    }
+}
 
 /// The visitor id given, or the client's address standing for it.
 fn visitor_or(visitor: Option<String>, owner: &str) -> Result<String, LobbyError> {

@@ -3,6 +3,7 @@
 //! (`senet ratings verify`). [`store`] keeps them, in a store of its own beside the rooms'
 //! (`migrations/*/0029_players.sql`), on SQLite and PostgreSQL; [`shown`] puts them on the wire.
 
+mod diagnosis;
 pub mod identity;
 pub mod name;
 pub mod rating;

@@ -17,6 +17,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
+use super::diagnosis;
 use super::rating::{self, Score, Standing};
 use crate::ai::{self, Config, Evaluation, Limits, Weights};
 use crate::engine::{Position, Side, Sticks};
@@ -39,10 +40,19 @@ struct Played {
     black_won: bool,
 }
 
-/// One player's predicted score in one game and what they scored.
-struct Prediction {
-    predicted: f64,
-    observed: f64,
+/// One player's predicted score in one game and what they scored, with what the diagnosis
+/// ([`super::diagnosis`]) needs: who played whom, and the player's rating then.
+#[derive(Clone, Copy)]
+pub(super) struct Prediction {
+    pub predicted: f64,
+    pub observed: f64,
+    /// The fewer rated games either player had before this one.
+    pub played_before: usize,
+    pub player: usize,
+    pub opponent: usize,
+    /// The player's rating and deviation as of the game.
+    pub rating: f64,
+    pub deviation: f64,
 }
 
 const GAME_INTERVAL_MS: UnixMs = 60_000;
@@ -60,7 +70,11 @@ pub fn run(plan: Plan) -> Value {
     let played = play_all(&pairings, plan);
     let mut standings = vec![Standing::NEW; plan.players];
     let mut predictions = Vec::with_capacity(played.len());
+    let mut counts = vec![0usize; plan.players];
     for (n, game) in played.iter().enumerate() {
+        let played_before = counts[game.black].min(counts[game.white]);
+        counts[game.black] += 1;
+        counts[game.white] += 1;
         let at = START_MS + GAME_INTERVAL_MS * n as UnixMs;
         let (black, white) = (standings[game.black], standings[game.white]);
         let score = if game.black_won {
@@ -74,10 +88,20 @@ pub fn run(plan: Plan) -> Value {
         predictions.push(Prediction {
             predicted,
             observed: score.points(),
+            played_before,
+            player: game.black,
+            opponent: game.white,
+            rating: rating::at(black, at).rating,
+            deviation: rating::at(black, at).deviation,
         });
         predictions.push(Prediction {
             predicted: 1.0 - predicted,
             observed: 1.0 - score.points(),
+            played_before,
+            player: game.white,
+            opponent: game.black,
+            rating: rating::at(white, at).rating,
+            deviation: rating::at(white, at).deviation,
         });
         let (black_after, white_after) = rating::rate(black, white, score, at);
         standings[game.black] = Standing {
@@ -169,6 +193,32 @@ fn report(plan: Plan, standings: &[Standing], predictions: &[Prediction]) -> Val
     let ratings: Vec<f64> = standings.iter().map(|s| s.rating.rating).collect();
     // True strength falls with the index: rank the negated index.
     let truth: Vec<f64> = (0..ratings.len()).map(|i| -(i as f64)).collect();
+    let (deciles, worst) = deciles(predictions);
+    let black = predictions.iter().step_by(2);
+    let black_score = black.map(|p| p.observed).sum::<f64>() / (predictions.len() / 2) as f64;
+    json!({
+        "players": plan.players,
+        "black_score": black_score,
+        "games": plan.games,
+        "seed": plan.seed,
+        "spearman": spearman(&ratings, &truth),
+        // Each game counts twice in the deciles, once per player.
+        "largest_gap_points_in_deciles_with_200_predictions": worst,
+        "deciles": deciles,
+        "diagnosis": diagnosis::diagnose(plan.players, predictions),
+        "final": standings.iter().enumerate().map(|(i, s)| json!({
+            "player": i,
+            "noise": noise(i),
+            "rating": s.rating.rating,
+            "deviation": s.rating.deviation,
+            "volatility": s.rating.volatility,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The predictions by decile of prediction, and the largest gap (points) in a decile with
+/// [`DECILE_MIN_GAMES`] predictions.
+pub(super) fn deciles(predictions: &[Prediction]) -> (Vec<Value>, f64) {
     let deciles: Vec<Value> = (0..10)
         .filter_map(|d| {
             let bucket: Vec<&Prediction> = predictions
@@ -183,25 +233,7 @@ fn report(plan: Plan, standings: &[Standing], predictions: &[Prediction]) -> Val
         .filter(|d| d["games"].as_u64().unwrap_or(0) >= DECILE_MIN_GAMES as u64)
         .filter_map(|d| d["gap_points"].as_f64())
         .fold(0.0f64, |worst, gap| worst.max(gap.abs()));
-    let black = predictions.iter().step_by(2);
-    let black_score = black.map(|p| p.observed).sum::<f64>() / (predictions.len() / 2) as f64;
-    json!({
-        "players": plan.players,
-        "black_score": black_score,
-        "games": plan.games,
-        "seed": plan.seed,
-        "spearman": spearman(&ratings, &truth),
-        // Each game counts twice in the deciles, once per player.
-        "largest_gap_points_in_deciles_with_200_predictions": worst,
-        "deciles": deciles,
-        "final": standings.iter().enumerate().map(|(i, s)| json!({
-            "player": i,
-            "noise": noise(i),
-            "rating": s.rating.rating,
-            "deviation": s.rating.deviation,
-            "volatility": s.rating.volatility,
-        })).collect::<Vec<_>>(),
-    })
+    (deciles, worst)
 }
 
 fn decile(d: usize, bucket: &[&Prediction]) -> Value {

@@ -53,6 +53,11 @@ pub struct Pair {
     /// As in [`PostSeek`]: it makes one's own new seek rated; a seek taken keeps its choice.
     #[serde(default)]
     pub rated: bool,
+    /// The opponents' ratings accepted, `[min, max]` both included; `null` (the default): any.
+    /// It applies to the seeks taken (their poster's rating) and to one's own new seek (its
+    /// takers'), and leaves out anonymous opponents, who have no rating.
+    #[serde(default)]
+    pub range: Option<[i64; 2]>,
 }
 
 /// What `POST /api/pairing` answers: a seat, and whether it is in a started game (`paired`) or in

@@ -149,6 +149,11 @@ impl From<PlayerError> for WireError {
                 ErrorCode::NoPlayer,
                 "no player goes with this browser: create one (POST /api/me) or move yours here",
             ),
+            // The same code (the page shows "not found" for both), its own words.
+            PlayerError::NotFound => WireError::new(
+                ErrorCode::NoPlayer,
+                "no player has this id or name (a deleted player's id still has a page)",
+            ),
             PlayerError::NameTaken => WireError::new(ErrorCode::NameTaken, error.to_string()),
             PlayerError::RenameTooSoon => {
                 WireError::new(ErrorCode::RenameTooSoon, error.to_string())
@@ -237,7 +242,7 @@ impl From<PlayerError> for AppError {
 
 fn player_status(error: &PlayerError) -> StatusCode {
     match error {
-        PlayerError::UnknownPlayer => StatusCode::NOT_FOUND,
+        PlayerError::UnknownPlayer | PlayerError::NotFound => StatusCode::NOT_FOUND,
         PlayerError::NameTaken => StatusCode::CONFLICT,
         PlayerError::RenameTooSoon => StatusCode::TOO_MANY_REQUESTS,
         PlayerError::BadCode | PlayerError::ExpiredCode => StatusCode::BAD_REQUEST,

@@ -98,7 +98,7 @@ pub async fn pair(
             &client.0.to_string(),
             request.clock,
             request.visitor,
-            poster(player.as_ref(), request.rated, None),
+            poster(player.as_ref(), request.rated, request.range),
         )
         .await?;
     let (room, seat) = (&paired.seat.room, paired.seat.seat);

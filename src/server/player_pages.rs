@@ -38,7 +38,7 @@ pub async fn by_id(
     Path(id): Path<String>,
 ) -> Result<Json<PlayerPage>, AppError> {
     if !is_player_id(&id) {
-        return Err(PlayerError::UnknownPlayer.into());
+        return Err(PlayerError::NotFound.into());
     }
     let row = state.players.player(&id).await?;
     page(&*state.players, row).await
@@ -66,7 +66,7 @@ async fn page(
     players: &dyn PlayerStore,
     row: Option<PlayerRow>,
 ) -> Result<Json<PlayerPage>, AppError> {
-    let row = row.ok_or(PlayerError::UnknownPlayer)?;
+    let row = row.ok_or(PlayerError::NotFound)?;
     let mut others = Opponents::default();
     let mut history = Vec::new();
     for change in players.history(&row.id, HISTORY_LIMIT).await? {

@@ -126,6 +126,7 @@ const SEEKS: SeekStatements = SeekStatements {
                    AND (player IS NULL OR $6::text IS NULL OR player <> $6) \
                    AND (range_min IS NULL OR $7::bigint >= range_min) \
                    AND (range_max IS NULL OR $7 <= range_max) \
+                   AND ($13::bigint IS NULL OR rating >= $13) AND ($14::bigint IS NULL OR rating <= $14) \
                    AND (rating IS NULL OR $7 IS NULL OR $8::bigint - created_at >= $12::bigint \
                         OR abs(rating - $7) <= $9::bigint + $10::bigint * (($8 - created_at) / $11::bigint)) \
                    ORDER BY COALESCE(abs(rating - $7), 1000000000), created_at, room LIMIT 1 FOR UPDATE",

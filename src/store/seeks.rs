@@ -42,7 +42,8 @@ pub(super) struct SeekStatements {
     /// Rooms of the open seeks whose expiry is before a time.
     pub select_expired: &'static str,
     /// The room of the oldest open seek with a time control (initial, increment; NULL-safe)
-    /// whose visitor is not the one given and whose room is not the one given.
+    /// whose visitor is not the one given and whose room is not the one given; its poster's
+    /// rating inside the asker's range (min, max; NULL: any) as the last two.
     pub select_match: &'static str,
     /// Serializes quick pairings until the transaction ends, where the database needs it.
     pub lock_pairing: Option<&'static str>,
@@ -270,6 +271,8 @@ macro_rules! seek_rows {
                     .bind(pairing.window.step)
                     .bind(pairing.window.every_ms)
                     .bind(pairing.window.unlimited_after_ms)
+                    .bind(pairing.poster.range.map(|[min, _]| min))
+                    .bind(pairing.poster.range.map(|[_, max]| max))
                     .fetch_optional(&mut *tx)
                     .await?;
                 let Some((room,)) = found else {

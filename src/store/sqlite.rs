@@ -114,6 +114,7 @@ const SEEKS: SeekStatements = SeekStatements {
                    AND clock_increment IS ?2 AND visitor <> ?3 AND room <> ?4 AND rated = ?5 \
                    AND (player IS NULL OR ?6 IS NULL OR player <> ?6) \
                    AND (range_min IS NULL OR ?7 >= range_min) AND (range_max IS NULL OR ?7 <= range_max) \
+                   AND (?13 IS NULL OR rating >= ?13) AND (?14 IS NULL OR rating <= ?14) \
                    AND (rating IS NULL OR ?7 IS NULL OR ?8 - created_at >= ?12 \
                         OR abs(rating - ?7) <= ?9 + ?10 * ((?8 - created_at) / ?11)) \
                    ORDER BY COALESCE(abs(rating - ?7), 1000000000), created_at, room LIMIT 1",

@@ -33,6 +33,14 @@ const en = {
   'play.tooMany': 'You have as many open games as allowed. Cancel one or wait for an opponent.',
   'play.alreadyOpen': 'This browser already has an open game. Cancel it or wait for an opponent.',
   'play.refused': 'The server refused ({code}).',
+  'play.rangeLegend': 'Opponent’s rating (optional)',
+  'play.rangeFrom': 'From',
+  'play.rangeTo': 'to',
+  'play.rangeHint': 'Only players rated in this range; players without an identity have no rating and are left out.',
+  'play.rangeOrder': 'The lowest rating must not be above the highest.',
+  'play.rangeBetween': 'opponents {min}–{max}',
+  'play.rangeAtLeast': 'opponents {min} or more',
+  'play.rangeAtMost': 'opponents up to {max}',
 };
 
 const zhHant = {
@@ -67,6 +75,14 @@ const zhHant = {
   'play.tooMany': '你的公開對局已達上限。請取消一局或等待對手。',
   'play.alreadyOpen': '這個瀏覽器已有一局公開對局。請取消它或等待對手。',
   'play.refused': '伺服器拒絕了請求（{code}）。',
+  'play.rangeLegend': '對手等級分（可不填）',
+  'play.rangeFrom': '從',
+  'play.rangeTo': '到',
+  'play.rangeHint': '只與等級分在此範圍內的玩家對局；沒有身分的玩家沒有等級分，不會配對。',
+  'play.rangeOrder': '最低等級分不可高於最高等級分。',
+  'play.rangeBetween': '對手 {min}–{max}',
+  'play.rangeAtLeast': '對手 {min} 以上',
+  'play.rangeAtMost': '對手 {max} 以下',
 };
 
 const ru = {
@@ -101,6 +117,14 @@ const ru = {
   'play.tooMany': 'У вас максимум открытых партий. Отмените одну или дождитесь соперника.',
   'play.alreadyOpen': 'В этом браузере уже есть открытая партия. Отмените её или дождитесь соперника.',
   'play.refused': 'Сервер отказал ({code}).',
+  'play.rangeLegend': 'Рейтинг соперника (необязательно)',
+  'play.rangeFrom': 'От',
+  'play.rangeTo': 'до',
+  'play.rangeHint': 'Только игроки с рейтингом в этих пределах; у игроков без профиля рейтинга нет, они не подойдут.',
+  'play.rangeOrder': 'Нижняя граница рейтинга не может быть выше верхней.',
+  'play.rangeBetween': 'соперники {min}–{max}',
+  'play.rangeAtLeast': 'соперники от {min}',
+  'play.rangeAtMost': 'соперники до {max}',
 };
 
 export const PLAY_STRINGS = { en, 'zh-Hant': zhHant, ru };

@@ -15,6 +15,9 @@ for (const code of LANGUAGES) Object.assign(STRINGS[code], PLAY_STRINGS[code]);
 
 /** The time controls offered: untimed, then initial + increment in seconds. */
 const CLOCKS = [null, { initial: 180, increment: 2 }, { initial: 300, increment: 3 }, { initial: 600, increment: 5 }];
+/** The ends a range's empty field stands for (the server takes both ends or none). */
+const RANGE_LOWEST = 0;
+const RANGE_HIGHEST = 9999;
 const OWN_KEY = 'senet.ownSeek';
 const VISITOR_KEY = 'senet.visitor';
 
@@ -70,7 +73,7 @@ function report(err) {
     [ErrorCode.TooManySeeks]: 'play.tooMany',
     [ErrorCode.SeekOpen]: 'play.alreadyOpen',
     [ErrorCode.RatedNeedsPlayer]: 'rating.needsPlayer',
-  }[err.code];
+  }[err.code] ?? err.key;
   problem.textContent = key ? t(key) : t(err.status === 0 ? 'lobby.unreachable' : 'play.refused', { code: err.code });
   show(problem, true);
 }
@@ -115,10 +118,17 @@ function renderWaiting() {
   }
 }
 
+/** A seek's range as listed; an end left open in the form is shown as open. */
+function rangeText([min, max]) {
+  if (min <= RANGE_LOWEST) return t('play.rangeAtMost', { max });
+  if (max >= RANGE_HIGHEST) return t('play.rangeAtLeast', { min });
+  return t('play.rangeBetween', { min, max });
+}
+
 function seekItem(seek) {
   const what = seek.side === 'random' ? t('play.sidesRandom') : t('play.youPlay', { side: sideName(seek.side === 'black' ? 'white' : 'black') });
   const mine = own?.room === seek.room;
-  const range = seek.range ? ` · ${seek.range[0]}–${seek.range[1]}` : '';
+  const range = seek.range ? ` · ${rangeText(seek.range)}` : '';
   const label = `${what} · ${clockText(seek.clock)} · ${t(seek.rated ? 'rating.rated' : 'rating.casual')}${range}`;
   const action = mine
     ? el('span', { class: 'hint', text: t('play.yours') })
@@ -234,6 +244,17 @@ function ratedChoice(form) {
   return new FormData(form).get('rated') === 'true' ? { rated: true } : {};
 }
 
+/** `{range: [min, max]}` when the form set either end, nothing for any opponent; throws
+ * `play.rangeOrder` (shown like the server's refusals) when the ends are out of order. */
+function rangeChoice(form) {
+  const data = new FormData(form);
+  const [min, max] = ['rangeMin', 'rangeMax'].map((name) => String(data.get(name) ?? '').trim());
+  if (min === '' && max === '') return {};
+  const range = [min === '' ? RANGE_LOWEST : Number(min), max === '' ? RANGE_HIGHEST : Number(max)];
+  if (range[0] > range[1]) throw Object.assign(new Error('range'), { key: 'play.rangeOrder' });
+  return { range };
+}
+
 function start() {
   mountLanguageSwitch(part('language'));
   const selects = [part('quick-clock'), part('seek-clock')];
@@ -251,7 +272,7 @@ function start() {
     event.preventDefault();
     if (own) return;
     busy(part('quick-pair'), async () => {
-      const answer = await pairUp({ clock: chosenClock(quick), visitor: visitor(), ...ratedChoice(quick) });
+      const answer = await pairUp({ clock: chosenClock(quick), visitor: visitor(), ...ratedChoice(quick), ...rangeChoice(quick) });
       if (answer.paired) enter(answer);
       else waitOn(answer, true);
     });
@@ -262,7 +283,8 @@ function start() {
     if (own) return;
     busy(part('post-seek'), async () => {
       const side = new FormData(seekForm).get('side') ?? 'random';
-      waitOn(await postSeek({ side, clock: chosenClock(seekForm), visitor: visitor(), ...ratedChoice(seekForm) }), false);
+      const choice = { side, clock: chosenClock(seekForm), visitor: visitor(), ...ratedChoice(seekForm), ...rangeChoice(seekForm) };
+      waitOn(await postSeek(choice), false);
     });
   });
   part('cancel-seek').addEventListener('click', (event) => busy(event.target, async () => {

@@ -124,8 +124,12 @@ pub struct RecentGameRow {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
+    /// The request's own player: no cookie, or one that names nobody (unknown or deleted).
     #[error("no such player")]
     UnknownPlayer,
+    /// A player looked up by id or name (a player page): no player has it.
+    #[error("no player has this id or name")]
+    NotFound,
     #[error("this name is taken")]
     NameTaken,
     #[error("a name may be changed once a week")]

@@ -41,3 +41,31 @@ impl_player_store!(
     "BEGIN IMMEDIATE",
     ""
 );
+
+#[cfg(test)]
+mod tests {
+    use sqlx::Row;
+
+    use super::*;
+
+    /// A player page's recent games come by the seat indexes (0291), not by reading every
+    /// game-over event or room.
+    #[tokio::test]
+    async fn a_players_games_are_looked_up_by_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+        let store = SqlitePlayers::open(&url).await.unwrap();
+        let explain = format!("EXPLAIN QUERY PLAN {}", super::super::sql::RECENT_GAMES);
+        // The statement is ours: the constant the store runs, with EXPLAIN before it.
+        let query = sqlx::query(sqlx::AssertSqlSafe(explain));
+        let rows = query.fetch_all(&store.pool).await.unwrap();
+        let plan: Vec<String> = rows.iter().map(|row| row.get("detail")).collect();
+        for index in ["room_players_black", "room_players_white"] {
+            assert!(plan.iter().any(|step| step.contains(index)), "{plan:?}");
+        }
+        assert!(
+            !plan.iter().any(|step| step.starts_with("SCAN")),
+            "{plan:?}"
+        );
+    }
+}
