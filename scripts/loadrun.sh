@@ -99,8 +99,10 @@ for i in $(seq "$instances"); do start_instance "$i"; done
 
 # deploy/'s nginx config, pointed at these instances, in a prefix of its own.
 start_nginx() {
-    local port=$first_port servers=
-    for p in "${ports[@]}"; do servers+="    server 127.0.0.1:$p max_fails=1 fail_timeout=10s;\n"; done
+    local port=$first_port servers= params
+    # The shipped server parameters (max_fails...), kept.
+    params=$(sed -n 's|^ *server senet1:8080\(.*\)$|\1|p' deploy/nginx/senet.conf)
+    for p in "${ports[@]}"; do servers+="    server 127.0.0.1:$p$params\n"; done
     mkdir -p "$work/nginx"
     sed -e '/^ *server senet2:8080/d' -e "s|^ *server senet1:8080.*|$servers|" \
         -e "s|^ *listen 80;|    listen 127.0.0.1:$port;|" deploy/nginx/senet.conf >"$work/nginx/senet.conf"
