@@ -29,8 +29,7 @@ use crate::players::shown;
 use crate::players::store::PlayerStore;
 use crate::protocol::{
     Action, ClientMessage, ClientName, ErrorCode, FrameText, Reply, Request, Seat,
-    State as RoomState,
-    frame_answering, room_url,
+    State as RoomState, frame_answering, room_url,
 };
 use crate::room::ring;
 use crate::room::{Attached, ConnId, Frame, RoomError, RoomHandle, Rooms, SeatBudget};
