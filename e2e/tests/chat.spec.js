@@ -53,7 +53,13 @@ test('two players greet in two languages and each reads the other in their own',
   await expect(anna.getByTestId('chat-line').last()).toHaveText('You: Thank you!');
   await expect(anna.getByTestId('chat-line')).toHaveCount(3);
   await anna.getByTestId('chat-spectators').check();
-  await expect(anna.getByTestId('chat-line').filter({ hasText: 'Have fun!' })).toHaveText(['Spectator: Have fun!']);
+  const spectatorLine = anna.getByTestId('chat-line').filter({ hasText: 'Have fun!' });
+  await expect(spectatorLine).toHaveCount(1);
+  await expect(spectatorLine).toContainText('Spectator: Have fun!');
+  // A player may mute a spectator who spoke; the spectator page offers no muting.
+  await expect(spectatorLine.getByTestId('chat-mute-line')).toHaveText('Mute Spectator');
+  await expect(watcher.getByTestId('chat-mute-line')).toHaveCount(0);
+  await expect(watcher.getByTestId('chat-mute')).toBeHidden();
 
   // The replay says the messages in each reader's language.
   await anna.getByTestId('resign').click();
@@ -90,4 +96,44 @@ test('typed messages between identified players who allow them, announced after 
   // Text is text: the markup arrives as characters, never as an element.
   await expect(boris.getByTestId('chat-line').last()).toHaveText('Чёрные: Hi Boris <b>!</b>');
   await expect(boris.getByTestId('chat-lines').locator('b')).toHaveCount(0);
+});
+
+test('a player mutes the other side and a spectator, and anyone reports the chat once', async ({ open }) => {
+  const { anna, boris } = await seatBoth(open);
+  await boris.getByRole('button', { name: 'Привет!' }).click();
+  await expect(anna.getByTestId('chat-line')).toHaveText(['White: Hello!']);
+
+  // Anna mutes White from the keyboard: told so, and White's next message is refused in Russian.
+  await expect(anna.getByTestId('chat-mute')).toHaveText('Mute White for this game');
+  await anna.getByTestId('chat-mute').focus();
+  await anna.keyboard.press('Enter');
+  await expect(anna.getByTestId('chat-status')).toHaveText('You muted White for this game: their messages no longer reach you.');
+  await expect(anna.getByTestId('chat-mute')).toBeHidden();
+  await boris.getByRole('button', { name: 'Пока!' }).click();
+  await expect(boris.getByTestId('chat-status')).toHaveText('Соперник отключил ваши сообщения в этой партии.');
+  await expect(anna.getByTestId('chat-line')).toHaveText(['White: Hello!']);
+  // Boris may still mute Anna (in his language).
+  await expect(boris.getByTestId('chat-mute')).toHaveText('Отключить сообщения: Чёрные, до конца партии');
+
+  // A spectator speaks; Anna lets the spectators' chat in and mutes that spectator.
+  const watcher = await open(anna.url());
+  await watcher.getByTestId('chat-preset-have-fun').click();
+  await anna.getByTestId('chat-spectators').check();
+  const line = anna.getByTestId('chat-line').filter({ hasText: 'Have fun!' });
+  await line.getByTestId('chat-mute-line').click();
+  await expect(anna.getByTestId('chat-status')).toHaveText('You muted Spectator for this game: their messages no longer reach you.');
+  await expect(line.getByTestId('chat-mute-line')).toHaveCount(0);
+
+  // The spectator reports the chat: a form opened by a button, a reason, sent once.
+  const open_ = watcher.getByTestId('chat-report-open');
+  await expect(open_).toHaveAttribute('aria-expanded', 'false');
+  await open_.click();
+  await expect(open_).toHaveAttribute('aria-expanded', 'true');
+  await expect(watcher.getByTestId('chat-report-reason')).toBeFocused();
+  await watcher.getByTestId('chat-report-reason').fill('rude messages');
+  await watcher.getByTestId('chat-report-reason').press('Enter');
+  await expect(watcher.getByTestId('chat-status')).toHaveText('Report sent: the operators will read the last messages. Thank you.');
+  await expect(watcher.getByTestId('chat-report-open')).toBeHidden();
+  await expect(watcher.getByTestId('chat-report')).toBeHidden();
+  await expectNoViolations(anna, 'the room after muting, in English');
 });

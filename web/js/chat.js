@@ -2,7 +2,9 @@
 // free-text box once both identified players turned it on, the players' choices, and the lines
 // this seat may read, each preset in the reader's own language and all text set as text (never
 // HTML). New messages from others are said politely through the room's announcer, but not while
-// the person is typing a message: those wait until the box is left or the message sent.
+// the person is typing a message: those wait until the box is left or the message sent. A player
+// may mute the other side or a spectator for the rest of the game, and anyone may report the chat
+// once (the server keeps the room's last 20 messages with the reason for the operators).
 // Importing this module adds the chat texts (chat-strings.js) to the tables.
 
 import { el, part, show } from './dom.js';
@@ -10,7 +12,7 @@ import { hasText, t, sideName } from './i18n.js';
 import { LANGUAGES, STRINGS } from './strings.js';
 import { CHAT_STRINGS } from './chat-strings.js';
 import { sidesOf } from './announce.js';
-import { Event, Mode, Seat } from './protocol.js';
+import { Event, Mode, Phase, Seat } from './protocol.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], CHAT_STRINGS[code]);
 
@@ -51,10 +53,17 @@ export function createChat(section, { send, say }) {
   const freeText = part('chat-free-text', section);
   const spectators = part('chat-spectators', section);
   const status = part('chat-status', section);
+  const muteOther = part('chat-mute', section);
+  const reportOpen = part('chat-report-open', section);
+  const reportForm = part('chat-report', section);
+  const reportReason = part('chat-report-reason', section);
   const sent = new Set(); // ids of chat frames not yet answered
   let seat = null;
   let chat = { lines: [], black: {}, white: {} };
   let waiting = []; // sentences held back while the person types
+  let reportId = null; // the report frame awaiting its answer
+  let reported = false; // the server takes one report per connection
+  let over = false; // after the game nobody needs muting
 
   const mine = () => (seat === Seat.Black || seat === Seat.White ? seat : null);
   const typing = () => section.ownerDocument.activeElement === input && input.value.trim() !== '';
@@ -63,6 +72,16 @@ export function createChat(section, { send, say }) {
     const id = send(type, data);
     if (id !== null) sent.add(id);
     status.textContent = '';
+    return id;
+  }
+
+  const muted = (who) => (chat.muted ?? []).includes(who);
+
+  /** A player's button to mute the spectator who said `line`, unless muted already. */
+  function muteButton(line) {
+    if (over || !mine() || line.channel !== 'spectators' || line.by === seat || muted(line.by)) return [];
+    const who = speaker(seat, line);
+    return [el('button', { type: 'button', class: 'mute', 'data-testid': 'chat-mute-line', text: t('chat.muteSpectator', { who }), onclick: () => post('mute', { who: line.by }) })];
   }
 
   function render() {
@@ -73,6 +92,7 @@ export function createChat(section, { send, say }) {
           { 'data-testid': 'chat-line', 'data-channel': line.channel, 'data-by': line.by },
           el('span', { class: 'by', text: `${speaker(seat, line)}: ` }),
           el('span', { class: 'words', text: words(line) }),
+          ...muteButton(line),
         ),
       ),
     );
@@ -85,6 +105,11 @@ export function createChat(section, { send, say }) {
     // Text only once both players turned it on (and the server still checks who they are).
     const bothOn = Boolean(chat.black?.free_text && chat.white?.free_text);
     show(form, Boolean(side) && bothOn);
+    const other = side === Seat.Black ? Seat.White : Seat.Black;
+    show(muteOther, Boolean(side) && !over && !muted(other));
+    muteOther.textContent = t('chat.mute', { who: sideName(other) });
+    show(reportOpen, !reported);
+    if (reported) show(reportForm, false);
   }
 
   function flush() {
@@ -113,6 +138,17 @@ export function createChat(section, { send, say }) {
     flush();
   });
   input.addEventListener('blur', flush);
+  muteOther.addEventListener('click', () => post('mute', { who: mine() === Seat.Black ? Seat.White : Seat.Black }));
+  reportOpen.addEventListener('click', () => {
+    const open = reportForm.hidden;
+    show(reportForm, open);
+    reportOpen.setAttribute('aria-expanded', String(open));
+    if (open) reportReason.focus();
+  });
+  reportForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    reportId = post('report', { reason: reportReason.value.trim() });
+  });
   freeText.addEventListener('change', () => post('chat-settings', { free_text: freeText.checked }));
   spectators.addEventListener('change', () => post('chat-settings', { spectators: spectators.checked }));
 
@@ -126,6 +162,7 @@ export function createChat(section, { send, say }) {
       seat = newSeat;
       show(section, state.mode === Mode.Online);
       chat = { lines: [], black: {}, white: {}, ...(state.chat ?? {}) };
+      over = state.phase === Phase.Over;
       relabel();
     },
     event(type, d) {
@@ -144,6 +181,19 @@ export function createChat(section, { send, say }) {
         case Event.ChatHidden:
           chat.lines = chat.lines.filter((line) => line.v !== d.v);
           break;
+        case Event.Muted: {
+          if (d.side !== mine()) return true;
+          chat = { ...chat, muted: [...(chat.muted ?? []), d.who] };
+          const line = chat.lines.find((l) => l.by === d.who);
+          const who = d.who === Seat.Black || d.who === Seat.White ? sideName(d.who) : line ? speaker(seat, line) : t('chat.spectator');
+          render();
+          status.textContent = t('chat.mutedWho', { who });
+          return true;
+        }
+        case Event.GameOver:
+          over = true;
+          render();
+          return false; // the room's own event too
         default:
           return false;
       }
@@ -153,6 +203,13 @@ export function createChat(section, { send, say }) {
     reply(type, d) {
       if (!sent.delete(d.id)) return false;
       if (d.code) status.textContent = hasText(`error.${d.code}`) ? t(`error.${d.code}`) : t('error.other', { code: d.code });
+      else if (d.id === reportId) {
+        reported = true;
+        reportReason.value = '';
+        render();
+        lines.focus();
+        status.textContent = t('chat.reported');
+      }
       return true;
     },
     relabel,
