@@ -245,7 +245,11 @@ print(f"ok: SENET_LOG_FORMAT=json: {len(lines)} log lines, each one JSON object"
 # mid-game and the game finishes through the other.
 check_compose() {
     local front=http://127.0.0.1:8080 started=$SECONDS room token report holder
-    logged compose-build compose build
+    # One service at a time: the two instances share one Dockerfile, and podman-compose 1.6
+    # builds services side by side, two identical builds racing (one failed here once); the
+    # second one after the first is all cached.
+    local service
+    for service in senet1 senet2 nginx; do logged "compose-build-$service" compose build "$service"; done
     # podman before 4.6 cannot wait for a healthy container, and podman-compose then ignores
     # `condition: service_healthy`: wait for PostgreSQL here, with the compose file's check.
     logged compose-up-postgres compose up --detach postgres

@@ -43,6 +43,8 @@ test('a whole game against the computer by text commands, reading only the live 
     await page.waitForURL(/\/r\/[^/]+$/);
     const room = page.url().split('/r/')[1];
     await listen(page);
+    // Commands answer "Connecting…" until the socket is open (slow on a loaded machine).
+    await expect(page.getByTestId('room')).toHaveAttribute('data-connection', 'open');
     await page.getByTestId('command').focus();
 
     // The help and the board are read on demand.
