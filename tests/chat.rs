@@ -8,6 +8,8 @@
 mod common;
 mod postgres_support;
 
+use std::time::{Duration, Instant};
+
 use common::*;
 use serde_json::{Value, json};
 
@@ -57,6 +59,24 @@ async fn identified_table(server: &TestServer) -> Table {
     }
 }
 
+/// A spectator of `room` whose socket carries a new player's cookie, and that player's public id.
+async fn identified_spectator(server: &TestServer, room: &str) -> (Client, Value) {
+    let (client, id, _) = identified_spectator_with_cookie(server, room).await;
+    (client, id)
+}
+
+/// [`identified_spectator`] and the cookie's secret, to come back with.
+async fn identified_spectator_with_cookie(
+    server: &TestServer,
+    room: &str,
+) -> (Client, Value, String) {
+    let mut browser = Browser::new(server.addr);
+    let id = browser.call("POST", "/api/me", None).await.body["id"].clone();
+    let cookie = browser.cookie.unwrap();
+    let client = Client::join_as(server.addr, room, None, Some(&cookie)).await;
+    (client, id, cookie)
+}
+
 /// The next `said` event a client reads.
 async fn next_said(client: &mut Client) -> Value {
     client.wait_for("said").await["d"].clone()
@@ -66,6 +86,11 @@ async fn next_said(client: &mut Client) -> Value {
 fn event_at(record: &Value, v: u64) -> Value {
     let events = record["events"].as_array().unwrap();
     events.iter().find(|e| e["v"] == v).unwrap().clone()
+}
+
+/// The chat lines of a state.
+fn lines_of(state: &Value) -> Vec<Value> {
+    state["chat"]["lines"].as_array().unwrap().clone()
 }
 
 fn preset(id: &str) -> Value {
@@ -156,20 +181,24 @@ async fn chat_between_players(url: String) {
     );
     assert!(boris.sync().await["chat"].get("muted").is_none());
 
-    // Spectators apart: an anonymous spectator sends presets, not text, and players read them
-    // only once they turn the spectators' channel on.
+    // Spectators apart, under an identity: an anonymous spectator may not speak; an identified
+    // one speaks as their player id, and players read them only once they turn the spectators'
+    // channel on.
     watcher
-        .refused("chat", text("hello all"), "chat_not_allowed")
+        .refused("chat", preset("have-fun"), "chat_needs_player")
         .await;
-    let sent = watcher.ok("chat", preset("have-fun")).await;
+    watcher
+        .refused("chat", text("hello all"), "chat_needs_player")
+        .await;
+    let (mut spectator, sasha_id) = identified_spectator(&server, &room).await;
+    let sent = spectator.ok("chat", preset("have-fun")).await;
     let from_spectator = sent.last().unwrap()["d"].clone();
     assert_eq!(from_spectator["preset"], "have-fun");
-    assert!(from_spectator["by"].as_str().unwrap().starts_with("guest-"));
+    assert_eq!(from_spectator["by"], sasha_id);
     assert_eq!(from_spectator["channel"], "spectators");
     let spectator_v = from_spectator["v"].as_u64().unwrap();
-    let lines = |state: &Value| state["chat"]["lines"].as_array().unwrap().clone();
     let by_spectator = |state: &Value| {
-        lines(state)
+        lines_of(state)
             .iter()
             .any(|line| line["channel"] == "spectators")
     };
@@ -186,13 +215,12 @@ async fn chat_between_players(url: String) {
     assert!(to_boris[0]["d"].get("preset").is_none(), "{}", to_boris[0]);
     boris.ok("chat-settings", json!({"spectators": true})).await;
     assert!(by_spectator(&boris.sync().await));
-    watcher.ok("chat", preset("good-luck")).await;
+    spectator.ok("chat", preset("good-luck")).await;
     assert_eq!(next_said(&mut boris).await["channel"], "spectators");
     // A player mutes a spectator: what they say no longer reaches that player, only the others.
-    let guest = from_spectator["by"].as_str().unwrap();
-    boris.ok("mute", json!({ "who": guest })).await;
-    watcher.ok("chat", preset("thank-you")).await;
-    let thanks = |state: &Value| lines(state).iter().any(|l| l["preset"] == "thank-you");
+    boris.ok("mute", json!({ "who": sasha_id })).await;
+    spectator.ok("chat", preset("thank-you")).await;
+    let thanks = |state: &Value| lines_of(state).iter().any(|l| l["preset"] == "thank-you");
     assert!(thanks(&watcher.sync().await));
     assert!(
         !thanks(&boris.sync().await),
@@ -238,7 +266,7 @@ async fn chat_between_players(url: String) {
     assert!(reported.iter().any(|line| line["text"] == "Jos\u{e9} hi"));
 
     // An operator hides a message: it leaves the live room's chat and the record.
-    let hello_v = lines(&boris.sync().await)
+    let hello_v = lines_of(&boris.sync().await)
         .iter()
         .find(|line| line["text"] == "Jos\u{e9} hi")
         .unwrap()["v"]
@@ -252,12 +280,11 @@ async fn chat_between_players(url: String) {
     let (code, _, stderr) = admin(&url, &[&["hide", room.as_str(), "1"][..], &who].concat()).await;
     assert_eq!(code, 2, "only messages can be hidden");
     assert!(stderr.contains("no message 1"), "{stderr}");
-    // A SQLite server hears of it at the room's next append; PostgreSQL's are told at once.
-    boris
-        .ok("chat-settings", json!({"spectators": false}))
-        .await;
-    boris.wait_for_v(hidden["v"].as_u64().unwrap()).await;
-    let shown = lines(&boris.sync().await);
+    // Every server hears of it with nothing else happening in the room (see the quiet test).
+    let told = boris.wait_for("chat-hidden").await;
+    assert_eq!(told["d"]["v"], hidden["v"]);
+    assert_eq!(told["d"]["message"].to_string(), hello_v);
+    let shown = lines_of(&boris.sync().await);
     assert!(
         !shown.iter().any(|line| line["text"] == "Jos\u{e9} hi"),
         "{shown:?}"
@@ -306,7 +333,154 @@ async fn chat_between_players_on_sqlite() {
     chat_between_players(url).await;
 }
 
-postgres_support::postgres_tests!(chat_between_players);
+postgres_support::postgres_tests!(
+    chat_between_players,
+    spectators_keep_their_handle_across_reconnects,
+    operator_reaches_a_quiet_room,
+);
+
+/// A spectator's handle outlives the socket: an anonymous one cannot speak on any socket (before
+/// they had a new `guest-<n>` on each, escaping a mute and the flood limits by reconnecting); an
+/// identified one comes back as the same public id, still muted and still flood-limited, and no
+/// secret (the cookie's, a seat token) is in anything anyone was sent.
+async fn spectators_keep_their_handle_across_reconnects(url: String) {
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), url, |_| {}).await;
+    let Table {
+        room,
+        mut anna,
+        mut boris,
+        ..
+    } = identified_table(&server).await;
+    boris.ok("chat-settings", json!({"spectators": true})).await;
+
+    let mut stranger = Client::join(server.addr, &room, None).await;
+    stranger
+        .refused("chat", preset("hello"), "chat_needs_player")
+        .await;
+    stranger.close().await;
+    let mut stranger = Client::join(server.addr, &room, None).await;
+    stranger
+        .refused("chat", preset("hello"), "chat_needs_player")
+        .await;
+
+    let (mut sasha, sasha_id, secret) = identified_spectator_with_cookie(&server, &room).await;
+    let said = sasha.ok("chat", preset("hello")).await;
+    assert_eq!(said.last().unwrap()["d"]["by"], sasha_id);
+    assert_eq!(next_said(&mut boris).await["by"], sasha_id);
+    boris.ok("mute", json!({ "who": sasha_id })).await;
+    sasha.ok("chat", preset("good-luck")).await;
+
+    // Back on a new socket: the same handle, the same limits, the same mute.
+    sasha.close().await;
+    let mut sasha = Client::join_as(server.addr, &room, None, Some(&secret)).await;
+    sasha
+        .refused("chat", preset("good-luck"), "chat_repeat")
+        .await;
+    sasha.refused("chat", preset("hello"), "chat_repeat").await;
+    let said = sasha.ok("chat", preset("have-fun")).await;
+    assert_eq!(said.last().unwrap()["d"]["by"], sasha_id);
+    let muted_v = said.last().unwrap()["d"]["v"].as_u64().unwrap();
+    sasha.ok("chat", preset("you-too")).await;
+    sasha.ok("chat", preset("thank-you")).await;
+    sasha.close().await;
+    let mut sasha = Client::join_as(server.addr, &room, None, Some(&secret)).await;
+    sasha.refused("chat", preset("bye"), "chat_flood").await;
+    // Boris muted Sasha before they reconnected: he is sent the versions, never the words.
+    anna.ok("chat", preset("good-game")).await;
+    boris.wait_for_v(anna.last_v()).await;
+    let to_boris = boris
+        .events
+        .iter()
+        .find(|e| e["d"]["v"] == muted_v)
+        .unwrap();
+    assert_eq!(to_boris["d"]["withheld"], true, "{to_boris}");
+    assert!(
+        !lines_of(&boris.sync().await)
+            .iter()
+            .any(|line| line["preset"] == "have-fun"),
+        "a muted spectator reached the player after reconnecting"
+    );
+
+    let tokens = [anna.token.clone().unwrap(), boris.token.clone().unwrap()];
+    for client in [&anna, &boris, &sasha, &stranger] {
+        let sent = serde_json::to_string(&client.frames).unwrap();
+        for secret in tokens.iter().chain([&secret]) {
+            assert!(!sent.contains(secret.as_str()), "a secret was sent");
+        }
+    }
+    let logged = record(server.addr, &room).await.to_string();
+    assert!(
+        !logged.contains(&secret),
+        "the player's secret is in the record"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn spectators_keep_their_handle_across_reconnects_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    spectators_keep_their_handle_across_reconnects(url).await;
+}
+
+/// How soon a room where nothing happens hears of an operator's hide (SQLite polls every 2 s).
+const OPERATOR_NEWS: Duration = Duration::from_secs(5);
+
+/// `senet admin hide` and `timeout`, the real binary on the server's database, reach a room where
+/// nothing else happens: a spectator is sent `chat-hidden` within [`OPERATOR_NEWS`], as the only
+/// event; the timed-out player's very next message is refused.
+async fn operator_reaches_a_quiet_room(url: String) {
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let Table {
+        room,
+        mut anna,
+        anna_id,
+        ..
+    } = identified_table(&server).await;
+    let mut watcher = Client::join(server.addr, &room, None).await;
+    let said = anna.ok("chat", preset("hello")).await;
+    let hello_v = said.last().unwrap()["d"]["v"].as_u64().unwrap();
+    watcher.wait_for_v(hello_v).await;
+
+    let who = ["--reason", "abuse", "--as", "olga"];
+    let v = hello_v.to_string();
+    let (code, hidden, stderr) =
+        admin(&url, &[&["hide", room.as_str(), &v][..], &who].concat()).await;
+    assert_eq!(code, 0, "{stderr}");
+    let asked = Instant::now();
+    let next_event = async {
+        loop {
+            let frame = watcher.next().await;
+            if is_event(&frame) {
+                return frame;
+            }
+        }
+    };
+    let told = tokio::time::timeout(OPERATOR_NEWS, next_event)
+        .await
+        .expect("the hide did not reach the quiet room in time");
+    let waited = asked.elapsed();
+    assert_eq!(told["t"], "chat-hidden", "{told}");
+    assert_eq!(told["d"]["v"], hidden["v"]);
+    assert_eq!(told["d"]["v"], hello_v + 1, "no other event came first");
+    assert_eq!(told["d"]["message"], hello_v);
+    println!("chat-hidden reached the spectator {waited:?} after the CLI exited");
+    assert!(lines_of(&watcher.sync().await).is_empty());
+
+    let timeout = [&["timeout", anna_id.as_str(), "--for", "1h"][..], &who].concat();
+    let (code, _, stderr) = admin(&url, &timeout).await;
+    assert_eq!(code, 0, "{stderr}");
+    anna.refused("chat", preset("good-luck"), "chat_timed_out")
+        .await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn operator_reaches_a_quiet_room_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    operator_reaches_a_quiet_room(url).await;
+}
 
 /// Anonymous players (no identity) have the presets only, whatever they turn on; chat is for
 /// online rooms.

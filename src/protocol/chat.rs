@@ -57,7 +57,8 @@ pub struct ChatSettings {
 pub struct ChatLine {
     pub v: Version,
     pub at: UnixMs,
-    /// `black`, `white`, or a spectator's handle (`guest-…` or a player's id).
+    /// `black`, `white`, or a spectator's player id (public; logs from before spectators needed
+    /// an identity may hold `guest-…` handles).
     pub by: String,
     pub channel: Channel,
     /// An identified spectator's name as it was when they spoke.
@@ -91,7 +92,7 @@ pub enum ChatRequest {
         free_text: Option<bool>,
         spectators: Option<bool>,
     },
-    /// Mutes `who` (the other side, or a spectator's handle) for the rest of the game.
+    /// Mutes `who` (the other side, or a spectator's player id) for the rest of the game.
     Mute {
         who: String,
     },

@@ -69,8 +69,11 @@ pub enum ErrorCode {
     /// Free text that looks like a seat token or a link carrying one.
     ChatHasToken,
     /// Chat this sender may not send: free text without both players identified and opted in,
-    /// free text from an anonymous spectator, chat outside online rooms, a bad mute.
+    /// chat outside online rooms, a bad mute.
     ChatNotAllowed,
+    /// A spectator without an identity (no player cookie) spoke: spectators chat as a player,
+    /// so that a mute or a flood limit holds them across reconnects (`POST /api/me` makes one).
+    ChatNeedsPlayer,
     /// A message that repeats one of the sender's last two.
     ChatRepeat,
     /// A sixth message within 10 seconds.

@@ -277,9 +277,11 @@ pub enum Event {
         side: Side,
         who: String,
     },
-    /// An operator hid the message logged as event `v` (`senet admin hide`).
+    /// An operator hid the message logged as event `message` (`senet admin hide`). Logs from
+    /// before named it `v`, which the frame's own `v` shadowed.
     ChatHidden {
-        v: Version,
+        #[serde(alias = "v")]
+        message: Version,
     },
 }
 
@@ -481,8 +483,20 @@ mod tests {
                 side,
                 who: "white".into(),
             },
-            EventKind::ChatHidden => Event::ChatHidden { v: 4 },
+            EventKind::ChatHidden => Event::ChatHidden { message: 4 },
         }
+    }
+
+    #[test]
+    fn a_hidden_message_s_version_is_not_the_frame_s() {
+        let frame: Value =
+            serde_json::from_str(&Event::ChatHidden { message: 17 }.frame(18)).unwrap();
+        assert_eq!(
+            (&frame["d"]["message"], &frame["d"]["v"]),
+            (&17.into(), &18.into())
+        );
+        let logged_before = Event::from_parts("chat-hidden", r#"{"v":17}"#).unwrap();
+        assert_eq!(logged_before, Event::ChatHidden { message: 17 });
     }
 
     #[test]

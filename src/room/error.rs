@@ -76,6 +76,8 @@ pub enum Refusal {
     ChatNotOnline,
     #[error("free text is for identified players (and spectators): create a player first")]
     FreeTextNeedsPlayers,
+    #[error("spectators chat with an identity: create a player first (POST /api/me)")]
+    SpectatorNeedsPlayer,
     #[error("free text needs both players to turn it on for this game: send a preset instead")]
     FreeTextOff,
     #[error("you cannot mute {0:?}: only the other side or someone who spoke here")]
@@ -104,6 +106,7 @@ impl Refusal {
                 | Refusal::BadClock(_)
                 | Refusal::ChatNotOnline
                 | Refusal::FreeTextNeedsPlayers
+                | Refusal::SpectatorNeedsPlayer
         )
     }
 }

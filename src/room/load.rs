@@ -85,7 +85,7 @@ fn withheld_messages(events: &[StoredEvent], over: bool) -> Result<HashSet<Versi
     let mut withheld = HashSet::new();
     for stored in events.iter().filter(|e| e.kind == said || e.kind == hidden) {
         match decode(stored)? {
-            Event::ChatHidden { v } => withheld.insert(v),
+            Event::ChatHidden { message } => withheld.insert(message),
             Event::Said { channel, .. } => {
                 !over && channel == Channel::Spectators && withheld.insert(stored.v)
             }

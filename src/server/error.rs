@@ -84,6 +84,7 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         | Refusal::FreeTextNeedsPlayers
         | Refusal::FreeTextOff
         | Refusal::CannotMute(_) => ErrorCode::ChatNotAllowed,
+        Refusal::SpectatorNeedsPlayer => ErrorCode::ChatNeedsPlayer,
         Refusal::ChatRepeat => ErrorCode::ChatRepeat,
         Refusal::ChatFlood => ErrorCode::ChatFlood,
         Refusal::ChatMuted => ErrorCode::ChatMuted,

@@ -5,7 +5,8 @@
 //! change, so nothing is done that is not recorded: a room's end is appended to its log by the
 //! room layer, with its audit row as work in that commit ([`AuditOnCommit`]). The instances read
 //! the active bans every few seconds ([`crate::server`]'s ban list), the same way on both
-//! backends; on SQLite they also read which rooms the operator ended ([`BanStore::ends_after`]).
+//! backends; on SQLite they also read which rooms' logs the operator appended to
+//! ([`BanStore::appends_after`]: games ended, messages hidden).
 
 use std::str::FromStr;
 
@@ -54,9 +55,10 @@ pub struct LiveRoomRow {
     pub last_at: UnixMs,
 }
 
-/// A room the operator ended, as the audit log has it, with its log's last version now.
+/// A room whose log an operator appended to (an end, a hidden message), as the audit log has
+/// it, with its log's last version now.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct EndedRow {
+pub struct AppendedRow {
     /// The audit row's id: the next poll asks for those after it.
     pub id: i64,
     pub room: String,
@@ -99,7 +101,7 @@ struct Sql {
     audit: &'static str,
     live_rooms: &'static str,
     last_audit: &'static str,
-    ends_after: &'static str,
+    appends_after: &'static str,
 }
 
 /// Rooms with a `started` event and no `game-over`, the most recently active first; the same
@@ -117,6 +119,23 @@ macro_rules! live_rooms_sql {
     };
 }
 
+/// The audit rows after a given id of the actions that append to a room's log from outside the
+/// instances (`senet admin end`, `senet admin hide`: each target starts with the room's id), with
+/// the room and its log's last version now; `$room` is this backend's expression for the
+/// target's first word, `$after` its placeholder.
+macro_rules! appends_after_sql {
+    ($room:literal, $after:literal) => {
+        concat!(
+            "SELECT o.id, o.room, (SELECT MAX(v) FROM events e WHERE e.room = o.room) AS v \
+             FROM (SELECT a.id, ",
+            $room,
+            " AS room FROM audit a WHERE a.id > ",
+            $after,
+            " AND a.action IN ('end', 'chat-hide')) o ORDER BY o.id"
+        )
+    };
+}
+
 const SQLITE: Sql = Sql {
     insert_ban: "INSERT INTO bans (network, until_ms, reason, created_by, created_at) \
                  VALUES (?, ?, ?, ?, ?) RETURNING id",
@@ -128,8 +147,10 @@ const SQLITE: Sql = Sql {
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT ?",
     live_rooms: live_rooms_sql!("?"),
     last_audit: "SELECT COALESCE(MAX(id), 0) FROM audit",
-    ends_after: "SELECT a.id, a.target AS room, (SELECT MAX(v) FROM events e WHERE e.room = a.target) \
-                 AS v FROM audit a WHERE a.id > ? AND a.action = 'end' ORDER BY a.id",
+    appends_after: appends_after_sql!(
+        "substr(a.target || ' ', 1, instr(a.target || ' ', ' ') - 1)",
+        "?"
+    ),
 };
 
 const POSTGRES: Sql = Sql {
@@ -144,8 +165,7 @@ const POSTGRES: Sql = Sql {
     audit: "SELECT id, at, actor, action, target, reason FROM audit ORDER BY id DESC LIMIT $1",
     live_rooms: live_rooms_sql!("$1"),
     last_audit: "SELECT COALESCE(MAX(id), 0) FROM audit",
-    ends_after: "SELECT a.id, a.target AS room, (SELECT MAX(v) FROM events e WHERE e.room = a.target) \
-                 AS v FROM audit a WHERE a.id > $1 AND a.action = 'end' ORDER BY a.id",
+    appends_after: appends_after_sql!("split_part(a.target, ' ', 1)", "$1"),
 };
 
 /// Runs `$body` with `$tx` a transaction and `$sql` the SQL of whichever backend `$store` is.
@@ -292,17 +312,18 @@ impl BanStore {
         }))
     }
 
-    /// The id of the last audit row: where polling for ends starts.
+    /// The id of the last audit row: where polling for the operator's appends starts.
     pub async fn last_audit_id(&self) -> Result<i64, BansError> {
         Ok(on_pool!(self, |pool, sql| {
             sqlx::query_scalar(sql.last_audit).fetch_one(pool).await?
         }))
     }
 
-    /// Rooms the operator ended in the audit rows after `after`, in order.
-    pub async fn ends_after(&self, after: i64) -> Result<Vec<EndedRow>, BansError> {
+    /// Rooms the operator appended to (ended, hid a message in) in the audit rows after
+    /// `after`, in order.
+    pub async fn appends_after(&self, after: i64) -> Result<Vec<AppendedRow>, BansError> {
         Ok(on_pool!(self, |pool, sql| {
-            sqlx::query_as(sql.ends_after)
+            sqlx::query_as(sql.appends_after)
                 .bind(after)
                 .fetch_all(pool)
                 .await?

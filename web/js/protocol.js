@@ -42,6 +42,7 @@ export const ErrorCode = Object.freeze({
   ChatTooLong: 'chat_too_long',
   ChatHasToken: 'chat_has_token',
   ChatNotAllowed: 'chat_not_allowed',
+  ChatNeedsPlayer: 'chat_needs_player',
   ChatRepeat: 'chat_repeat',
   ChatFlood: 'chat_flood',
   ChatMuted: 'chat_muted',

@@ -1,8 +1,8 @@
 //! The room's chat as the game keeps it (issue 33): the last messages, each player's choices
 //! and mutes, all folded from the log like everything else, so every instance and every replay
 //! judges a message alike. Deciding a message checks who may say what (presets for everyone,
-//! free text only between identified players who both turned it on, or from identified
-//! spectators), the sender's mutes and floods, and the room's bound; reading checks who may see
+//! free text only between identified players who both turned it on; spectators only with an
+//! identity), the sender's mutes and floods, and the room's bound; reading checks who may see
 //! which channel.
 
 use std::collections::VecDeque;
@@ -32,7 +32,7 @@ pub(super) struct Chat {
 #[derive(Clone, Debug)]
 pub struct Speaker {
     pub seat: Seat,
-    /// `black`, `white`, or the spectator's handle.
+    /// `black`, `white`, or the spectator's player id.
     pub by: String,
     /// An identified spectator's name.
     pub name: Option<String>,
@@ -109,6 +109,9 @@ impl Game {
     ) -> Result<Decision, Refusal> {
         self.check_chat_room()?;
         let channel = match speaker.seat {
+            // A spectator speaks as their player, whom a mute and the flood limits follow
+            // across reconnects; an anonymous one would be a stranger on every socket.
+            Seat::Spectator if !speaker.identified => return Err(Refusal::SpectatorNeedsPlayer),
             Seat::Spectator => Channel::Spectators,
             Seat::Both => return Err(Refusal::ChatNotOnline),
             Seat::Black | Seat::White => Channel::Players,
@@ -333,7 +336,7 @@ impl Game {
                 };
             }
             Event::Muted { side, who } => chat.muted[index(*side)].push(who.clone()),
-            Event::ChatHidden { v } => chat.lines.retain(|line| line.v != *v),
+            Event::ChatHidden { message } => chat.lines.retain(|line| line.v != *message),
             _ => return,
         }
         chat.logged = chat.logged.saturating_add(1);

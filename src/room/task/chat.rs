@@ -12,6 +12,9 @@ use crate::room::now_ms;
 /// Messages a report keeps.
 pub const REPORTED_LINES: usize = 20;
 
+/// Who reports, for a spectator without an identity (who may report but not speak).
+pub const ANONYMOUS_SPECTATOR: &str = "spectator";
+
 /// A chat request with what the server knows of its sender.
 #[derive(Debug)]
 pub struct ChatCommand {
@@ -27,8 +30,8 @@ pub struct ChatCommand {
 pub enum ChatAnswer {
     /// Logged (or nothing to log): the room's version after it.
     Logged(Version),
-    /// A report: who reports (`black`, `white` or a spectator's handle) and the room's last
-    /// messages.
+    /// A report: who reports (`black`, `white`, a spectator's player id or
+    /// [`ANONYMOUS_SPECTATOR`]) and the room's last messages.
     Report { by: String, lines: Vec<ChatLine> },
 }
 
@@ -39,7 +42,7 @@ impl RoomTask {
         command: ChatCommand,
     ) -> Result<ChatAnswer, RoomError> {
         let seat = self.conns.get(&conn).ok_or(RoomError::NotAttached)?.seat;
-        let speaker = speaker(seat, conn, &command);
+        let speaker = speaker(seat, &command);
         let v = match command.request {
             ChatRequest::Say(say) => {
                 self.commit_chat(|game, ctx| Ok(game.decide_say(&speaker, &say, ctx.now)?))
@@ -94,14 +97,14 @@ impl RoomTask {
     }
 }
 
-/// Who speaks: a side by its name; a spectator by their player id if identified, else by a
-/// handle for this connection.
-fn speaker(seat: Seat, conn: ConnId, command: &ChatCommand) -> Speaker {
+/// Who speaks: a side by its name; a spectator by their player id (public: never a secret), which
+/// outlives the socket. An anonymous spectator may only report, as [`ANONYMOUS_SPECTATOR`].
+fn speaker(seat: Seat, command: &ChatCommand) -> Speaker {
     let by = match (seat, &command.player) {
         (Seat::Black, _) => side_name(crate::engine::Side::Black).to_string(),
         (Seat::White, _) => side_name(crate::engine::Side::White).to_string(),
         (_, Some((id, _))) => id.clone(),
-        (_, None) => format!("guest-{conn}"),
+        (_, None) => ANONYMOUS_SPECTATOR.to_string(),
     };
     Speaker {
         seat,

@@ -2,7 +2,8 @@
 //! for the operators (at most [`MAX_REPORTS_PER_ROOM`] a room, so strangers cannot fill the
 //! table); operators' time-outs of a player from chat; and hiding a message, which appends a
 //! `chat-hidden` event to the room's log (with `pg_notify` on PostgreSQL, so every instance
-//! holding the room passes it on; a SQLite server meets it at the room's next append or load).
+//! holding the room passes it on; a SQLite server hears of it by polling the audit log, see
+//! `store::sqlite::news`).
 //! Each operator action writes its audit row in the same transaction as the change.
 
 use serde::Serialize;
@@ -20,7 +21,7 @@ pub const MAX_REPORTS_PER_ROOM: i64 = 10;
 pub struct Report {
     pub room: String,
     pub at: UnixMs,
-    /// `black`, `white` or a spectator's handle.
+    /// `black`, `white`, a spectator's player id, or `spectator` for one without an identity.
     pub reporter: String,
     pub player: Option<String>,
     pub reason: String,
@@ -186,7 +187,7 @@ impl BanStore {
     /// Hides message `v` of `room` (a `said` event): appends `chat-hidden` to the room's log,
     /// recorded as `by`'s action; the event's version.
     pub async fn hide(&self, room: &str, v: Version, by: &Operator) -> Result<Version, BansError> {
-        let (kind, data) = Event::ChatHidden { v }.to_parts();
+        let (kind, data) = Event::ChatHidden { message: v }.to_parts();
         let hidden = in_transaction!(self, |tx, audit_sql| {
             let sql = chat_sql(&tx);
             let said: Option<String> = sqlx::query_scalar(sql.said_at)

@@ -206,7 +206,7 @@ pub struct Listener {
 impl Listener {
     /// Listens on the database `url` names until `shutdown`. For a database
     /// that is not PostgreSQL (a single SQLite instance has nobody to hear)
-    /// the listener hears only the rooms `senet admin end` ended, by polling
+    /// the listener hears only the rooms `senet admin end` or `hide` appended to, by polling
     /// ([`crate::store::sqlite::news`]).
     pub fn start(url: &str, shutdown: CancellationToken) -> Listener {
         Self::start_with(url, Probe::default(), shutdown)
@@ -218,7 +218,7 @@ impl Listener {
         if crate::store::is_postgres_url(url) {
             tokio::spawn(listen(url.to_owned(), probe, news.clone(), shutdown));
         } else {
-            let poll = crate::store::sqlite::news::poll_operator_ends;
+            let poll = crate::store::sqlite::news::poll_operator_appends;
             tokio::spawn(poll(url.to_owned(), news.clone(), shutdown));
         }
         Listener { news }

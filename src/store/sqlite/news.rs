@@ -1,8 +1,9 @@
 //! News on SQLite: one instance writes the database, so nothing tells it of appends, except
-//! those another process makes: `senet admin end` appends a room's `game-over` (with its audit
-//! row) from outside. The instance reads the audit log for such ends every [`POLL`] and hears
-//! each as [`News::Appended`], as PostgreSQL's instances hear each other's appends, so the
-//! players of a room held here are told within seconds.
+//! those another process makes: `senet admin end` appends a room's `game-over` and `senet admin
+//! hide` its `chat-hidden` (each with its audit row) from outside. The instance reads the audit
+//! log for such appends every [`POLL`] and hears each as [`News::Appended`], as PostgreSQL's
+//! instances hear each other's appends, so the players and spectators of a room held here are
+//! told within seconds, without waiting for the room's next event.
 
 use std::time::Duration;
 
@@ -13,11 +14,12 @@ use crate::protocol::Version;
 use crate::store::News;
 use crate::store::bans::BanStore;
 
-/// How often the audit log is read for rooms the operator ended (as often as the bans).
+/// How often the audit log is read for the operator's appends (as often as the bans).
 pub const POLL: Duration = Duration::from_secs(2);
 
-/// Polls the database at `url` until `shutdown`, telling `news` of every room ended from now on.
-pub async fn poll_operator_ends(
+/// Polls the database at `url` until `shutdown`, telling `news` of every room the operator
+/// appends to from now on.
+pub async fn poll_operator_appends(
     url: String,
     news: broadcast::Sender<News>,
     shutdown: CancellationToken,
@@ -30,7 +32,7 @@ pub async fn poll_operator_ends(
             _ = every.tick() => {}
         }
         if let Err(error) = hear(&url, &mut after, &news).await {
-            tracing::warn!(%error, "could not read the rooms the operator ended");
+            tracing::warn!(%error, "could not read the rooms the operator appended to");
         }
     }
 }
@@ -47,12 +49,12 @@ async fn hear(
         *after = Some((store, last));
         return Ok(());
     };
-    for ended in store.ends_after(*last).await? {
-        *last = ended.id;
-        if let Some(v) = ended.v.and_then(|v| Version::try_from(v).ok()) {
+    for appended in store.appends_after(*last).await? {
+        *last = appended.id;
+        if let Some(v) = appended.v.and_then(|v| Version::try_from(v).ok()) {
             // Nobody subscribed is no error: the news is for whoever holds the room.
             let _ = news.send(News::Appended {
-                room: ended.room,
+                room: appended.room,
                 v,
             });
         }
