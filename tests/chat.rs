@@ -354,6 +354,7 @@ async fn spectators_keep_their_handle_across_reconnects(url: String) {
     boris.ok("chat-settings", json!({"spectators": true})).await;
 
     let mut stranger = Client::join(server.addr, &room, None).await;
+    assert!(stranger.replies[0]["d"].get("identified").is_none());
     stranger
         .refused("chat", preset("hello"), "chat_needs_player")
         .await;
@@ -364,6 +365,10 @@ async fn spectators_keep_their_handle_across_reconnects(url: String) {
         .await;
 
     let (mut sasha, sasha_id, secret) = identified_spectator_with_cookie(&server, &room).await;
+    assert_eq!(
+        sasha.replies[0]["d"]["identified"], true,
+        "the page offers no identity"
+    );
     let said = sasha.ok("chat", preset("hello")).await;
     assert_eq!(said.last().unwrap()["d"]["by"], sasha_id);
     assert_eq!(next_said(&mut boris).await["by"], sasha_id);

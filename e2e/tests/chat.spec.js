@@ -1,6 +1,7 @@
 // The room's chat (issue 33): two players whose pages speak different languages greet each other
 // with preset messages — each reads the other's in their own language — with the keyboard, at
-// 360 px, heard politely by a screen reader; a spectator's message stays with the spectators.
+// 360 px, heard politely by a screen reader; a spectator chats under an identity the page offers
+// (one click or key), and their message stays with the spectators.
 // Typed messages only between identified players who both allow them, never announced while
 // the reader is typing a message of their own.
 import { test, expect } from '../support/fixtures.js';
@@ -44,20 +45,30 @@ test('two players greet in two languages and each reads the other in their own',
   await boris.getByRole('button', { name: 'Удачи!' }).click();
   await expect(boris.getByTestId('chat-status')).toHaveText('Вы только что это написали.');
 
-  // A spectator's message stays on the spectators' channel until a player turns it on.
+  // A spectator without an identity is offered one in place of the presets, from the keyboard.
   const watcher = await open(anna.url());
   await expect(watcher.getByTestId('chat-line')).toHaveText(['Black: Hello!', 'White: Good luck!']);
+  await expect(watcher.getByTestId('chat-identify')).toHaveText('Take an identity and chat');
+  await expect(watcher.getByTestId('chat-presets')).toBeHidden();
+  await watcher.getByTestId('chat-identify').focus();
+  await watcher.keyboard.press('Enter');
+  await expect(watcher.getByTestId('chat-status')).toHaveText(/^You now chat as anon-\S+\.$/);
+  await expect(watcher.getByTestId('chat-identity')).toBeHidden();
+  await expect(watcher.getByTestId('chat-preset-hello')).toBeFocused();
+  const spectator = (await (await watcher.request.get(new URL('/api/me', watcher.url()).href)).json()).name;
+
+  // Their message stays on the spectators' channel until a player turns it on.
   await watcher.getByTestId('chat-preset-have-fun').click();
-  await expect(watcher.getByTestId('chat-line').last()).toHaveText('Spectator: Have fun!');
+  await expect(watcher.getByTestId('chat-line').last()).toHaveText(`${spectator}: Have fun!`);
   await anna.getByTestId('chat-preset-thank-you').click();
   await expect(anna.getByTestId('chat-line').last()).toHaveText('You: Thank you!');
   await expect(anna.getByTestId('chat-line')).toHaveCount(3);
   await anna.getByTestId('chat-spectators').check();
   const spectatorLine = anna.getByTestId('chat-line').filter({ hasText: 'Have fun!' });
   await expect(spectatorLine).toHaveCount(1);
-  await expect(spectatorLine).toContainText('Spectator: Have fun!');
+  await expect(spectatorLine).toContainText(`${spectator}: Have fun!`);
   // A player may mute a spectator who spoke; the spectator page offers no muting.
-  await expect(spectatorLine.getByTestId('chat-mute-line')).toHaveText('Mute Spectator');
+  await expect(spectatorLine.getByTestId('chat-mute-line')).toHaveText(`Mute ${spectator}`);
   await expect(watcher.getByTestId('chat-mute-line')).toHaveCount(0);
   await expect(watcher.getByTestId('chat-mute')).toBeHidden();
 
@@ -66,7 +77,7 @@ test('two players greet in two languages and each reads the other in their own',
   await anna.getByTestId('confirm-yes').click();
   await boris.getByTestId('open-replay').click();
   await expect(boris.getByTestId('replay-caption')).toContainText('Чёрные: Привет! · Белые: Удачи!');
-  await expect(boris.getByTestId('replay-caption')).toContainText('Зритель: Приятной игры!');
+  await expect(boris.getByTestId('replay-caption')).toContainText(`${spectator}: Приятной игры!`);
 
   // At 360 px nothing overflows sideways, and the chat passes axe's WCAG A/AA rules.
   const overflow = await boris.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -115,13 +126,20 @@ test('a player mutes the other side and a spectator, and anyone reports the chat
   // Boris may still mute Anna (in his language).
   await expect(boris.getByTestId('chat-mute')).toHaveText('Отключить сообщения: Чёрные, до конца партии');
 
-  // A spectator speaks; Anna lets the spectators' chat in and mutes that spectator.
+  // A spectator without an identity reads the offer in their language (Chinese here).
+  const reader = await open(anna.url(), { locale: 'zh-TW' });
+  await expect(reader.getByTestId('chat-identify')).toHaveText('取得身分並聊天');
+  await expect(reader.getByTestId('chat-presets')).toBeHidden();
+  await expectNoViolations(reader, 'the spectator\'s offer of an identity, in Chinese');
+
+  // A spectator takes an identity and speaks; Anna lets the spectators' chat in and mutes them.
   const watcher = await open(anna.url());
+  await watcher.getByTestId('chat-identify').click();
   await watcher.getByTestId('chat-preset-have-fun').click();
   await anna.getByTestId('chat-spectators').check();
   const line = anna.getByTestId('chat-line').filter({ hasText: 'Have fun!' });
   await line.getByTestId('chat-mute-line').click();
-  await expect(anna.getByTestId('chat-status')).toHaveText('You muted Spectator for this game: their messages no longer reach you.');
+  await expect(anna.getByTestId('chat-status')).toHaveText(/^You muted anon-\S+ for this game: their messages no longer reach you\.$/);
   await expect(line.getByTestId('chat-mute-line')).toHaveCount(0);
 
   // The spectator reports the chat: a form opened by a button, a reason, sent once.

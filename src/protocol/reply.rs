@@ -26,6 +26,9 @@ pub enum Reply {
     Welcome {
         seat: Seat,
         state: State,
+        /// This socket carries a player's cookie: a spectator may chat (docs/PROTOCOL.md, Chat).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        identified: bool,
     },
     State {
         #[serde(flatten)]
@@ -194,6 +197,7 @@ mod tests {
             ReplyKind::Welcome => Reply::Welcome {
                 seat: Seat::Spectator,
                 state: example_state(),
+                identified: false,
             },
             ReplyKind::State => Reply::State {
                 state: example_state(),

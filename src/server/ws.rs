@@ -263,7 +263,13 @@ impl Connection {
             budget,
         });
         self.evicted = evicted;
-        peer.reply(&Reply::Welcome { seat, state }).await?;
+        let identified = self.player.is_some();
+        peer.reply(&Reply::Welcome {
+            seat,
+            state,
+            identified,
+        })
+        .await?;
         match rematch {
             Some(room) => self.send_rematch_seat(peer, &room).await,
             None => Ok(()),

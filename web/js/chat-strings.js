@@ -37,6 +37,10 @@ const en = {
   'error.chat_muted': 'Your opponent muted you for this game.',
   'error.chat_timed_out': 'An operator has paused your chat for a while.',
   'error.chat_full': 'This room’s chat is full.',
+  'chat.identityNeeded': 'Spectators chat under an identity, so that a muted spectator stays muted. It takes one click: no password, no e-mail, a name you can change in Settings.',
+  'chat.identify': 'Take an identity and chat',
+  'chat.identified': 'You now chat as {name}.',
+  'error.chat_needs_player': 'Spectators need an identity to chat: take one with the button below.',
 };
 
 const zhHant = {
@@ -75,6 +79,10 @@ const zhHant = {
   'error.chat_muted': '對手已在本局將你靜音。',
   'error.chat_timed_out': '管理員暫停了你的聊天一段時間。',
   'error.chat_full': '此房間的聊天已滿。',
+  'chat.identityNeeded': '觀眾須以身分聊天，被靜音的觀眾才會一直保持靜音。只要按一下：不需密碼或電子郵件，名稱可在「設定」中更改。',
+  'chat.identify': '取得身分並聊天',
+  'chat.identified': '你現在以 {name} 的身分聊天。',
+  'error.chat_needs_player': '觀眾須有身分才能聊天：請按下方按鈕取得。',
 };
 
 const ru = {
@@ -113,6 +121,10 @@ const ru = {
   'error.chat_muted': 'Соперник отключил ваши сообщения в этой партии.',
   'error.chat_timed_out': 'Оператор на время отключил вам чат.',
   'error.chat_full': 'Чат этой комнаты заполнен.',
+  'chat.identityNeeded': 'Зрители пишут в чат под профилем, чтобы отключённый зритель оставался отключённым. Это один щелчок: без пароля и почты, имя можно сменить в настройках.',
+  'chat.identify': 'Создать профиль и писать в чат',
+  'chat.identified': 'Теперь вы пишете в чат как {name}.',
+  'error.chat_needs_player': 'Зрителям для чата нужен профиль: создайте его кнопкой ниже.',
 };
 
 export const CHAT_STRINGS = { en, 'zh-Hant': zhHant, ru };

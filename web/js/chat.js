@@ -5,6 +5,8 @@
 // the person is typing a message: those wait until the box is left or the message sent. A player
 // may mute the other side or a spectator for the rest of the game, and anyone may report the chat
 // once (the server keeps the room's last 20 messages with the reason for the operators).
+// Spectators chat under an identity (their handle then outlives the socket): one without is
+// offered an unnamed one, a button in place of the presets.
 // Importing this module adds the chat texts (chat-strings.js) to the tables.
 
 import { el, part, show } from './dom.js';
@@ -12,7 +14,7 @@ import { hasText, t, sideName } from './i18n.js';
 import { LANGUAGES, STRINGS } from './strings.js';
 import { CHAT_STRINGS } from './chat-strings.js';
 import { sidesOf } from './announce.js';
-import { Event, Mode, Phase, Seat } from './protocol.js';
+import { ErrorCode, Event, Mode, Phase, Seat } from './protocol.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], CHAT_STRINGS[code]);
 
@@ -39,13 +41,17 @@ function words(line) {
   return line.preset ? t(`chat.preset.${line.preset}`) : line.text ?? '';
 }
 
+/** The status line's sentence for a refusal's code. */
+const refusal = (code) => (hasText(`error.${code}`) ? t(`error.${code}`) : t('error.other', { code }));
+
 /**
  * The chat section `section` of the room page. `send(type, data)` sends a frame and returns its
- * id (null when offline); `say(text)` announces. Returns `setState(state, seat)` (on welcome and
- * sync), `event(type, d)` (a `said`, `chat-set`, `muted` or `chat-hidden` event, applied), `reply(type,
+ * id (null when offline); `say(text)` announces; `identify()` makes this browser a player and
+ * answers it once the socket is welcomed again with it. Returns `setState(state, seat,
+ * identified)` (on welcome, with its `identified`; on sync, keeping it), `event(type, d)` (a `said`, `chat-set`, `muted` or `chat-hidden` event, applied), `reply(type,
  * d)` (whether the answer was to a chat frame, then shown), and `relabel()`.
  */
-export function createChat(section, { send, say }) {
+export function createChat(section, { send, say, identify: makeIdentity }) {
   const lines = part('chat-lines', section);
   const presets = part('chat-presets', section);
   const form = part('chat-form', section);
@@ -57,6 +63,8 @@ export function createChat(section, { send, say }) {
   const reportOpen = part('chat-report-open', section);
   const reportForm = part('chat-report', section);
   const reportReason = part('chat-report-reason', section);
+  const identityOffer = part('chat-identity', section);
+  const identify = part('chat-identify', section);
   const sent = new Set(); // ids of chat frames not yet answered
   let seat = null;
   let chat = { lines: [], black: {}, white: {} };
@@ -64,6 +72,7 @@ export function createChat(section, { send, say }) {
   let reportId = null; // the report frame awaiting its answer
   let reported = false; // the server takes one report per connection
   let over = false; // after the game nobody needs muting
+  let anonymous = false; // the socket carries no identity: a spectator is offered one
 
   const mine = () => (seat === Seat.Black || seat === Seat.White ? seat : null);
   const typing = () => section.ownerDocument.activeElement === input && input.value.trim() !== '';
@@ -110,6 +119,17 @@ export function createChat(section, { send, say }) {
     muteOther.textContent = t('chat.mute', { who: sideName(other) });
     show(reportOpen, !reported);
     if (reported) show(reportForm, false);
+    const offer = seat === Seat.Spectator && anonymous;
+    show(presets, !offer);
+    show(identityOffer, offer);
+  }
+
+  /** No identity on this socket: the presets give way to the offer, which takes the focus. */
+  function needIdentity() {
+    const focused = presets.contains(section.ownerDocument.activeElement);
+    anonymous = true;
+    render();
+    if (focused) identify.focus();
   }
 
   function flush() {
@@ -149,6 +169,20 @@ export function createChat(section, { send, say }) {
     event.preventDefault();
     reportId = post('report', { reason: reportReason.value.trim() });
   });
+  identify.addEventListener('click', async () => {
+    identify.disabled = true;
+    try {
+      const player = await makeIdentity();
+      anonymous = false;
+      render();
+      presets.firstElementChild?.focus();
+      status.textContent = t('chat.identified', { name: player.name });
+    } catch (err) {
+      status.textContent = refusal(err.code);
+    } finally {
+      identify.disabled = false;
+    }
+  });
   freeText.addEventListener('change', () => post('chat-settings', { free_text: freeText.checked }));
   spectators.addEventListener('change', () => post('chat-settings', { spectators: spectators.checked }));
 
@@ -158,8 +192,9 @@ export function createChat(section, { send, say }) {
   }
 
   return {
-    setState(state, newSeat) {
+    setState(state, newSeat, identified = !anonymous) {
       seat = newSeat;
+      anonymous = !identified;
       show(section, state.mode === Mode.Online);
       chat = { lines: [], black: {}, white: {}, ...(state.chat ?? {}) };
       over = state.phase === Phase.Over;
@@ -179,7 +214,7 @@ export function createChat(section, { send, say }) {
           chat = { ...chat, [d.side]: { free_text: d.free_text, spectators: d.spectators } };
           break;
         case Event.ChatHidden:
-          chat.lines = chat.lines.filter((line) => line.v !== d.v);
+          chat.lines = chat.lines.filter((line) => line.v !== d.message);
           break;
         case Event.Muted: {
           if (d.side !== mine()) return true;
@@ -202,7 +237,8 @@ export function createChat(section, { send, say }) {
     },
     reply(type, d) {
       if (!sent.delete(d.id)) return false;
-      if (d.code) status.textContent = hasText(`error.${d.code}`) ? t(`error.${d.code}`) : t('error.other', { code: d.code });
+      if (d.code === ErrorCode.ChatNeedsPlayer) needIdentity();
+      if (d.code) status.textContent = refusal(d.code);
       else if (d.id === reportId) {
         reported = true;
         reportReason.value = '';

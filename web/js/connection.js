@@ -51,6 +51,17 @@ export class RoomSocket {
     window.addEventListener('online', () => this.#reconnectNow());
   }
 
+  /** Drop this socket and connect again at once: the new handshake carries the cookies as they are now. */
+  reconnect() {
+    const ws = this.#ws;
+    this.#ws = null;
+    this.#welcomed = false;
+    clearInterval(this.#pingTimer);
+    ws?.close();
+    this.#attempt = 0;
+    this.#connect();
+  }
+
   /** True once the server has welcomed this connection. */
   get ready() {
     return this.#welcomed && this.#ws?.readyState === WebSocket.OPEN;

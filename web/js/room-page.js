@@ -3,7 +3,7 @@
 
 import { part } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange } from './i18n.js';
-import { roomSummary, joinRoom, roomRecord, roomAnalysis, saveSeat, loadSeat, forgetSeat } from './api.js';
+import { roomSummary, joinRoom, roomRecord, roomAnalysis, saveSeat, loadSeat, forgetSeat, createMe } from './api.js';
 import { RoomSocket } from './connection.js';
 import { createRoomView } from './room-view.js';
 import { createRoom } from './room.js';
@@ -11,7 +11,7 @@ import { mountSoundSwitch } from './sound.js';
 
 const room = createRoom(part('room'), {
   roomId: decodeURIComponent(location.pathname.split('/')[2] ?? ''),
-  api: { roomSummary, joinRoom, roomRecord, roomAnalysis, saveSeat, loadSeat, forgetSeat },
+  api: { roomSummary, joinRoom, roomRecord, roomAnalysis, saveSeat, loadSeat, forgetSeat, createMe },
   connect: (roomId, token, handlers) => new RoomSocket(roomId, token, handlers),
   createView: createRoomView,
   navigate: (url) => location.assign(url),

@@ -120,8 +120,8 @@ async function takeFreeSeat(api, roomId) {
  * The controller of the room page whose `<main>` is `root`. `deps`:
  * - `roomId`: the room this page shows;
  * - `api`: `roomSummary`, `joinRoom`, `roomRecord`, `roomAnalysis`, `saveSeat`, `loadSeat`,
- *   `forgetSeat` (api.js);
- * - `connect(roomId, token, handlers)`: a socket with `start()` and `send(type, data)` that calls
+ *   `forgetSeat`, `createMe` (api.js);
+ * - `connect(roomId, token, handlers)`: a socket with `start()`, `send(type, data)` and `reconnect()` that calls
  *   the handlers RoomSocket (connection.js) documents;
  * - `createView(root, {onMove})`: the drawing (createRoomView of room-view.js);
  * - `navigate(url)`: go to another page.
@@ -159,7 +159,18 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     root.dataset.busy = String(busy);
   });
   const announcer = createAnnouncer(part('announcements', root));
-  const chat = createChat(part('chat', root), { send: (type, data) => socket?.send(type, data) ?? null, say: (text) => announcer.say(text) });
+  // A spectator chats under an identity (docs/PROTOCOL.md, "Chat"): the chat offers one, made
+  // here and answered once the new socket, whose handshake carries it, is welcomed.
+  async function identify() {
+    const player = await api.createMe();
+    await new Promise((resolve) => {
+      onWelcome = resolve;
+      socket.reconnect();
+    });
+    return player;
+  }
+  let onWelcome = null; // what waits for the next welcome
+  const chat = createChat(part('chat', root), { send: (type, data) => socket?.send(type, data) ?? null, say: (text) => announcer.say(text), identify });
   const countdowns = createThresholds();
 
   // Set once the person throws or moves from the page: from then on the keyboard focus follows
@@ -280,13 +291,15 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       enqueue(() => {
         model.seat = d.seat;
         replaceState(model, d.state);
-        chat.setState(model.state, model.seat);
+        chat.setState(model.state, model.seat, Boolean(d.identified));
         model.pending = null;
         seedSent = false;
         offerSeed();
         render();
         announcer.say(model.state.phase === Phase.Over ? '' : turnSentence(model));
         loadHistory(model.state.v);
+        onWelcome?.();
+        onWelcome = null;
       });
     },
     state(d) {
