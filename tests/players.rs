@@ -550,7 +550,7 @@ async fn identity_routes_with_a_cookie_keeping_browser() {
     );
     assert_eq!(
         (me["rating"].clone(), me["deviation"].clone()),
-        (1500.into(), 500.into())
+        (1500.into(), 120.into())
     );
     assert_eq!(
         (me["provisional"].clone(), me["wins"].clone()),

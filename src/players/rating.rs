@@ -2,17 +2,16 @@
 //! parameters and rules around it: the starting rating, the deviation's floor and its growth
 //! with inactivity, the provisional mark, and which games are rated.
 //!
-//! Parameters are lichess's, whose players know what its numbers mean and whose values were
-//! tuned on hundreds of millions of games: start at 1500 with deviation 500 and volatility
-//! 0.09, τ 0.75, deviation never below 45, provisional (`?`) while the deviation is ≥ 110.
-//! Senet is luckier than chess, so a game says less about strength; the deviation shrinks
-//! slower because of it by itself (Glicko weighs each result by how surprising it is), and the
-//! calibration in docs/RATINGS.md measures how well these values predict our games.
+//! Parameters ([`PARAMETERS`], docs/RATINGS.md says why and what the calibration measured):
+//! start at 1500 with deviation 120 and volatility 0.01, τ 0.3, deviation never below 30,
+//! provisional (`?`) while the deviation is ≥ 110. Fitted to Senet, whose whole field spans
+//! about 250 points: skillratings' `glicko2` makes each game a rating period and adds the
+//! volatility before it, so σ is a drift per game, and lichess's per-period values (500, 0.09,
+//! 0.75, 45) made ratings too noisy to predict games.
 //!
-//! Inactivity: a rating period is one day. For every whole day between a player's previous
-//! rated game and this one, the deviation grows as Glicko-2 says a missed period does
-//! (`skillratings::glicko2::decay_deviation`), up to the crate's ceiling of 350: a player back
-//! after a long absence moves fast again, yet never as fast as a newcomer (500). Everything is
+//! Inactivity: for every whole idle period (4 hours) between a player's previous rated game
+//! and this one, the deviation grows as Glicko-2 says a missed period does
+//! (`skillratings::glicko2::decay_deviation`), up to the crate's ceiling of 350. Everything is
 //! a pure function of the previous values and the two games' times, so `senet ratings verify`
 //! computes the same bits.
 

@@ -295,8 +295,8 @@ mod tests {
     #[test]
     fn a_small_population_orders_its_players_by_strength() {
         let plan = Plan {
-            players: 4,
-            games: 400,
+            players: 6,
+            games: 600,
             seed: 3,
             threads: 2,
             days: 40,
