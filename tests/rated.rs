@@ -507,3 +507,159 @@ async fn the_same_two_players_get_three_rated_games_a_day() {
     assert_eq!(verdict, json!({"consistent": true, "games": 3}));
     server.stop().await;
 }
+
+/// The parameters every database was rated with before `senet-2026-12` (lichess's values,
+/// whole days idle), as a database of that time holds them.
+const LICHESS: rating::Parameters = rating::Parameters {
+    name: "lichess",
+    start: skillratings::glicko2::Glicko2Rating {
+        rating: 1500.0,
+        deviation: 500.0,
+        volatility: 0.09,
+    },
+    tau: 0.75,
+    min_deviation: 45.0,
+    idle_period_ms: 24 * 3_600_000,
+};
+
+/// Rewrites every stored number of a database's rated games as the server rated them before
+/// the parameters changed (`LICHESS`, recorded as such): what an old database holds.
+async fn as_rated_under_lichess(db: &mut sqlx::SqliteConnection) {
+    use sqlx::Row;
+    let games = sqlx::query("SELECT seq, black, white, score, at FROM rated_games ORDER BY seq")
+        .fetch_all(&mut *db)
+        .await
+        .unwrap();
+    let mut standings = std::collections::HashMap::new();
+    for game in &games {
+        let (seq, at): (i64, i64) = (game.get(0), game.get(4));
+        let ids: [String; 2] = [game.get(1), game.get(2)];
+        let score = Score::from_points(game.get(3)).unwrap();
+        let before = ids
+            .clone()
+            .map(|id| *standings.entry(id).or_insert(LICHESS.new_standing()));
+        let (black, white) = LICHESS.rate(before[0], before[1], score, at);
+        for ((id, standing), after) in ids.iter().zip(before).zip([black, white]) {
+            let was = LICHESS.at(standing, at);
+            sqlx::query(
+                "UPDATE rating_changes SET rating_before = ?, deviation_before = ?, \
+                 volatility_before = ?, rating = ?, deviation = ?, volatility = ? \
+                 WHERE seq = ? AND player = ?",
+            )
+            .bind(was.rating)
+            .bind(was.deviation)
+            .bind(was.volatility)
+            .bind(after.rating)
+            .bind(after.deviation)
+            .bind(after.volatility)
+            .bind(seq)
+            .bind(id)
+            .execute(&mut *db)
+            .await
+            .unwrap();
+            standings.insert(
+                id.clone(),
+                Standing {
+                    rating: after,
+                    rated_at: Some(at),
+                },
+            );
+        }
+    }
+    let set = "UPDATE players SET rating = ?, deviation = ?, volatility = ? WHERE id = ?";
+    for (id, standing) in &standings {
+        let r = standing.rating;
+        let query = sqlx::query(set)
+            .bind(r.rating)
+            .bind(r.deviation)
+            .bind(r.volatility);
+        query.bind(id).execute(&mut *db).await.unwrap();
+    }
+    let start = LICHESS.start;
+    sqlx::query(
+        "UPDATE players SET rating = ?, deviation = ?, volatility = ? WHERE rated_at IS NULL",
+    )
+    .bind(start.rating)
+    .bind(start.deviation)
+    .bind(start.volatility)
+    .execute(&mut *db)
+    .await
+    .unwrap();
+    sqlx::query("UPDATE rating_parameters SET name = 'lichess', since = 0")
+        .execute(&mut *db)
+        .await
+        .unwrap();
+}
+
+/// The store's re-ratings logged in `audit`.
+async fn rerated(db: &mut sqlx::SqliteConnection) -> i64 {
+    let audit = "SELECT COUNT(*) FROM audit WHERE action = 'ratings-rerate'";
+    sqlx::query_scalar(audit).fetch_one(db).await.unwrap()
+}
+
+/// The upgrade to new rating parameters: two rated games and a player never rated, their
+/// numbers as the old parameters stored them; the first open of the store re-rates every game
+/// once (an audit row), after which every number is the new parameters' and `senet ratings
+/// verify` exits 0 — and opening again re-rates nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_rated_under_old_parameters_is_re_rated_once_and_verifies() {
+    use sqlx::Connection;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let addr = server.addr;
+    let (mut anna, anna_id) = player(addr, "Anna").await;
+    let (mut boris, boris_id) = player(addr, "Boris").await;
+    let (_, cleo_id) = player(addr, "Cleo").await;
+    for _ in 0..2 {
+        let (room, black_token, white_token) = rated_room(&mut anna, &mut boris).await;
+        let mut black =
+            Client::join_as(addr, &room, Some(&black_token), anna.cookie.as_deref()).await;
+        let mut white =
+            Client::join_as(addr, &room, Some(&white_token), boris.cookie.as_deref()).await;
+        two_moves_each(&mut black, &mut white).await;
+        black.ok("resign", Value::Null).await;
+        white.wait_for("rated").await;
+    }
+    server.stop().await;
+    let players = senet::players::store::open(&url).await.unwrap();
+    let now_standing = |id: &str| {
+        let players = players.clone();
+        let id = id.to_owned();
+        async move { players.player(&id).await.unwrap().unwrap().standing.rating }
+    };
+    let current = [
+        now_standing(&anna_id).await,
+        now_standing(&boris_id).await,
+        now_standing(&cleo_id).await,
+    ];
+    assert_eq!(current[2], rating::START);
+    drop(players);
+
+    let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    as_rated_under_lichess(&mut db).await;
+    let stored: (f64, f64) = sqlx::query_as("SELECT rating, volatility FROM players WHERE id = ?")
+        .bind(&anna_id)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_ne!(
+        stored,
+        (current[0].rating, current[0].volatility),
+        "an old database"
+    );
+    assert_eq!(rerated(&mut db).await, 0);
+
+    let (status, verdict) = ratings_verify(&url);
+    assert_eq!(status, Some(0), "{verdict}");
+    assert_eq!(verdict, json!({"consistent": true, "games": 2}));
+    assert_eq!(rerated(&mut db).await, 1);
+    let players = senet::players::store::open(&url).await.unwrap();
+    for (id, rating) in [&anna_id, &boris_id, &cleo_id].iter().zip(current) {
+        let stored = players.player(id).await.unwrap().unwrap().standing.rating;
+        assert_eq!(stored, rating, "bit for bit, {id}");
+    }
+    assert_eq!(rerated(&mut db).await, 1, "re-rated once");
+    let (status, verdict) = ratings_verify(&url);
+    assert_eq!(status, Some(0), "{verdict}");
+}

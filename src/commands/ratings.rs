@@ -10,6 +10,9 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use super::UsageError;
+use skillratings::glicko2::Glicko2Rating;
+
+use crate::players::rating::{self, Parameters};
 use crate::players::replay::{Difference, GameLog, Replay};
 use crate::players::simulate::{self, Plan};
 use crate::players::store::{self as player_store, PlayerStore};
@@ -41,7 +44,62 @@ enum RatingsCommand {
         /// Worker threads for playing the games.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// The days the games are spread over (idle time grows deviations).
+        #[arg(long, default_value_t = 50)]
+        days: u32,
+        /// Other parameters than the server's, to compare (docs/RATINGS.md's sweep).
+        #[command(flatten)]
+        parameters: Sweep,
     },
+}
+
+/// Overrides of the server's rating parameters for a simulation (each defaults to the server's).
+#[derive(Debug, clap::Args)]
+struct Sweep {
+    /// Starting deviation.
+    #[arg(long)]
+    start_deviation: Option<f64>,
+    /// Starting volatility.
+    #[arg(long)]
+    volatility: Option<f64>,
+    /// Glicko-2's τ.
+    #[arg(long)]
+    tau: Option<f64>,
+    /// Deviation floor.
+    #[arg(long)]
+    min_deviation: Option<f64>,
+    /// Idle time per missed rating period, in hours.
+    #[arg(long)]
+    idle_period_hours: Option<f64>,
+}
+
+impl Sweep {
+    /// The server's parameters with these overrides.
+    fn parameters(&self) -> Parameters {
+        let server = rating::PARAMETERS;
+        let overridden = self.start_deviation.is_some()
+            || self.volatility.is_some()
+            || self.tau.is_some()
+            || self.min_deviation.is_some()
+            || self.idle_period_hours.is_some();
+        Parameters {
+            name: if overridden {
+                "overridden"
+            } else {
+                server.name
+            },
+            start: Glicko2Rating {
+                deviation: self.start_deviation.unwrap_or(server.start.deviation),
+                volatility: self.volatility.unwrap_or(server.start.volatility),
+                ..server.start
+            },
+            tau: self.tau.unwrap_or(server.tau),
+            min_deviation: self.min_deviation.unwrap_or(server.min_deviation),
+            idle_period_ms: self
+                .idle_period_hours
+                .map_or(server.idle_period_ms, |hours| (hours * 3_600_000.0) as i64),
+        }
+    }
 }
 
 /// Rated games read per page.
@@ -55,9 +113,16 @@ pub fn run(args: Args) -> ExitCode {
             games,
             seed,
             threads,
+            days,
+            parameters,
         } => {
-            if players < 2 || games == 0 {
-                eprintln!("senet: a simulation needs at least 2 players and 1 game");
+            if players < 2 || games == 0 || days == 0 {
+                eprintln!("senet: a simulation needs at least 2 players, 1 game and 1 day");
+                return ExitCode::from(2);
+            }
+            let parameters = parameters.parameters();
+            if parameters.idle_period_ms <= 0 {
+                eprintln!("senet: --idle-period-hours must be positive");
                 return ExitCode::from(2);
             }
             println!(
@@ -66,7 +131,9 @@ pub fn run(args: Args) -> ExitCode {
                     players,
                     games,
                     seed,
-                    threads
+                    threads,
+                    days,
+                    parameters,
                 })
             );
             ExitCode::SUCCESS

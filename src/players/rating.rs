@@ -2,17 +2,16 @@
 //! parameters and rules around it: the starting rating, the deviation's floor and its growth
 //! with inactivity, the provisional mark, and which games are rated.
 //!
-//! Parameters are lichess's, whose players know what its numbers mean and whose values were
-//! tuned on hundreds of millions of games: start at 1500 with deviation 500 and volatility
-//! 0.09, τ 0.75, deviation never below 45, provisional (`?`) while the deviation is ≥ 110.
-//! Senet is luckier than chess, so a game says less about strength; the deviation shrinks
-//! slower because of it by itself (Glicko weighs each result by how surprising it is), and the
-//! calibration in docs/RATINGS.md measures how well these values predict our games.
+//! Parameters ([`PARAMETERS`], docs/RATINGS.md says why and what the calibration measured):
+//! start at 1500 with deviation 120 and volatility 0.01, τ 0.3, deviation never below 30,
+//! provisional (`?`) while the deviation is ≥ 110. Fitted to Senet, whose whole field spans
+//! about 250 points: skillratings' `glicko2` makes each game a rating period and adds the
+//! volatility before it, so σ is a drift per game, and lichess's per-period values (500, 0.09,
+//! 0.75, 45) made ratings too noisy to predict games.
 //!
-//! Inactivity: a rating period is one day. For every whole day between a player's previous
-//! rated game and this one, the deviation grows as Glicko-2 says a missed period does
-//! (`skillratings::glicko2::decay_deviation`), up to the crate's ceiling of 350: a player back
-//! after a long absence moves fast again, yet never as fast as a newcomer (500). Everything is
+//! Inactivity: for every whole idle period (4 hours) between a player's previous rated game
+//! and this one, the deviation grows as Glicko-2 says a missed period does
+//! (`skillratings::glicko2::decay_deviation`), up to the crate's ceiling of 350. Everything is
 //! a pure function of the previous values and the two games' times, so `senet ratings verify`
 //! computes the same bits.
 
@@ -23,24 +22,40 @@ use skillratings::glicko2::{
 
 use crate::protocol::{Mode, UnixMs, Winner};
 
-/// A newcomer's rating.
-pub const START: Glicko2Rating = Glicko2Rating {
-    rating: 1500.0,
-    deviation: 500.0,
-    volatility: 0.09,
+/// The rating system's parameters, named: the store records the name of the set its numbers
+/// were computed with, and re-rates every past game when the set changes
+/// (`players::store::rerate`), so `senet ratings verify` agrees with every database.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Parameters {
+    pub name: &'static str,
+    /// A newcomer's rating.
+    pub start: Glicko2Rating,
+    /// The Glicko-2 system constant: how fast volatility may change.
+    pub tau: f64,
+    /// The deviation never falls below this, so a rating keeps moving.
+    pub min_deviation: f64,
+    /// Inactivity: the deviation grows by one missed rating period per this much idle time.
+    pub idle_period_ms: UnixMs,
+}
+
+/// The parameters in use (docs/RATINGS.md, "Parameters", says why).
+pub const PARAMETERS: Parameters = Parameters {
+    name: "senet-2026-12",
+    start: Glicko2Rating {
+        rating: 1500.0,
+        deviation: 120.0,
+        volatility: 0.01,
+    },
+    tau: 0.3,
+    min_deviation: 30.0,
+    idle_period_ms: 4 * 3_600_000,
 };
 
-/// The Glicko-2 system constant: how fast volatility may change.
-pub const TAU: f64 = 0.75;
-
-/// The deviation never falls below this, so a rating keeps moving.
-pub const MIN_DEVIATION: f64 = 45.0;
+/// A newcomer's rating.
+pub const START: Glicko2Rating = PARAMETERS.start;
 
 /// A rating is provisional while its deviation is at least this.
 pub const PROVISIONAL_DEVIATION: f64 = 110.0;
-
-/// One rating period (for inactivity): a day.
-pub const RATING_PERIOD_MS: UnixMs = 24 * 3_600_000;
 
 /// The same two players' rated games within [`PAIR_WINDOW_MS`]: more are casual (farming).
 pub const MAX_RATED_PER_PAIR: u32 = 3;
@@ -48,11 +63,6 @@ pub const PAIR_WINDOW_MS: UnixMs = 24 * 3_600_000;
 
 /// The fewest moves each side must have made for the game to be rated (else it was aborted).
 pub const MIN_MOVES_EACH: u32 = 2;
-
-const CONFIG: Glicko2Config = Glicko2Config {
-    tau: TAU,
-    convergence_tolerance: 0.000_001,
-};
 
 /// A player's rating as of their last rated game (`None`: never rated).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,22 +132,9 @@ impl Score {
     }
 }
 
-/// A standing brought to `now`: the deviation grown by each whole idle day since the last
-/// rated game, never shrunk (the crate caps a decayed deviation at 350, which would lower a
-/// newcomer's 500).
+/// A standing brought to `now` with the parameters in use (see [`Parameters::at`]).
 pub fn at(standing: Standing, now: UnixMs) -> Glicko2Rating {
-    let idle_periods = standing
-        .rated_at
-        .map_or(0, |at| (now - at).max(0) / RATING_PERIOD_MS);
-    let mut rating = standing.rating;
-    for _ in 0..idle_periods {
-        let decayed = decay_deviation(&rating);
-        if decayed.deviation <= rating.deviation {
-            break;
-        }
-        rating = decayed;
-    }
-    rating
+    PARAMETERS.at(standing, now)
 }
 
 /// Both players' ratings after a rated game that ended at `now` with black's `score`.
@@ -147,13 +144,68 @@ pub fn rate(
     score: Score,
     now: UnixMs,
 ) -> (Glicko2Rating, Glicko2Rating) {
-    let (black, white) = glicko2(&at(black, now), &at(white, now), &score.outcome(), &CONFIG);
-    (floored(black), floored(white))
+    PARAMETERS.rate(black, white, score, now)
 }
 
-/// Black's expected score against white, both as of `now`.
-pub fn expected(black: Standing, white: Standing, now: UnixMs) -> f64 {
-    expected_score(&at(black, now), &at(white, now)).0
+impl Parameters {
+    /// [`rate`] with these parameters (the simulator measures other sets with it).
+    pub fn rate(
+        &self,
+        black: Standing,
+        white: Standing,
+        score: Score,
+        now: UnixMs,
+    ) -> (Glicko2Rating, Glicko2Rating) {
+        let config = Glicko2Config {
+            tau: self.tau,
+            convergence_tolerance: 0.000_001,
+        };
+        let (black, white) = glicko2(
+            &self.at(black, now),
+            &self.at(white, now),
+            &score.outcome(),
+            &config,
+        );
+        (self.floored(black), self.floored(white))
+    }
+
+    /// A standing brought to `now`: the deviation grown by each whole idle period since the
+    /// last rated game, never shrunk (the crate caps a decayed deviation at 350, which would
+    /// lower a deviation above it).
+    pub fn at(&self, standing: Standing, now: UnixMs) -> Glicko2Rating {
+        let idle_periods = standing
+            .rated_at
+            .map_or(0, |at| (now - at).max(0) / self.idle_period_ms);
+        let mut rating = standing.rating;
+        for _ in 0..idle_periods {
+            let decayed = decay_deviation(&rating);
+            if decayed.deviation <= rating.deviation {
+                break;
+            }
+            rating = decayed;
+        }
+        rating
+    }
+
+    /// Black's expected score against white, both as of `now`.
+    pub fn expected(&self, black: Standing, white: Standing, now: UnixMs) -> f64 {
+        expected_score(&self.at(black, now), &self.at(white, now)).0
+    }
+
+    /// A newcomer's standing.
+    pub fn new_standing(&self) -> Standing {
+        Standing {
+            rating: self.start,
+            rated_at: None,
+        }
+    }
+
+    fn floored(&self, rating: Glicko2Rating) -> Glicko2Rating {
+        Glicko2Rating {
+            deviation: rating.deviation.max(self.min_deviation),
+            ..rating
+        }
+    }
 }
 
 /// Whether a rating is provisional (shown with `?`).
@@ -165,13 +217,6 @@ pub fn is_provisional(rating: &Glicko2Rating) -> bool {
 pub fn shown(rating: &Glicko2Rating) -> String {
     let mark = if is_provisional(rating) { "?" } else { "" };
     format!("{}{mark}", rating.rating.round())
-}
-
-fn floored(rating: Glicko2Rating) -> Glicko2Rating {
-    Glicko2Rating {
-        deviation: rating.deviation.max(MIN_DEVIATION),
-        ..rating
-    }
 }
 
 /// What decides whether a finished game is rated.
@@ -231,7 +276,7 @@ pub fn rated_players<'a>(facts: &GameFacts<'a>) -> Result<(&'a str, &'a str), Un
 mod tests {
     use super::*;
 
-    const DAY: UnixMs = RATING_PERIOD_MS;
+    const PERIOD: UnixMs = PARAMETERS.idle_period_ms;
 
     fn standing(rating: f64, deviation: f64, rated_at: Option<UnixMs>) -> Standing {
         Standing {
@@ -248,7 +293,7 @@ mod tests {
     fn a_win_between_newcomers_moves_both_and_stays_provisional() {
         let (black, white) = rate(Standing::NEW, Standing::NEW, Score::Win, 0);
         assert!(
-            black.rating > 1600.0 && white.rating < 1400.0,
+            black.rating > 1520.0 && white.rating < 1480.0,
             "{black:?} {white:?}"
         );
         assert_eq!(black.rating - 1500.0, 1500.0 - white.rating);
@@ -259,27 +304,27 @@ mod tests {
     }
 
     #[test]
-    fn the_deviation_floor_holds_and_grows_only_with_whole_idle_days() {
+    fn the_deviation_floor_holds_and_grows_only_with_whole_idle_periods() {
         // A steady player's deviation would fall under the floor after a game.
         let steady = Standing {
             rating: Glicko2Rating {
                 volatility: 0.001,
-                ..standing(1800.0, 45.0, None).rating
+                ..standing(1800.0, 30.0, None).rating
             },
             rated_at: Some(0),
         };
         let (after, _) = rate(steady, steady, Score::Win, 1);
-        assert_eq!(after.deviation, MIN_DEVIATION);
+        assert_eq!(after.deviation, PARAMETERS.min_deviation);
         assert!(!is_provisional(&after));
-        let settled = standing(1800.0, 45.0, Some(0));
-        assert_eq!(at(settled, DAY - 1).deviation, 45.0);
-        let one_day = at(settled, DAY).deviation;
-        let thirty_days = at(settled, 30 * DAY).deviation;
-        assert!(45.0 < one_day && one_day < thirty_days && thirty_days < 350.0);
-        assert_eq!(at(settled, 100_000 * DAY).deviation, 350.0);
-        // A newcomer's 500 is above the crate's decay ceiling: idle days leave it alone.
+        let settled = standing(1800.0, 30.0, Some(0));
+        assert_eq!(at(settled, PERIOD - 1).deviation, 30.0);
+        let one = at(settled, PERIOD).deviation;
+        let thirty = at(settled, 30 * PERIOD).deviation;
+        assert!(30.0 < one && one < thirty && thirty < 350.0);
+        assert_eq!(at(settled, 100_000 * PERIOD).deviation, 350.0);
+        // A deviation above the crate's decay ceiling: idle time leaves it alone.
         assert_eq!(
-            at(standing(1500.0, 500.0, Some(0)), 10 * DAY).deviation,
+            at(standing(1500.0, 500.0, Some(0)), 10 * PERIOD).deviation,
             500.0
         );
     }
@@ -355,7 +400,7 @@ mod tests {
     fn the_favourite_is_expected_to_win() {
         let strong = standing(1900.0, 60.0, Some(0));
         let weak = standing(1500.0, 60.0, Some(0));
-        let p = expected(strong, weak, 0);
+        let p = PARAMETERS.expected(strong, weak, 0);
         assert!(0.85 < p && p < 0.95, "{p}");
     }
 }

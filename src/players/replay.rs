@@ -105,30 +105,65 @@ impl Replay {
             }
             Err(why) => return Err(differ(None, "rated", "rated".into(), why.to_string())),
         }
-        let (black, white) = (self.standing(&game.black), self.standing(&game.white));
-        let (black_after, white_after) = rating::rate(black, white, score, at);
-        for (id, standing, after) in [
-            (&game.black, black, black_after),
-            (&game.white, white, white_after),
-        ] {
+        let changes = self.rate(game.seq, &game.black, &game.white, score, at);
+        for (id, computed) in &changes {
             let Some((_, change)) = stored.iter().find(|(player, _)| player == id) else {
                 return Err(differ(Some(id), "change", "none".into(), "a change".into()));
             };
-            let before = rating::at(standing, at);
-            compare(&change.before, &before, "before")
-                .and_then(|()| compare(&change.after, &after, "after"))
+            compare(&change.before, &computed.before, "before")
+                .and_then(|()| compare(&change.after, &computed.after, "after"))
                 .map_err(|(what, s, c)| differ(Some(id), &what, s, c))?;
+        }
+        self.pairs.entry(pair).or_default().push(at);
+        Ok(())
+    }
+
+    /// Rates a stored game again, as numbered, with the parameters in use (the store's
+    /// re-rating when they change): each side's id and change, black's first. Which games are
+    /// rated does not depend on the parameters, so the log is not read again.
+    pub fn rerate(&mut self, game: &RatedGameRow) -> Result<[(String, Change); 2], String> {
+        let score = Score::from_points(game.score)
+            .ok_or_else(|| format!("rated game {} scored {}", game.seq, game.score))?;
+        Ok(self.rate(game.seq, &game.black, &game.white, score, game.at))
+    }
+
+    /// Every player's standing after the games replayed.
+    pub fn standings(&self) -> impl Iterator<Item = (&String, &Standing)> {
+        self.standings.iter()
+    }
+
+    /// Both players' changes from a game, from the standings this replay computed, which it
+    /// then holds.
+    fn rate(
+        &mut self,
+        seq: i64,
+        black: &str,
+        white: &str,
+        score: Score,
+        at: UnixMs,
+    ) -> [(String, Change); 2] {
+        let standings = (self.standing(black), self.standing(white));
+        let (black_after, white_after) = rating::rate(standings.0, standings.1, score, at);
+        self.games += 1;
+        [
+            (black, standings.0, black_after),
+            (white, standings.1, white_after),
+        ]
+        .map(|(id, standing, after)| {
+            let change = Change {
+                seq,
+                before: rating::at(standing, at),
+                after,
+            };
             self.standings.insert(
-                id.clone(),
+                id.to_string(),
                 Standing {
                     rating: after,
                     rated_at: Some(at),
                 },
             );
-        }
-        self.pairs.entry(pair).or_default().push(at);
-        self.games += 1;
-        Ok(())
+            (id.to_string(), change)
+        })
     }
 
     /// Checks a player's stored standing against the replay's.

@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use super::diagnosis;
-use super::rating::{self, Score, Standing};
+use super::rating::{Parameters, Score, Standing};
 use crate::ai::{self, Config, Evaluation, Limits, Weights};
 use crate::engine::{Position, Side, Sticks};
 use crate::protocol::UnixMs;
@@ -30,6 +30,10 @@ pub struct Plan {
     pub games: usize,
     pub seed: u64,
     pub threads: usize,
+    /// The days the games are spread over.
+    pub days: u32,
+    /// The rating parameters measured (the server's, [`rating::PARAMETERS`], unless exploring).
+    pub parameters: Parameters,
 }
 
 /// One game's pairing and result (`black` and `white` index the players).
@@ -55,7 +59,7 @@ pub(super) struct Prediction {
     pub deviation: f64,
 }
 
-const GAME_INTERVAL_MS: UnixMs = 60_000;
+const DAY_MS: UnixMs = 24 * 3_600_000;
 const START_MS: UnixMs = 1_800_000_000_000;
 const DECILE_MIN_GAMES: usize = 200;
 
@@ -68,14 +72,16 @@ pub fn noise(i: usize) -> f64 {
 pub fn run(plan: Plan) -> Value {
     let pairings = pairings(plan);
     let played = play_all(&pairings, plan);
-    let mut standings = vec![Standing::NEW; plan.players];
+    let rating = plan.parameters;
+    let mut standings = vec![rating.new_standing(); plan.players];
+    let interval = DAY_MS * UnixMs::from(plan.days) / plan.games.max(1) as UnixMs;
     let mut predictions = Vec::with_capacity(played.len());
     let mut counts = vec![0usize; plan.players];
     for (n, game) in played.iter().enumerate() {
         let played_before = counts[game.black].min(counts[game.white]);
         counts[game.black] += 1;
         counts[game.white] += 1;
-        let at = START_MS + GAME_INTERVAL_MS * n as UnixMs;
+        let at = START_MS + interval * n as UnixMs;
         let (black, white) = (standings[game.black], standings[game.white]);
         let score = if game.black_won {
             Score::Win
@@ -84,15 +90,15 @@ pub fn run(plan: Plan) -> Value {
         };
         // Both players' view: the ratings do not know colours, so neither side is the one
         // predicted (black's advantage is reported apart, as `black_score`).
-        let predicted = rating::expected(black, white, at);
+        let predicted = rating.expected(black, white, at);
         predictions.push(Prediction {
             predicted,
             observed: score.points(),
             played_before,
             player: game.black,
             opponent: game.white,
-            rating: rating::at(black, at).rating,
-            deviation: rating::at(black, at).deviation,
+            rating: rating.at(black, at).rating,
+            deviation: rating.at(black, at).deviation,
         });
         predictions.push(Prediction {
             predicted: 1.0 - predicted,
@@ -100,10 +106,10 @@ pub fn run(plan: Plan) -> Value {
             played_before,
             player: game.white,
             opponent: game.black,
-            rating: rating::at(white, at).rating,
-            deviation: rating::at(white, at).deviation,
+            rating: rating.at(white, at).rating,
+            deviation: rating.at(white, at).deviation,
         });
-        let (black_after, white_after) = rating::rate(black, white, score, at);
+        let (black_after, white_after) = rating.rate(black, white, score, at);
         standings[game.black] = Standing {
             rating: black_after,
             rated_at: Some(at),
@@ -201,6 +207,15 @@ fn report(plan: Plan, standings: &[Standing], predictions: &[Prediction]) -> Val
         "black_score": black_score,
         "games": plan.games,
         "seed": plan.seed,
+        "days": plan.days,
+        "parameters": {
+            "name": plan.parameters.name,
+            "start_deviation": plan.parameters.start.deviation,
+            "start_volatility": plan.parameters.start.volatility,
+            "tau": plan.parameters.tau,
+            "min_deviation": plan.parameters.min_deviation,
+            "idle_period_hours": plan.parameters.idle_period_ms as f64 / 3_600_000.0,
+        },
         "spearman": spearman(&ratings, &truth),
         // Each game counts twice in the deciles, once per player.
         "largest_gap_points_in_deciles_with_200_predictions": worst,
@@ -280,10 +295,12 @@ mod tests {
     #[test]
     fn a_small_population_orders_its_players_by_strength() {
         let plan = Plan {
-            players: 4,
-            games: 400,
+            players: 6,
+            games: 600,
             seed: 3,
             threads: 2,
+            days: 40,
+            parameters: crate::players::rating::PARAMETERS,
         };
         let result = run(plan);
         assert!(result["spearman"].as_f64().unwrap() > 0.7, "{result}");

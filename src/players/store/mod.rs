@@ -13,6 +13,7 @@
 //! `senet ratings verify` replays.
 
 pub mod postgres;
+mod rerate;
 mod sql;
 pub mod sqlite;
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
 
+use super::rerate::impl_rerate;
 use super::sql::{LOCK_PLAYERS, impl_player_store};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -28,6 +29,7 @@ impl PgPlayers {
             .connect_with(PgConnectOptions::from_str(url)?)
             .await?;
         MIGRATOR.run(&pool).await?;
+        rerate(&pool).await?;
         Ok(PgPlayers { pool })
     }
 }
@@ -40,3 +42,5 @@ impl_player_store!(
     "BEGIN",
     " FOR UPDATE"
 );
+
+impl_rerate!(PgPool, sqlx::Postgres, "BEGIN", " FOR UPDATE");

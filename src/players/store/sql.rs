@@ -115,6 +115,18 @@ macro_rules! impl_player_store {
             })
         }
 
+        /// A row of [`sql::RATED_GAMES`].
+        fn rated_game_row(row: &$row) -> Result<RatedGameRow, sqlx::Error> {
+            Ok(RatedGameRow {
+                seq: row.try_get(0)?,
+                room: row.try_get(1)?,
+                black: row.try_get(2)?,
+                white: row.try_get(3)?,
+                score: row.try_get(4)?,
+                at: row.try_get(5)?,
+            })
+        }
+
         /// A change row: seq, then before and after (rating, deviation, volatility each).
         fn change_row(row: &$row) -> Result<Change, sqlx::Error> {
             let rating_from = |first: usize| -> Result<Glicko2Rating, sqlx::Error> {
@@ -534,17 +546,7 @@ macro_rules! impl_player_store {
                     .bind(i64::from(limit))
                     .fetch_all(&self.pool)
                     .await?;
-                let decode = |row: &$row| -> Result<RatedGameRow, sqlx::Error> {
-                    Ok(RatedGameRow {
-                        seq: row.try_get(0)?,
-                        room: row.try_get(1)?,
-                        black: row.try_get(2)?,
-                        white: row.try_get(3)?,
-                        score: row.try_get(4)?,
-                        at: row.try_get(5)?,
-                    })
-                };
-                Ok(rows.iter().map(decode).collect::<Result<_, _>>()?)
+                Ok(rows.iter().map(rated_game_row).collect::<Result<_, _>>()?)
             }
 
             async fn changes(&self, seq: i64) -> Result<Vec<(String, Change)>, PlayerError> {

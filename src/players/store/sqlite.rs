@@ -8,6 +8,7 @@ use std::time::Duration;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow};
 
+use super::rerate::impl_rerate;
 use super::sql::{LOCK_PLAYERS, impl_player_store};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -29,6 +30,7 @@ impl SqlitePlayers {
             .connect_with(options)
             .await?;
         MIGRATOR.run(&pool).await?;
+        rerate(&pool).await?;
         Ok(SqlitePlayers { pool })
     }
 }
@@ -41,6 +43,8 @@ impl_player_store!(
     "BEGIN IMMEDIATE",
     ""
 );
+
+impl_rerate!(SqlitePool, sqlx::Sqlite, "BEGIN IMMEDIATE", "");
 
 #[cfg(test)]
 mod tests {
