@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{ChildServer, Client, event, http, record, room, verify_accepted};
+use common::{ChildServer, Client, Closed, event, http, record, room, verify_accepted};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use senet::engine::Side;
@@ -1187,6 +1187,62 @@ async fn a_second_instance_gives_no_time_back_and_takes_over_the_clock(url: Stri
     verify_accepted(&record).await;
 }
 
+/// A planned drain costs the player on turn no time. A timed game through the deployed nginx,
+/// its players on the instance the room hashes to, a spectator on the other (which so keeps the
+/// clock too); the first instance is drained (SIGTERM) on the mover's turn, and the mover comes
+/// back through nginx, onto the other, two seconds later. The drain logged `paused` before the
+/// sockets closed, the other instance `resumed` from the same clocks when the mover was back, the
+/// welcome shows the mover's time as the pause left it, and the record verifies.
+async fn a_drained_instance_s_player_on_turn_is_charged_nothing(url: String) {
+    const AWAY: Duration = Duration::from_secs(2);
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let nginx = Nginx::start([one.addr, two.addr]).await;
+    let body =
+        json!({"mode": "online", "side": "black", "clock": {"initial": 600, "increment": 0}});
+    let (status, created) = http(nginx.addr, "POST", "/api/rooms", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = common::join_room(nginx.addr, &room).await;
+    let black = Player::sit(nginx.addr, &room, &created).await;
+    let white = Player::sit(nginx.addr, &room, &joined).await;
+    let joined_on = nginx.requests_for(&room, 1).await.remove(0).served_by;
+    let (chosen, other) = if joined_on == one.addr.to_string() {
+        (one, two)
+    } else {
+        (two, one)
+    };
+    let mut watcher = Client::join(other.addr, &room, None).await;
+    let side = watcher.state["turn"].as_str().unwrap().to_string();
+    let mut mover = if side == "black" { black } else { white };
+    let mover_clock = |clocks: &Value| clocks[&side].as_i64().unwrap();
+
+    assert!(chosen.terminate().await.success());
+    assert_eq!(mover.client.closed().await, Closed::Code(1012));
+    tokio::time::sleep(AWAY).await;
+    let back = Client::join(nginx.addr, &room, Some(&mover.token)).await;
+    mover.client = back;
+    let record = record(other.addr, &room).await;
+    let paused = logged(&record, "paused");
+    assert_eq!(paused.len(), 1, "{record}");
+    let resumed = logged(&record, "resumed");
+    assert_eq!(resumed.len(), 1, "{record}");
+    assert_eq!(resumed[0]["d"]["clocks"], paused[0]["d"]["clocks"]);
+    let away = resumed[0]["at"].as_i64().unwrap() - paused[0]["at"].as_i64().unwrap();
+    assert!(away >= AWAY.as_millis() as i64, "paused for {away} ms only");
+    let clock = &mover.client.state["clock"];
+    assert_eq!(clock["running"], side.as_str(), "{clock}");
+    let charged = mover_clock(&paused[0]["d"]["clocks"]) - mover_clock(&clock["remaining"]);
+    assert!(
+        (0..500).contains(&charged),
+        "charged {charged} ms for {away} ms away"
+    );
+    // The spectator saw the pause and the resumption, the clocks standing between them.
+    watcher.wait_for("resumed").await;
+    // `senet verify` recounts the clocks of a finished game.
+    mover.client.ok("resign", Value::Null).await;
+    verify_accepted(&common::record(other.addr, &room).await).await;
+}
+
 postgres_support::postgres_tests!(
     a_load_run_across_two_instances_answers_every_action,
     a_load_run_survives_a_killed_instance,
@@ -1202,4 +1258,5 @@ postgres_support::postgres_tests!(
     spectators_count_on_every_live_instance,
     a_game_through_the_deployed_nginx_config,
     a_second_instance_gives_no_time_back_and_takes_over_the_clock,
+    a_drained_instance_s_player_on_turn_is_charged_nothing,
 );

@@ -105,6 +105,7 @@ export const Event = Object.freeze({
   Rematch: 'rematch',
   Hinted: 'hinted',
   Resumed: 'resumed',
+  Paused: 'paused',
   Said: 'said',
   ChatSet: 'chat-set',
   Muted: 'muted',

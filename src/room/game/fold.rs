@@ -75,6 +75,7 @@ impl Game {
                     control,
                     remaining: [control.initial_ms(); 2],
                     since: at,
+                    paused: false,
                 });
             }
             Event::ClientSeed { side, .. } => {
@@ -106,6 +107,12 @@ impl Game {
                 self.begin_turn(*next, at);
             }
             Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
+            Event::Paused { clocks } => {
+                self.set_clocks(Some(*clocks), at);
+                if let Some(clock) = &mut self.clock {
+                    clock.paused = true;
+                }
+            }
             Event::Hinted { from, .. } => self.hint = Some(*from),
             Event::DrawOffered { side } => {
                 self.draw_offer = Some(*side);

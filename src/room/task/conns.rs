@@ -70,6 +70,8 @@ impl RoomTask {
         );
         self.share_presence(seat).await;
         self.connections_changed(seat).await;
+        // Before the welcome, so that it shows the clock running again.
+        self.resume_if_back().await;
         Ok(Attached {
             conn,
             seat,
