@@ -370,7 +370,8 @@ impl RoomTask {
             }
             Command::WatchersChanged => self.tell_watchers(),
             Command::Pause { reply } => {
-                self.pause_for_drain().await;
+                self.draining = true;
+                self.pause_on_turn_here().await;
                 let _ = reply.send(());
             }
             // The loop handles them: they may end the task.

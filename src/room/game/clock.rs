@@ -113,13 +113,20 @@ impl Game {
         }
     }
 
-    /// Any event carrying the clocks starts them again from `at`, a pause's among them (which
-    /// then stops them again).
+    /// The clocks an event carries, from `at` on. A paused clock stays paused (a move still
+    /// played on a draining instance starts no clock) until `resumed` (`paused`: whether it is).
     pub(super) fn set_clocks(&mut self, clocks: Option<Clocks>, at: UnixMs) {
         if let (Some(clock), Some(clocks)) = (&mut self.clock, clocks) {
             clock.remaining = [clocks.black, clocks.white];
             clock.since = at;
-            clock.paused = false;
+        }
+    }
+
+    /// `paused` or `resumed`: the clocks they carry, standing or running from `at`.
+    pub(super) fn set_paused(&mut self, clocks: Clocks, at: UnixMs, paused: bool) {
+        self.set_clocks(Some(clocks), at);
+        if let Some(clock) = &mut self.clock {
+            clock.paused = paused;
         }
     }
 

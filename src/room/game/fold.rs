@@ -106,13 +106,8 @@ impl Game {
                 self.set_clocks(*clocks, at);
                 self.begin_turn(*next, at);
             }
-            Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
-            Event::Paused { clocks } => {
-                self.set_clocks(Some(*clocks), at);
-                if let Some(clock) = &mut self.clock {
-                    clock.paused = true;
-                }
-            }
+            Event::Resumed { clocks } => self.set_paused(*clocks, at, false),
+            Event::Paused { clocks } => self.set_paused(*clocks, at, true),
             Event::Hinted { from, .. } => self.hint = Some(*from),
             Event::DrawOffered { side } => {
                 self.draw_offer = Some(*side);

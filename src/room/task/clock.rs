@@ -35,11 +35,9 @@ impl RoomTask {
         }
     }
 
-    /// The operator drains this instance: if the player on turn is connected here, their clock
-    /// stops now, before their socket closes, and the instance they come back through resumes
-    /// it. From now on this task resumes nothing: its players are leaving.
-    pub(super) async fn pause_for_drain(&mut self) {
-        self.draining = true;
+    /// While this instance drains: if the player on turn is connected here, their clock stops
+    /// now, before their socket closes, and the instance they come back through resumes it.
+    pub(super) async fn pause_on_turn_here(&mut self) {
         let on_turn_here = self
             .game
             .running()
