@@ -114,7 +114,7 @@ impl Game {
     }
 
     /// The clocks an event carries, from `at` on. A paused clock stays paused (a move still
-    /// played on a draining instance starts no clock) until `resumed` (`paused`: whether it is).
+    /// played on a draining instance starts no clock) until `resumed`.
     pub(super) fn set_clocks(&mut self, clocks: Option<Clocks>, at: UnixMs) {
         if let (Some(clock), Some(clocks)) = (&mut self.clock, clocks) {
             clock.remaining = [clocks.black, clocks.white];

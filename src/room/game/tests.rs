@@ -404,4 +404,21 @@ fn a_paused_clock_stands_until_resumed_or_its_limit() {
     assert_eq!(game.paused_for(), None);
     assert_eq!(game.deadline(), Some(3_000 + PAUSE_LIMIT_MS + 57_000));
     assert_eq!(replayed.deadline(), game.deadline());
+
+    // Turns played while paused (on the draining instance, before its sockets close) start no
+    // clock: the pause goes on, for whoever is then on turn.
+    let mut game = game.decide_pause(20_000).game;
+    for _ in 0..20 {
+        let action = match game.state(0, 0).legal.first() {
+            Some(legal) => Action::Move { from: legal.from },
+            None => Action::Roll,
+        };
+        let seat = match game.position.turn() {
+            Side::Black => Seat::Black,
+            Side::White => Seat::White,
+        };
+        game = game.decide(seat, action, &ctx()).unwrap().game;
+        assert_eq!(game.paused_for(), Some(game.position.turn()));
+        assert_eq!(game.deadline(), None);
+    }
 }
