@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{ChildServer, Client, event, http, record, room, verify_accepted};
+use common::{ChildServer, Client, Closed, event, http, record, room, verify_accepted};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use senet::engine::Side;
@@ -1187,6 +1187,166 @@ async fn a_second_instance_gives_no_time_back_and_takes_over_the_clock(url: Stri
     verify_accepted(&record).await;
 }
 
+/// A planned drain costs the player on turn no time. A timed game through the deployed nginx,
+/// its players on the instance the room hashes to, a spectator on the other (which so keeps the
+/// clock too); the first instance is drained (SIGTERM) on the mover's turn, and the mover comes
+/// back through nginx, onto the other, two seconds later. The drain logged `paused` before the
+/// sockets closed, the other instance `resumed` from the same clocks when the mover was back, the
+/// welcome shows the mover's time as the pause left it, and the record verifies.
+async fn a_drained_instance_s_player_on_turn_is_charged_nothing(url: String) {
+    const AWAY: Duration = Duration::from_secs(2);
+    let Instances { one, two, _logs } = two_instances(&url).await;
+    let nginx = Nginx::start([one.addr, two.addr]).await;
+    let body =
+        json!({"mode": "online", "side": "black", "clock": {"initial": 600, "increment": 0}});
+    let (status, created) = http(nginx.addr, "POST", "/api/rooms", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = common::join_room(nginx.addr, &room).await;
+    let black = Player::sit(nginx.addr, &room, &created).await;
+    let white = Player::sit(nginx.addr, &room, &joined).await;
+    let joined_on = nginx.requests_for(&room, 1).await.remove(0).served_by;
+    let (chosen, other) = if joined_on == one.addr.to_string() {
+        (one, two)
+    } else {
+        (two, one)
+    };
+    let mut watcher = Client::join(other.addr, &room, None).await;
+    let side = watcher.state["turn"].as_str().unwrap().to_string();
+    let mut mover = if side == "black" { black } else { white };
+    let mover_clock = |clocks: &Value| clocks[&side].as_i64().unwrap();
+
+    assert!(chosen.terminate().await.success());
+    assert_eq!(mover.client.closed().await, Closed::Code(1012));
+    tokio::time::sleep(AWAY).await;
+    let back = Client::join(nginx.addr, &room, Some(&mover.token)).await;
+    mover.client = back;
+    let record = record(other.addr, &room).await;
+    let paused = logged(&record, "paused");
+    assert_eq!(paused.len(), 1, "{record}");
+    let resumed = logged(&record, "resumed");
+    assert_eq!(resumed.len(), 1, "{record}");
+    assert_eq!(resumed[0]["d"]["clocks"], paused[0]["d"]["clocks"]);
+    let away = resumed[0]["at"].as_i64().unwrap() - paused[0]["at"].as_i64().unwrap();
+    assert!(away >= AWAY.as_millis() as i64, "paused for {away} ms only");
+    let clock = &mover.client.state["clock"];
+    assert_eq!(clock["running"], side.as_str(), "{clock}");
+    let charged = mover_clock(&paused[0]["d"]["clocks"]) - mover_clock(&clock["remaining"]);
+    assert!(
+        (0..500).contains(&charged),
+        "charged {charged} ms for {away} ms away"
+    );
+    // The spectator saw the pause and the resumption, the clocks standing between them.
+    watcher.wait_for("resumed").await;
+    // `senet verify` recounts the clocks of a finished game.
+    mover.client.ok("resign", Value::Null).await;
+    verify_accepted(&common::record(other.addr, &room).await).await;
+}
+
+/// The rolling update of issue 32 in short: 20 timed games through the deployed nginx on two
+/// instances, and each instance in turn drained (SIGTERM), awaited and replaced by a new process
+/// on the same ports, as an orchestrator does. Every player whose socket closed takes its seat
+/// again through nginx: no game is lost, every action it saw acknowledged is in its welcome,
+/// and no player away on its own turn is charged for it (the load generator's count; a few
+/// milliseconds between `resumed` and the welcome are the player's own).
+async fn a_rolling_update_through_nginx_loses_nothing_and_charges_no_time(url: String) {
+    const ROOMS: u64 = 20;
+    let logs = tempfile::tempdir().unwrap();
+    let log = |n: usize| logs.path().join(format!("{n}.log"));
+    let flags = ["--presence-check", "1"];
+    let one = ChildServer::start_url(&url, &log(1), &flags).await;
+    let two = ChildServer::start_url(&url, &log(2), &flags).await;
+    let nginx = Nginx::start([one.addr, two.addr]).await;
+    let targets = vec![BaseUrl::parse(&format!("http://{}", nginx.addr)).unwrap()];
+    let config = loadgen::Config {
+        rooms: ROOMS as usize,
+        rate: Some(40.0),
+        per_connection_rate: Some(18.0),
+        duration: Duration::from_secs(8),
+        idle: false,
+        connect_concurrency: 8,
+        server_pid: None,
+        source_addresses: 1,
+        split_players: false,
+        reconnect: true,
+        rated: false,
+        clock: Some(senet::protocol::TimeControl {
+            initial: 600,
+            increment: 5,
+        }),
+    };
+    let (url_for_roll, logs_path) = (url.clone(), logs.path().to_path_buf());
+    let roll = tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        let metrics = [one.metrics_addr, two.metrics_addr];
+        while open_sockets(metrics[0]).await + open_sockets(metrics[1]).await < 2 * ROOMS {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the rooms never opened"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let mut replaced = Vec::new();
+        for (n, old) in [(1, one), (2, two)] {
+            let addr = old.addr.to_string();
+            assert!(old.terminate().await.success());
+            let log = logs_path.join(format!("{n}-again.log"));
+            let again = ChildServer::start_url_on(&addr, &url_for_roll, &log, &flags).await;
+            replaced.push(again);
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        replaced
+    });
+    let report = loadgen::run_server(targets, &config).await;
+    // The new instances took the old ones' ports (or they would not have started).
+    let replaced = roll.await.unwrap();
+    assert_eq!(replaced.len(), 2);
+    assert_eq!(report.connections, 2 * ROOMS, "{report:?}");
+    assert!(report.reconnects as u64 >= 2 * ROOMS, "{report:?}");
+    assert_eq!(report.games_lost, 0, "{report:?}");
+    assert_eq!(report.acknowledged_actions_lost, 0, "{report:?}");
+    // What the players were charged, as the log says (the load generator's figure also counts
+    // the moments between `resumed` and a welcome, which a loaded machine stretches): every
+    // pause was resumed, from the clocks it stood at (or a move's after it, played before the
+    // drain closed the socket).
+    let mut db = PgConnection::connect(&url).await.unwrap();
+    let clock_events: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT room, kind, data FROM events \
+         WHERE kind IN ('paused', 'resumed', 'moved', 'passed') ORDER BY room, v",
+    )
+    .fetch_all(&mut db)
+    .await
+    .unwrap();
+    let mut standing: Option<(&str, Value)> = None;
+    let mut pauses = 0;
+    for (room, kind, data) in &clock_events {
+        let clocks = serde_json::from_str::<Value>(data).unwrap()["clocks"].clone();
+        if let Some((paused_room, _)) = &standing {
+            assert_eq!(paused_room, room, "a pause never resumed");
+        }
+        match kind.as_str() {
+            "paused" => {
+                assert!(standing.is_none(), "{room}: paused twice");
+                pauses += 1;
+                standing = Some((room, clocks));
+            }
+            "resumed" => {
+                if let Some((_, stood)) = standing.take() {
+                    assert_eq!(clocks, stood, "{room}: resumed from other clocks");
+                }
+            }
+            _ => {
+                if let Some((_, stood)) = &mut standing {
+                    *stood = clocks;
+                }
+            }
+        }
+    }
+    assert!(standing.is_none(), "a pause never resumed");
+    assert!(pauses > 0, "no drain paused a clock: {report:?}");
+}
+
 postgres_support::postgres_tests!(
     a_load_run_across_two_instances_answers_every_action,
     a_load_run_survives_a_killed_instance,
@@ -1202,4 +1362,6 @@ postgres_support::postgres_tests!(
     spectators_count_on_every_live_instance,
     a_game_through_the_deployed_nginx_config,
     a_second_instance_gives_no_time_back_and_takes_over_the_clock,
+    a_drained_instance_s_player_on_turn_is_charged_nothing,
+    a_rolling_update_through_nginx_loses_nothing_and_charges_no_time,
 );

@@ -173,6 +173,12 @@ impl Replay {
                     return Err(format!("the clocks say {expected:?}"));
                 }
             }
+            Event::Paused { .. } => {
+                let expected = game.decide_pause(at).events.into_iter().next();
+                if expected.as_ref() != Some(event) {
+                    return Err(format!("the clocks say {expected:?}"));
+                }
+            }
             Event::GameOver {
                 winner,
                 reason,

@@ -146,8 +146,9 @@ pub struct Conn {
     version: Option<u64>,
     /// The versions of the last actions acknowledged (their event carried their id).
     acked: VecDeque<u64>,
-    /// A timed game's clocks as last told, whose time runs, and when they were heard.
-    clocks: Option<(Clocks, Option<Side>, Instant)>,
+    /// A timed game's clocks as last told, whose time runs, and when they were heard (`None`
+    /// while paused: no time runs).
+    clocks: Option<(Clocks, Option<Side>, Option<Instant>)>,
 }
 
 impl Conn {
@@ -235,10 +236,13 @@ impl Conn {
         self.acked.iter().filter(|&&acked| acked > v).count() as u64
     }
 
-    /// `side`'s remaining time at `at` as last told, if its time is the one running then.
+    /// `side`'s remaining time at `at` as last told, if its time is the one running then (or
+    /// paused on its turn).
     pub fn running_time(&self, side: Side, at: Instant) -> Option<i64> {
         let (clocks, running, heard) = self.clocks?;
-        let ran = at.saturating_duration_since(heard).as_millis() as i64;
+        let ran = heard.map_or(0, |heard| {
+            at.saturating_duration_since(heard).as_millis() as i64
+        });
         let remaining = match side {
             Side::Black => clocks.black,
             Side::White => clocks.white,
@@ -323,12 +327,14 @@ impl Conn {
             self.version = frame.version();
         }
         if let Some((clocks, running)) = wire::clocks(frame) {
-            let running = match running {
-                Running::Side(side) => Some(side),
-                Running::Stopped => None,
-                Running::Unchanged => self.clocks.and_then(|(_, running, _)| running),
+            let before = self.clocks.and_then(|(_, running, _)| running);
+            let (running, heard) = match running {
+                Running::Side(side) => (Some(side), Some(Instant::now())),
+                Running::Stopped => (None, Some(Instant::now())),
+                Running::Unchanged => (before, Some(Instant::now())),
+                Running::Paused => (before, None),
             };
-            self.clocks = Some((clocks, running, Instant::now()));
+            self.clocks = Some((clocks, running, heard));
         }
         if let Some(id) = frame.answers()
             && let Some(at) = self.pending.iter().position(|p| p.id == id)

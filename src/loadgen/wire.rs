@@ -132,6 +132,8 @@ pub enum Running {
     Stopped,
     /// The same side's as before (`resumed` gives the clocks back, not the turn).
     Unchanged,
+    /// The same side's, standing still until `resumed` (`paused`: a drain).
+    Paused,
 }
 
 /// A timed game's clocks as `frame` tells them (both sides' remaining milliseconds at the
@@ -157,6 +159,7 @@ pub fn clocks(frame: &Incoming) -> Option<(Clocks, Running)> {
             ..
         } => Some((*clocks, Running::Side(*next))),
         Event::Resumed { clocks } => Some((*clocks, Running::Unchanged)),
+        Event::Paused { clocks } => Some((*clocks, Running::Paused)),
         Event::GameOver {
             clocks: Some(clocks),
             ..
@@ -366,6 +369,8 @@ mod tests {
             Some((after_pass, Running::Side(Side::Black)))
         );
         assert_eq!(clocks(&passed), None);
+        let paused = frame(r#"{"t":"paused","d":{"clocks":{"black":7,"white":8},"v":5}}"#);
+        assert_eq!(clocks(&paused), Some((after_pass, Running::Paused)));
     }
 
     #[test]

@@ -249,6 +249,12 @@ pub enum Event {
     Resumed {
         clocks: Clocks,
     },
+    /// The operator drains the instance serving the side to move of a running timed game: both
+    /// clocks stand as they are here until that player is back (then `resumed`, from these
+    /// clocks) or [`PAUSE_LIMIT_MS`](super::PAUSE_LIMIT_MS) has passed. Never a client's doing.
+    Paused {
+        clocks: Clocks,
+    },
     /// A chat message (issue 33): a preset's id or free text, by `black`, `white` or a
     /// spectator's handle, on one of the two channels. Read by whom the channel allows.
     Said {
@@ -460,6 +466,9 @@ mod tests {
             },
             EventKind::Resumed => Event::Resumed {
                 clocks: Clocks { black: 1, white: 2 },
+            },
+            EventKind::Paused => Event::Paused {
+                clocks: Clocks { black: 3, white: 4 },
             },
             EventKind::Hinted => Event::Hinted {
                 side,

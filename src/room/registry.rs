@@ -117,7 +117,7 @@ impl Rooms {
         self.live().len()
     }
 
-    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, RoomHandle>> {
+    pub(super) fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, RoomHandle>> {
         self.inner.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 

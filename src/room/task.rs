@@ -21,6 +21,10 @@
 //! being played (after a restart) first logs `resumed`, so the downtime is
 //! charged to nobody, unless another live instance keeps the game's clock
 //! ([`Cluster::keep_clock`](crate::store::Cluster::keep_clock)): then no time was lost, and none is given back.
+//! A planned drain (SIGTERM) instead pauses the clock of every room whose player on turn is
+//! connected to the draining instance ([`Command::Pause`]); whichever task next has that player
+//! connected resumes it, or any task holding the room once the pause has lasted its limit
+//! (`task/clock.rs`).
 //!
 //! In `ai` rooms the task also plays the computer's seat (see [`super::bot`]):
 //! after each command, if it is the bot's turn and its person is connected,
@@ -179,6 +183,11 @@ pub enum Command {
     LetGo {
         reply: oneshot::Sender<bool>,
     },
+    /// The operator drains this instance: pause the clock if the player on turn is connected
+    /// here, and never resume it again (`task/clock.rs`); answered once done.
+    Pause {
+        reply: oneshot::Sender<()>,
+    },
 }
 
 pub struct RoomTask {
@@ -202,6 +211,9 @@ pub struct RoomTask {
     presence_due: Option<Instant>,
     /// The last actions answered under a resend key, so that a resend is not applied twice.
     answered: Answered,
+    /// This instance is being drained: its players are about to leave for another, where the
+    /// clock a drain paused goes on; here it must not.
+    draining: bool,
 }
 
 impl RoomTask {
@@ -231,6 +243,7 @@ impl RoomTask {
             presence_pace: PresencePace::default(),
             presence_due: None,
             answered: Answered::default(),
+            draining: false,
         };
         task.refresh_elsewhere().await;
         // A crash between taking the second seat and logging `started`
@@ -272,10 +285,11 @@ impl RoomTask {
         }
         loop {
             self.schedule_bot(&mut bot_turn);
-            let flag_deadline = self.game.deadline().map(instant_of);
-            // A running clock keeps the room in memory: its timeout needs no one connected.
+            let clock_due = self.game.clock_due().map(instant_of);
+            // A running (or paused) clock keeps the room in memory: its timeout (or its pause's
+            // end) needs no one connected.
             let idle_deadline = idle_since
-                .filter(|_| flag_deadline.is_none())
+                .filter(|_| clock_due.is_none())
                 .map(|since| since + self.config.idle_after);
             idle.store(idle_deadline.is_some(), Ordering::Relaxed);
             // The handlers are boxed, as the sockets' are (src/server/ws.rs): inline, the state
@@ -295,8 +309,8 @@ impl RoomTask {
                     Some(command) => Box::pin(self.handle(command)).await,
                 },
                 decided = bot_turn.answer() => Box::pin(self.bot_acts(decided)).await,
-                _ = sleep_until_some(flag_deadline) => {
-                    Box::pin(self.commit_now(Game::decide_timeout)).await
+                _ = sleep_until_some(clock_due) => {
+                    Box::pin(self.commit_now(Game::decide_clock)).await
                 }
                 _ = sleep_until_some(idle_deadline) => break,
                 _ = sleep_until_some(self.presence_due) => Box::pin(self.record_presence()).await,
@@ -349,8 +363,17 @@ impl RoomTask {
             Command::Summary { reply } => {
                 let _ = reply.send(self.summary());
             }
-            Command::CatchUp { up_to } => self.heard(up_to).await,
+            Command::CatchUp { up_to } => {
+                self.heard(up_to).await;
+                // Another instance may have paused the clock of a player connected here.
+                self.resume_if_back().await;
+            }
             Command::WatchersChanged => self.tell_watchers(),
+            Command::Pause { reply } => {
+                self.draining = true;
+                self.pause_on_turn_here().await;
+                let _ = reply.send(());
+            }
             // The loop handles them: they may end the task.
             Command::Close | Command::LetGo { .. } => {}
         }

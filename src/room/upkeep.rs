@@ -1,13 +1,32 @@
 //! The registry's background work: after a restart, the timed rooms being played are loaded so
-//! their clocks run; now and then, the rooms whose game never started are swept.
+//! their clocks run; on a drain, the clocks of this instance's players on turn are paused; now
+//! and then, the rooms whose game never started are swept.
 
 use std::time::Duration;
+
+use futures_util::future::join_all;
 
 use super::{Rooms, now_ms};
 use crate::protocol::UnixMs;
 use crate::room::error::RoomError;
+use crate::room::task::Command;
 
 impl Rooms {
+    /// The operator drains this instance (SIGTERM): every room held here pauses the clock of a
+    /// player on turn connected here (see `task/clock.rs`), all at once, before the sockets
+    /// close. Returns when every room has answered, or after `within`, whichever comes first.
+    pub async fn pause_clocks(&self, within: Duration) {
+        let handles: Vec<_> = self.live().values().cloned().collect();
+        let paused = join_all(
+            handles
+                .iter()
+                .map(|handle| handle.call(|reply| Command::Pause { reply })),
+        );
+        if tokio::time::timeout(within, paused).await.is_err() {
+            tracing::warn!(?within, "not every room paused its clock in time");
+        }
+    }
+
     /// Loads the timed rooms being played ([`Rooms::load_timed_in_play`]) in the background, so
     /// that after a restart their clocks run and a timeout ends a game with nobody connecting.
     pub fn resume_clocks(&self) {

@@ -1,7 +1,8 @@
 //! The HTTP and WebSocket front: [`app`] builds the router, [`Server`] binds
 //! and runs it with graceful shutdown behind our own accept loop ([`edge`]).
 //!
-//! Shutdown (SIGTERM, Ctrl-C or a cancelled token): stop accepting, close
+//! Shutdown (SIGTERM, Ctrl-C or a cancelled token): pause the clock of every player on turn
+//! connected here (`Rooms::pause_clocks`, at most half the grace), then stop accepting, close
 //! every WebSocket with 1012, let room tasks finish the command they are
 //! writing, then return; after `--shutdown-grace` return anyway, so a peer that never finishes
 //! its request cannot keep the process up until the orchestrator's SIGKILL. Everything a client
@@ -174,20 +175,25 @@ pub struct Server {
     /// How long [`Server::run`] waits for connections and rooms after shutdown: a peer that
     /// never finishes its request must not keep the process alive until SIGKILL.
     shutdown_grace: Duration,
+    /// Cancelled to drain: the rooms pause clocks, then `state.shutdown` closes everything.
+    drain: CancellationToken,
 }
 
 impl Server {
-    /// Opens the database (migrating it) and binds the listener.
-    pub async fn bind(config: &Config, shutdown: CancellationToken) -> anyhow::Result<Server> {
+    /// Opens the database (migrating it) and binds the listener. When `drain` is cancelled the
+    /// rooms pause their players' clocks (`Rooms::pause_clocks`), then everything closes.
+    pub async fn bind(config: &Config, drain: CancellationToken) -> anyhow::Result<Server> {
         let store = crate::store::open(&config.database_url).await?;
         let players = crate::players::store::open(&config.database_url).await?;
         let tracker = TaskTracker::new();
+        let shutdown = CancellationToken::new();
         let rooms = Rooms::new(
             store,
             config.room_config(),
             tracker.clone(),
             shutdown.clone(),
         );
+
         // Other instances on the same PostgreSQL append to rooms held here, and change seeks.
         let listener = Listener::start(&config.database_url, shutdown.clone());
         rooms.follow(listener.subscribe());
@@ -241,6 +247,7 @@ impl Server {
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,
             shutdown_grace: config.shutdown_grace,
+            drain,
         })
     }
 
@@ -257,11 +264,18 @@ impl Server {
         &self.state.rooms
     }
 
-    /// Serves until the shutdown token is cancelled, then drains for at most the grace.
+    /// Serves until the drain token is cancelled, then pauses clocks and closes for at most the
+    /// grace in all.
     pub async fn run(self) -> anyhow::Result<()> {
         let shutdown = self.state.shutdown.clone();
         let tracker = self.state.tracker.clone();
         let grace = self.shutdown_grace;
+        let closing = close_after_pausing(
+            self.state.rooms.clone(),
+            self.drain,
+            shutdown.clone(),
+            grace / 2,
+        );
         let public = app(self.state.clone(), self.request_timeout);
         let metrics = edge::serve(
             self.metrics_listener,
@@ -277,9 +291,12 @@ impl Server {
             shutdown.clone(),
             tracker.clone(),
         );
-        tokio::join!(public, metrics);
+        let (drained_at, (), ()) = tokio::join!(closing, public, metrics);
         tracker.close();
-        if tokio::time::timeout(grace, tracker.wait()).await.is_err() {
+        if tokio::time::timeout_at(drained_at + grace, tracker.wait())
+            .await
+            .is_err()
+        {
             tracing::warn!(
                 tasks = tracker.len(),
                 ?grace,
@@ -288,6 +305,23 @@ impl Server {
         }
         Ok(())
     }
+}
+
+/// On a drain, pauses the clocks of this instance's players on turn (for at most `within`: the
+/// rest of the grace is for the sockets and rooms to close), then shuts everything down: their
+/// sockets close only after the pause is committed, so the move to another instance costs them
+/// no time.
+async fn close_after_pausing(
+    rooms: Rooms,
+    drain: CancellationToken,
+    shutdown: CancellationToken,
+    within: Duration,
+) -> tokio::time::Instant {
+    drain.cancelled().await;
+    let drained_at = tokio::time::Instant::now();
+    rooms.pause_clocks(within).await;
+    shutdown.cancel();
+    drained_at
 }
 
 /// `senet serve`: bind, print the URL, run until `shutdown`.

@@ -19,7 +19,7 @@ use axum::extract::FromRequestParts;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use futures_util::SinkExt;
+use futures_util::{FutureExt, SinkExt};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite;
 use tokio_util::sync::CancellationToken;
@@ -173,7 +173,7 @@ fn run<H: Handler>(
                 break close;
             }
             step = tokio::select! {
-                _ = shutdown.cancelled() => Err(Close::With(CLOSE_RESTART, "server restarting")),
+                _ = shutdown.cancelled() => Box::pin(pass_on_ready(&mut *handler, &mut peer)).await,
                 // The handlers are boxed: inline, the state of their deepest await (a few KiB)
                 // would be carried by every idle connection for its whole life; boxed, it
                 // exists only while a message is handled (docs/PERFORMANCE.md, memory).
@@ -193,6 +193,16 @@ fn run<H: Handler>(
         };
         peer.close(close).await;
     }
+}
+
+/// The server is shutting down: what the handler has ready (a drain's `paused`, committed before
+/// the shutdown began) still goes out, then the socket closes with 1012.
+async fn pass_on_ready<H: Handler>(handler: &mut H, peer: &mut Peer) -> Result<(), Close> {
+    while let Some(event) = handler.next_event().now_or_never() {
+        handler.on_event(peer, event).await?;
+    }
+    peer.flush().await?;
+    Err(Close::With(CLOSE_RESTART, "server restarting"))
 }
 
 /// Writes out what a step queued, unless the step ended the loop.

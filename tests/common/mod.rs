@@ -588,6 +588,17 @@ impl ChildServer {
     /// Starts `senet serve` on the database `url` names (SQLite or
     /// PostgreSQL); its debug log is appended to `log`.
     pub async fn start_url(url: &str, log: &std::path::Path, extra: &[&str]) -> ChildServer {
+        Self::start_url_on("127.0.0.1:0", url, log, extra).await
+    }
+
+    /// [`ChildServer::start_url`] listening on `listen` (a replaced instance takes its
+    /// predecessor's address).
+    pub async fn start_url_on(
+        listen: &str,
+        url: &str,
+        log: &std::path::Path,
+        extra: &[&str],
+    ) -> ChildServer {
         use tokio::io::AsyncBufReadExt;
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -598,7 +609,7 @@ impl ChildServer {
             // tungstenite logs whole messages at trace: the server must cap it.
             .env("RUST_LOG", "debug,tungstenite=trace")
             .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+            .args(["--listen", listen, "--metrics-listen", "127.0.0.1:0"])
             .args(["--database-url", url])
             .args(["--max-messages-per-second", "1000"])
             .args(["--ai-delay-ms", "0"])

@@ -106,6 +106,7 @@ export const Event = Object.freeze({
   Rematch: 'rematch',
   Hinted: 'hinted',
   Resumed: 'resumed',
+  Paused: 'paused',
   Said: 'said',
   ChatSet: 'chat-set',
   Muted: 'muted',

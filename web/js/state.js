@@ -62,8 +62,11 @@ export function normalizeState(state) {
   };
 }
 
-/** A timed game's `clock` after an event: the server's figures wherever an event carries them. */
-function clockAfter(clock, type, d) {
+/**
+ * A timed game's `clock` after an event: the server's figures wherever an event carries them.
+ * A drain's `paused` stops both clocks; `resumed` starts the side to move's (`turn`) again.
+ */
+function clockAfter(clock, type, d, turn) {
   switch (type) {
     case Event.Started:
       if (!d.clock) return null;
@@ -72,7 +75,9 @@ function clockAfter(clock, type, d) {
     case Event.Passed:
       return clock && d.clocks ? { ...clock, remaining: d.clocks, running: d.next } : clock;
     case Event.Resumed:
-      return clock && { ...clock, remaining: d.clocks };
+      return clock && { ...clock, remaining: d.clocks, running: turn };
+    case Event.Paused:
+      return clock && { ...clock, remaining: d.clocks, running: null };
     case Event.GameOver:
       return clock && { ...clock, remaining: d.clocks ?? clock.remaining, running: null };
     default:
@@ -89,7 +94,7 @@ function beginTurn(s, side) {
 export function applyEvent(previous, type, d) {
   const s = { ...previous, players: { black: { ...previous.players.black }, white: { ...previous.players.white } } };
   s.v = d.v;
-  s.clock = clockAfter(previous.clock, type, d);
+  s.clock = clockAfter(previous.clock, type, d, previous.turn);
   switch (type) {
     case Event.Started:
       Object.assign(s, { position: d.position, turn: d.turn, phase: Phase.Roll, seed_hash: d.seed_hash });

@@ -75,6 +75,7 @@ impl Game {
                     control,
                     remaining: [control.initial_ms(); 2],
                     since: at,
+                    paused: false,
                 });
             }
             Event::ClientSeed { side, .. } => {
@@ -105,7 +106,8 @@ impl Game {
                 self.set_clocks(*clocks, at);
                 self.begin_turn(*next, at);
             }
-            Event::Resumed { clocks } => self.set_clocks(Some(*clocks), at),
+            Event::Resumed { clocks } => self.set_paused(*clocks, at, false),
+            Event::Paused { clocks } => self.set_paused(*clocks, at, true),
             Event::Hinted { from, .. } => self.hint = Some(*from),
             Event::DrawOffered { side } => {
                 self.draw_offer = Some(*side);

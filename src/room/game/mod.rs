@@ -105,12 +105,14 @@ enum Stage {
 }
 
 /// A timed game's clocks: what each side had at `since`, the moment of the last event that
-/// carried them. The side to move's clock has run since then.
+/// carried them. The side to move's clock has run since then, unless that event was `paused`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Clock {
     control: TimeControl,
     remaining: [i64; 2],
     since: UnixMs,
+    /// A drain paused both clocks at `since` (see [`Game::decide_pause`]).
+    paused: bool,
 }
 
 /// A room's state. Cloning is cheap: what never changes in a game is shared.

@@ -364,3 +364,61 @@ fn a_both_seat_sets_both_seeds_and_the_computer_gets_its_own() {
     let none = local.decide_computer_seed(ClientSeed::default(), 0);
     assert!(none.is_empty(), "no computer in a local room");
 }
+
+/// A drain's pause stops both clocks where they are; the player on turn is charged nothing
+/// until `resumed`, which comes by itself once the pause has lasted its limit.
+#[test]
+fn a_paused_clock_stands_until_resumed_or_its_limit() {
+    use crate::protocol::{Clocks, PAUSE_LIMIT_MS, TimeControl};
+    let control = TimeControl {
+        initial: 60,
+        increment: 0,
+    };
+    let room = Room::new(ROOM.into(), Mode::Online, [3; 32], Some(control));
+    let game = Game::new(room, Seats::new(person("b"), person("w")));
+    let mut game = game.decide_start(0).game;
+    let mover = game.position.turn();
+    let running = Clocks {
+        black: if mover == Side::Black { 57_000 } else { 60_000 },
+        white: if mover == Side::White { 57_000 } else { 60_000 },
+    };
+    let paused = game.decide_pause(3_000);
+    assert_eq!(paused.events, [Event::Paused { clocks: running }]);
+    game = paused.game;
+    assert_eq!((game.paused_for(), game.deadline()), (Some(mover), None));
+    assert_eq!(game.clock_due(), Some(3_000 + PAUSE_LIMIT_MS));
+    assert!(game.decide_pause(4_000).events.is_empty(), "paused once");
+    // Before the limit the clock decides nothing; a whole minute paused flags nobody.
+    assert!(game.decide_clock(3_000 + PAUSE_LIMIT_MS - 1).is_empty());
+    let resumed = game.decide_clock(3_000 + PAUSE_LIMIT_MS);
+    assert_eq!(resumed.events, [Event::Resumed { clocks: running }]);
+    let mut replayed = game.clone();
+    replayed
+        .apply(
+            game.version() + 1,
+            3_000 + PAUSE_LIMIT_MS,
+            &resumed.events[0],
+        )
+        .unwrap();
+    game = resumed.game;
+    assert_eq!(game.paused_for(), None);
+    assert_eq!(game.deadline(), Some(3_000 + PAUSE_LIMIT_MS + 57_000));
+    assert_eq!(replayed.deadline(), game.deadline());
+
+    // Turns played while paused (on the draining instance, before its sockets close) start no
+    // clock: the pause goes on, for whoever is then on turn.
+    let mut game = game.decide_pause(20_000).game;
+    for _ in 0..20 {
+        let action = match game.state(0, 0).legal.first() {
+            Some(legal) => Action::Move { from: legal.from },
+            None => Action::Roll,
+        };
+        let seat = match game.position.turn() {
+            Side::Black => Seat::Black,
+            Side::White => Seat::White,
+        };
+        game = game.decide(seat, action, &ctx()).unwrap().game;
+        assert_eq!(game.paused_for(), Some(game.position.turn()));
+        assert_eq!(game.deadline(), None);
+    }
+}

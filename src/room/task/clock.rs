@@ -1,5 +1,6 @@
 //! A timed game's clock, for its task: taken up as the task starts (`resumed`, unless another
-//! live instance kept it), and its deadline as an instant to sleep until.
+//! live instance kept it or a drain paused it), paused when this instance is drained, resumed
+//! when the player on turn is back here, and its deadline as an instant to sleep until.
 
 use tokio::time::Instant;
 
@@ -11,7 +12,8 @@ use crate::room::now_ms;
 impl RoomTask {
     /// Takes up a timed game's clock as the task starts. If another live instance keeps it, its
     /// time has run all along: nothing is given back. Otherwise nobody kept it since the last
-    /// logged event (the server was down, or the instance that kept it died): `resumed`.
+    /// logged event (the server was down, or the instance that kept it died): `resumed`. A
+    /// paused clock waits for its player (or its limit) either way.
     pub(super) async fn take_up_clock(&mut self) {
         let kept = match &self.store.cluster {
             Some(cluster) => cluster.keep_clock(self.game.id()).await,
@@ -28,7 +30,30 @@ impl RoomTask {
         };
         if kept_elsewhere {
             tracing::info!("another instance keeps the clock: not resumed");
-        } else {
+        } else if self.game.paused_for().is_none() {
+            self.commit_now(Game::decide_resume).await;
+        }
+    }
+
+    /// While this instance drains: if the player on turn is connected here, their clock stops
+    /// now, before their socket closes, and the instance they come back through resumes it.
+    pub(super) async fn pause_on_turn_here(&mut self) {
+        let on_turn_here = self
+            .game
+            .running()
+            .is_some_and(|side| self.person_connected(side));
+        if on_turn_here {
+            self.commit_now(Game::decide_pause).await;
+        }
+    }
+
+    /// Resumes a paused clock once the player on turn has a connection here.
+    pub(super) async fn resume_if_back(&mut self) {
+        let back = self
+            .game
+            .paused_for()
+            .is_some_and(|side| self.person_connected(side));
+        if back && !self.draining {
             self.commit_now(Game::decide_resume).await;
         }
     }

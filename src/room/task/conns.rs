@@ -70,6 +70,13 @@ impl RoomTask {
         );
         self.share_presence(seat).await;
         self.connections_changed(seat).await;
+        // A drain's pause may be logged but not yet heard here: read the log before a welcome
+        // would charge the player on turn for the time it stood. Then resume it, before the
+        // welcome, so that it shows the clock running again.
+        if self.game.running().is_some_and(|side| seat.holds(side)) {
+            self.catch_up().await?;
+        }
+        self.resume_if_back().await;
         Ok(Attached {
             conn,
             seat,
