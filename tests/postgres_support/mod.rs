@@ -59,12 +59,20 @@ impl TestSchema {
         }
     }
 
+    /// Drops the schema, trying again a few times: the drop locks every table of the schema at
+    /// once, and beside other tests on a shared server it can find the lock table full or lose a
+    /// deadlock (it failed once so, the test itself having passed).
     pub async fn drop_schema(mut self) {
         let drop = format!("DROP SCHEMA {} CASCADE", self.name);
-        sqlx::raw_sql(sqlx::AssertSqlSafe(drop))
+        let mut tries = 0;
+        while let Err(error) = sqlx::raw_sql(sqlx::AssertSqlSafe(drop.clone()))
             .execute(&mut self.admin)
             .await
-            .unwrap();
+        {
+            tries += 1;
+            assert!(tries < 5, "{drop}: {error}");
+            tokio::time::sleep(std::time::Duration::from_millis(200 * tries)).await;
+        }
     }
 }
 
