@@ -1,9 +1,12 @@
 //! Faults the fault run (scripts/faults.sh, docs/RELIABILITY.md) exposed, each against a real
-//! server: a rematch whose room could not be made, and an action resent after a reconnection.
+//! server: a rematch whose room could not be made, an action resent after a reconnection, and a
+//! rematch seen in a state before its event.
 
 mod common;
 
-use common::{Client, TestServer, create_room, http, record};
+use std::time::Duration;
+
+use common::{Client, TestServer, create_room, http, join_room, record};
 use serde_json::{Value, json};
 use sqlx::{Connection, SqliteConnection};
 
@@ -132,4 +135,47 @@ async fn an_action_resent_with_its_id_after_a_reconnect_is_answered_not_applied_
     assert!(new["d"]["v"].as_u64() > Some(before), "{new}");
     let logged = record(server.addr, room).await;
     assert_eq!(events_of(&logged, "rolled").len(), 2, "{logged}");
+}
+
+#[tokio::test]
+async fn a_state_that_shows_the_rematch_before_its_event_still_tells_the_player_its_seat() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let joined = join_room(server.addr, room).await;
+    let mut black = Client::join(server.addr, room, created["token"].as_str()).await;
+    let mut white = Client::join(server.addr, room, joined["token"].as_str()).await;
+    black.ok("resign", Value::Null).await;
+    black.ok("rematch", Value::Null).await;
+
+    // The database holds white's rematch back (another writer has it locked), so black's
+    // `sync`, sent meanwhile, waits behind it in the room: its state shows the rematch, and the
+    // `rematch` event, queued for black's socket while it waited, is older than that state.
+    let mut db = database(&server).await;
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    white.send(json!({"t": "rematch", "d": {"id": "w"}})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    black.send(json!({"t": "sync", "d": {"id": "s"}})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    sqlx::query("COMMIT").execute(&mut db).await.unwrap();
+    let state = loop {
+        let reply = black.next_reply().await;
+        if reply["t"] == "state" {
+            break reply["d"].clone();
+        }
+    };
+    let next = state["rematch"]
+        .as_str()
+        .expect("the state shows the rematch");
+
+    // Black learns where it sits now, as it would have from the event: the token is only
+    // ever sent to its own player, so without it black could not follow.
+    let seat = black.reply_of_type("seat").await;
+    assert_eq!(
+        (&seat["d"]["room"], &seat["d"]["seat"]),
+        (&json!(next), &json!("white"))
+    );
 }
