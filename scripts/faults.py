@@ -5,6 +5,7 @@
                 [--inject CMD --heal CMD]
   faults.py table < RESULTS.jsonl        the Markdown table of docs/RELIABILITY.md
   faults.py publish PAGE TABLE            puts the table between the page's markers
+  faults.py proxy PORT HOST:PORT          a TCP proxy to HOST:PORT that signals break (Proxy)
 
 plays G timed online games (two players each, then their rematch) through the server at
 --url, strikes the fault once at a moment the seed decides, lets the games finish, checks the
@@ -36,6 +37,7 @@ import collections
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,6 +64,10 @@ CLOCK = {"initial": 600, "increment": 0}
 CUTS = 6
 # A player thinks this long before each action, so that a game lasts a few seconds.
 THINK = 0.08
+# Errors that leave an action's outcome unknown (docs/PROTOCOL.md): resent, with the same id,
+# after RESEND_AFTER seconds.
+UNKNOWN_OUTCOME = {"unavailable", "internal"}
+RESEND_AFTER = 0.1
 
 
 class History:
@@ -76,7 +82,7 @@ class History:
         self.affected = set()  # the players the fault struck
         self.cuts = []  # (player, when) of each socket the `cut` fault cut
         self.answer_ms = []
-        self.refused = 0  # requests answered by a closed socket, a hang or an internal error
+        self.refused = 0  # requests answered by a closed socket, a hang, `unavailable` or `internal`
 
     def violation(self, text):
         if text not in self.violations:
@@ -198,7 +204,7 @@ class Player:
             writer.transport.abort()
             answer = {"t": "hang"}
         self.run.history.answer_ms.append(1000 * (time.time() - sent))
-        if answer["t"] in ("closed", "hang") or answer.get("d", {}).get("code") == "internal":
+        if answer["t"] in ("closed", "hang") or answer.get("d", {}).get("code") in UNKNOWN_OUTCOME:
             self.run.history.refused += 1
         return id, answer
 
@@ -217,10 +223,13 @@ class Player:
             if answer["t"] == "ack":
                 entry["v"] = answer["d"]["v"]
                 return True
-            if answer["t"] == "error":
+            if answer["t"] == "error" and answer["d"]["code"] not in UNKNOWN_OUTCOME:
                 entry["code"] = answer["d"]["code"]
                 return False
-            entry["lost"] = True  # its answer went with the socket: resend it
+            # Its answer went with the socket, or the server could not tell: resend it.
+            entry["lost"] = True
+            if answer["t"] == "error":
+                await asyncio.sleep(RESEND_AFTER)
 
     async def state(self):
         while True:
@@ -521,6 +530,73 @@ class Run:
         }
 
 
+class Proxy:
+    """A TCP proxy between the instances and PostgreSQL that a signal breaks: SIGUSR1 stops
+    forwarding without closing anything (the hanging case: bytes are held, new connections are
+    accepted and held), SIGUSR2 adds SLOW_BY to every round trip, SIGHUP forwards again (what
+    was held goes on then, as after a network partition heals)."""
+
+    SLOW_BY = 0.2  # added to a round trip: half each way
+
+    def __init__(self, target):
+        self.host, port = target.rsplit(":", 1)
+        self.port = int(port)
+        self.flowing = asyncio.Event()
+        self.flowing.set()
+        self.delay = 0.0
+
+    def mode(self, mode):
+        self.delay = self.SLOW_BY / 2 if mode == "slow" else 0.0
+        if mode == "hang":
+            self.flowing.clear()
+        else:
+            self.flowing.set()
+
+    async def serve(self, listen):
+        loop = asyncio.get_running_loop()
+        for sig, mode in ((signal.SIGUSR1, "hang"), (signal.SIGUSR2, "slow"), (signal.SIGHUP, "ok")):
+            loop.add_signal_handler(sig, self.mode, mode)
+        server = await asyncio.start_server(self.client, "127.0.0.1", listen)
+        async with server:
+            await server.serve_forever()
+
+    async def client(self, reader, writer):
+        await self.flowing.wait()
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(self.pipe(reader, up_writer), self.pipe(up_reader, writer))
+
+    async def pipe(self, reader, writer):
+        """Reads as it comes; writes each chunk once its delay passed and while flowing."""
+        chunks = asyncio.Queue()
+
+        async def deliver():
+            while True:
+                at, data = await chunks.get()
+                if data is None:
+                    break
+                await asyncio.sleep(max(0.0, at + self.delay - time.monotonic()))
+                await self.flowing.wait()
+                writer.write(data)
+                await writer.drain()
+            writer.close()
+
+        delivering = asyncio.create_task(deliver())
+        try:
+            while data := await reader.read(65536):
+                chunks.put_nowait((time.monotonic(), data))
+        except OSError:
+            pass
+        chunks.put_nowait((time.monotonic(), None))
+        try:
+            await delivering
+        except OSError:
+            pass
+
+
 def table(lines):
     """fault × runs × violations × recovery (p50/max) × actions refused, from run results."""
     rows = {}
@@ -559,6 +635,9 @@ def main():
         return
     if sys.argv[1:2] == ["publish"]:
         publish(sys.argv[2], sys.argv[3])
+        return
+    if sys.argv[1:2] == ["proxy"]:
+        asyncio.run(Proxy(sys.argv[3]).serve(int(sys.argv[2])))
         return
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)

@@ -8,11 +8,17 @@
 #   kill   SIGKILL of an instance at a random moment (half the seeds: as a rematch is asked),
 #          then the instance started again on the same database
 #   nginx  (postgres only) nginx stopped (SIGTERM) at a random moment and started again
+#   pg-restart  (postgres only) PostgreSQL stopped (fast shutdown) and started again
+#   pg-kill     (postgres only) kill -9 of the postmaster, then PostgreSQL started again
+#   pg-hang     (postgres only) the proxy between the instances and PostgreSQL stops
+#               forwarding without closing for $FAULT_SECONDS (default 30) seconds
+#   pg-slow     (postgres only) the proxy adds 200 ms to every round trip for $FAULT_SECONDS
 #
 # each on two setups: `sqlite` (one instance on its own file) and `postgres` (two instances on
 # a private PostgreSQL cluster made for the runs: initdb in a temporary directory on a free
 # port, never the machine's shared one; behind nginx running deploy/nginx/senet.conf as
-# shipped but for its addresses, as tests/cluster.rs runs it; `kill` strikes the first one).
+# shipped but for its addresses, as tests/cluster.rs runs it; `kill` strikes the first one;
+# the instances reach PostgreSQL through `faults.py proxy`, a TCP proxy of each run's own).
 #
 #   scripts/faults.sh [--seeds N] [--first K] [--publish] [--skip FAULT/BACKEND]... [FAULT...]
 #       all faults by default; seeds K (default 1) to N (default 20): a seed replays its run;
@@ -33,12 +39,13 @@ while [ $# -gt 0 ]; do
         *) faults+=("$1"); shift ;;
     esac
 done
-[ ${#faults[@]} -gt 0 ] || faults=(cut kill nginx)
+[ ${#faults[@]} -gt 0 ] || faults=(cut kill nginx pg-restart pg-kill pg-hang pg-slow)
+export FAULT_SECONDS=${FAULT_SECONDS:-30}
 bin=${SENET_BIN:-target/release/senet}
 [ -x "$bin" ] || bin=target/debug/senet
 bin=$(realpath "$bin")
 work=$(mktemp -d)
-export bin work
+export bin work pgport
 results=$work/results.jsonl
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 
@@ -55,10 +62,15 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 
-# A loopback port nobody listens on right now (an instance keeps it across restarts).
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# $1 loopback ports nobody listens on right now, all different (held together while picked;
+# an instance keeps its own across restarts).
+free_ports() {
+    python3 -c 'import socket, sys
+held = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in held: s.bind(("127.0.0.1", 0))
+print(*(s.getsockname()[1] for s in held))' "$1"
 }
 
 # A private PostgreSQL cluster for the runs (trust authentication, loopback only).
@@ -68,7 +80,7 @@ start_postgres() {
     as_postgres "$pgbin/initdb -D $work/pg/data -A trust -U postgres" > "$work/initdb.log"
     # A second try on another port, should another process have taken the free one meanwhile.
     for _ in 1 2; do
-        pgport=$(free_port)
+        pgport=$(free_ports 1)
         as_postgres "$pgbin/pg_ctl -D $work/pg/data -l $work/pg/log -w \
             -o '-p $pgport -k $work/pg -c listen_addresses=127.0.0.1' start" > /dev/null && return
         cat "$work/pg/log"
@@ -105,7 +117,10 @@ start_nginx() {
     /usr/sbin/nginx -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" &
     echo $! > "$work/nginx.pid"
     disown
-    until curl -sf -o /dev/null "http://127.0.0.1:$port0/healthz"; do sleep 0.05; done
+    until curl -sf -o /dev/null "http://127.0.0.1:$port0/healthz"; do
+        kill -0 "$(cat "$work/nginx.pid")" || { tail -3 "$dir/error.log"; return 1; }
+        sleep 0.05
+    done
 }
 
 # The faults' two halves, run by faults.py (bash -c): strike, then end; each prints when.
@@ -118,23 +133,45 @@ stop_nginx() {
     date +%s.%N
 }
 restart_nginx() { start_nginx > /dev/null && date +%s.%N; }
-export -f serve start_nginx kill_one restart_one stop_nginx restart_nginx
+stop_postgres() {
+    as_postgres "$pgbin/pg_ctl -D $work/pg/data -m fast stop" > /dev/null && date +%s.%N
+}
+kill_postgres() { kill -9 "$(head -1 "$work/pg/data/postmaster.pid")" && date +%s.%N; }
+# Started again on its port; after a kill -9 its orphaned backends may hold the shared memory
+# for a moment, so it is tried until it starts.
+start_again() {
+    until as_postgres "$pgbin/pg_ctl -D $work/pg/data -l $work/pg/log -w \
+        -o '-p $pgport -k $work/pg -c listen_addresses=127.0.0.1' start" > /dev/null; do
+        sleep 0.1
+    done
+    date +%s.%N
+}
+# The proxy's signals (faults.py Proxy): SIGUSR1 hangs, SIGUSR2 slows, SIGHUP heals.
+proxy() { kill "-$1" "$(cat "$work/proxy.pid")" && date +%s.%N; }
+proxy_heal() { sleep "$FAULT_SECONDS" && proxy HUP; }
+export -f serve start_nginx kill_one restart_one stop_nginx restart_nginx as_postgres \
+    stop_postgres kill_postgres start_again proxy proxy_heal
+export pgbin
 
 # One run: a fresh database and instances, the games, the check.
 run_one() {
     local backend=$1 fault=$2 seed=$3 inject=true heal=true url
-    export database port1 port2
-    port1=$(free_port)
+    local proxy_port
+    export database port0 port1 port2
+    read -r port0 port1 port2 proxy_port <<< "$(free_ports 4)"
     if [ "$backend" = sqlite ]; then
         rm -rf "$work/db" && mkdir "$work/db"
         database="sqlite://$work/db/senet.db"
         serve 1
         url=127.0.0.1:$port1
     else
-        "$pgbin/psql" -q -h 127.0.0.1 -p "$pgport" -U postgres -c "CREATE DATABASE run_${fault}_$seed"
-        database="postgres://postgres@127.0.0.1:$pgport/run_${fault}_$seed"
-        port2=$(free_port) port0=$(free_port)
-        export port0
+        local name=run_${fault//-/_}_$seed
+        "$pgbin/psql" -q -h 127.0.0.1 -p "$pgport" -U postgres -c "CREATE DATABASE $name"
+        python3 scripts/faults.py proxy "$proxy_port" "127.0.0.1:$pgport" &
+        echo $! > "$work/proxy.pid"
+        disown
+        until (: < "/dev/tcp/127.0.0.1/$proxy_port") 2> /dev/null; do sleep 0.05; done
+        database="postgres://postgres@127.0.0.1:$proxy_port/$name"
         serve 1 && serve 2 && start_nginx
         url=127.0.0.1:$port0
     fi
@@ -142,6 +179,10 @@ run_one() {
         cut) ;;
         kill) inject=kill_one heal=restart_one ;;
         nginx) inject=stop_nginx heal=restart_nginx ;;
+        pg-restart) inject=stop_postgres heal=start_again ;;
+        pg-kill) inject=kill_postgres heal=start_again ;;
+        pg-hang) inject="proxy USR1" heal=proxy_heal ;;
+        pg-slow) inject="proxy USR2" heal=proxy_heal ;;
         *) echo "unknown fault: $fault" >&2; exit 2 ;;
     esac
     python3 scripts/faults.py run --url "$url" --fault "$fault" --backend "$backend" \
@@ -155,8 +196,8 @@ run_one() {
 start_postgres
 for backend in sqlite postgres; do
     for fault in "${faults[@]}"; do
-        # nginx runs in front of the PostgreSQL pair only.
-        [ "$fault" = nginx ] && [ "$backend" = sqlite ] && continue
+        # nginx and the proxy run with the PostgreSQL pair only.
+        [[ $fault == nginx || $fault == pg-* ]] && [ "$backend" = sqlite ] && continue
         [[ " ${skips[*]} " == *" $fault/$backend "* ]] && continue
         for seed in $(seq "$first" "$seeds"); do
             run_one "$backend" "$fault" "$seed"

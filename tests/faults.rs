@@ -1,11 +1,18 @@
 //! Faults the fault run (scripts/faults.sh, docs/RELIABILITY.md) exposed, each against a real
-//! server: a rematch whose room could not be made, and an action resent after a reconnection.
+//! server: a rematch whose room could not be made, an action resent after a reconnection, a
+//! rematch seen in a state before its event, and PostgreSQL that stops answering.
 
 mod common;
+mod postgres_support;
 
-use common::{Client, TestServer, create_room, http, record};
+use std::time::{Duration, Instant};
+
+use common::{Client, TestServer, create_room, http, join_room, record};
 use serde_json::{Value, json};
 use sqlx::{Connection, SqliteConnection};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 
 /// The events of kind `t` in a room's record.
 fn events_of<'a>(record: &'a Value, t: &str) -> Vec<&'a Value> {
@@ -133,3 +140,176 @@ async fn an_action_resent_with_its_id_after_a_reconnect_is_answered_not_applied_
     let logged = record(server.addr, room).await;
     assert_eq!(events_of(&logged, "rolled").len(), 2, "{logged}");
 }
+
+#[tokio::test]
+async fn a_state_that_shows_the_rematch_before_its_event_still_tells_the_player_its_seat() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap();
+    let joined = join_room(server.addr, room).await;
+    let mut black = Client::join(server.addr, room, created["token"].as_str()).await;
+    let mut white = Client::join(server.addr, room, joined["token"].as_str()).await;
+    black.ok("resign", Value::Null).await;
+    black.ok("rematch", Value::Null).await;
+
+    // The database holds white's rematch back (another writer has it locked), so black's
+    // `sync`, sent meanwhile, waits behind it in the room: its state shows the rematch, and the
+    // `rematch` event, queued for black's socket while it waited, is older than that state.
+    let mut db = database(&server).await;
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    white.send(json!({"t": "rematch", "d": {"id": "w"}})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    black.send(json!({"t": "sync", "d": {"id": "s"}})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    sqlx::query("COMMIT").execute(&mut db).await.unwrap();
+    let state = loop {
+        let reply = black.next_reply().await;
+        if reply["t"] == "state" {
+            break reply["d"].clone();
+        }
+    };
+    let next = state["rematch"]
+        .as_str()
+        .expect("the state shows the rematch");
+
+    // Black learns where it sits now, as it would have from the event: the token is only
+    // ever sent to its own player, so without it black could not follow.
+    let seat = black.reply_of_type("seat").await;
+    assert_eq!(
+        (&seat["d"]["room"], &seat["d"]["seat"]),
+        (&json!(next), &json!("white"))
+    );
+}
+
+/// A TCP proxy to `target` that stops forwarding, without closing anything, while `paused`
+/// holds `true` (a partition, the hanging case: what was sent is delivered once it is resumed).
+async fn pausable_proxy(target: String, paused: watch::Receiver<bool>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(upstream) = TcpStream::connect(&target).await else {
+                continue;
+            };
+            let (client_read, client_write) = client.into_split();
+            let (upstream_read, upstream_write) = upstream.into_split();
+            tokio::spawn(forward(client_read, upstream_write, paused.clone()));
+            tokio::spawn(forward(upstream_read, client_write, paused.clone()));
+        }
+    });
+    addr
+}
+
+async fn forward(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut paused: watch::Receiver<bool>,
+) {
+    let mut buffer = vec![0; 65536];
+    while let Ok(n @ 1..) = from.read(&mut buffer).await {
+        if paused.wait_for(|paused| !paused).await.is_err()
+            || to.write_all(&buffer[..n]).await.is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Where a database URL's host and port are in it.
+fn host_port(url: &str) -> std::ops::Range<usize> {
+    let start = url.find('@').expect("a user in the URL") + 1;
+    start..start + url[start..].find('/').expect("a database in the URL")
+}
+
+/// `url` with its host and port replaced by `addr`.
+fn through(url: &str, addr: &str) -> String {
+    let at = host_port(url);
+    format!("{}{addr}{}", &url[..at.start], &url[at.end..])
+}
+
+/// Sends `t` and reads frames until its answer, failing if that takes two seconds (the rule:
+/// every request is answered within 2 s, never left hanging).
+async fn answer_within_2s(client: &mut Client, t: &str, d: Value) -> Value {
+    let started = Instant::now();
+    let answer = tokio::time::timeout(Duration::from_secs(2), client.act(t, d))
+        .await
+        .unwrap_or_else(|_| panic!("{t} unanswered after 2 s"));
+    println!("{t}: {answer} after {:?}", started.elapsed());
+    answer
+}
+
+async fn readyz_within_2s(server: &TestServer) -> u16 {
+    let asked = http(server.addr, "GET", "/readyz", None);
+    let (status, _) = tokio::time::timeout(Duration::from_secs(2), asked)
+        .await
+        .expect("/readyz unanswered after 2 s");
+    status
+}
+
+/// The next action the local room's one seat can take: a throw, or the first legal move.
+async fn next_action(client: &mut Client) -> (&'static str, Value) {
+    let state = client.sync().await;
+    match state["legal"].as_array().and_then(|legal| legal.first()) {
+        Some(legal) if state["phase"] == "move" => ("move", json!({"from": legal["from"]})),
+        _ => ("roll", Value::Null),
+    }
+}
+
+async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_from(url: String) {
+    let (pause, paused) = watch::channel(false);
+    let proxy = pausable_proxy(url[host_port(&url)].to_string(), paused).await;
+    let server =
+        TestServer::start_on(tempfile::tempdir().unwrap(), through(&url, &proxy), |_| {}).await;
+    let created = create_room(server.addr, "local", "black").await;
+    let mut client = Client::join(
+        server.addr,
+        created["room"].as_str().unwrap(),
+        created["token"].as_str(),
+    )
+    .await;
+    let (t, d) = next_action(&mut client).await;
+    assert_eq!(client.act(t, d).await["t"], "ack");
+    assert_eq!(readyz_within_2s(&server).await, 200);
+
+    // The database stops answering: every request is answered within 2 s, `unavailable`.
+    pause.send(true).unwrap();
+    for _ in 0..3 {
+        let (t, d) = next_action(&mut client).await;
+        let answer = answer_within_2s(&mut client, t, d).await;
+        assert_eq!(
+            (&answer["t"], &answer["d"]["code"]),
+            (&json!("error"), &json!("unavailable")),
+            "{answer}"
+        );
+    }
+    assert_eq!(readyz_within_2s(&server).await, 503);
+
+    // It answers again: the instance is ready again by itself, and the game goes on.
+    pause.send(false).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while readyz_within_2s(&server).await != 200 {
+        assert!(
+            Instant::now() < deadline,
+            "not ready 5 s after the database came back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // An action answered `unavailable` may have been committed when the database came back,
+    // so the state may move on under the next one's feet: one of a few goes through.
+    let mut answers = Vec::new();
+    while answers.len() < 3 {
+        let (t, d) = next_action(&mut client).await;
+        answers.push(answer_within_2s(&mut client, t, d).await);
+        if answers.last().unwrap()["t"] == "ack" {
+            return;
+        }
+    }
+    panic!("no action went through after the database came back: {answers:?}");
+}
+
+postgres_support::postgres_tests!(
+    a_database_that_stops_answering_is_answered_unavailable_then_recovered_from
+);

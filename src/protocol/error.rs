@@ -84,5 +84,8 @@ pub enum ErrorCode {
     ChatTimedOut,
     /// The room's chat holds as many messages as it may.
     ChatFull,
+    /// The database is not answering (or just failed to): nothing is known of the request's
+    /// outcome; send it again, with the same `id` (HTTP 503).
+    Unavailable,
     Internal,
 }

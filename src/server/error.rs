@@ -109,6 +109,10 @@ impl From<RoomError> for WireError {
                 WireError::new(ErrorCode::Internal, "the room is restarting: try again")
             }
             RoomError::NotFinished => WireError::new(ErrorCode::NotFinished, error.to_string()),
+            RoomError::Store(store) if store.is_unavailable() => WireError::new(
+                ErrorCode::Unavailable,
+                "the database is not answering: try again in a moment",
+            ),
             RoomError::Stale(_)
             | RoomError::Store(_)
             | RoomError::Corrupt(_)
@@ -282,6 +286,7 @@ fn room_status(error: &RoomError) -> StatusCode {
         RoomError::Busy | RoomError::Unavailable | RoomError::ReplayTooSlow(_) => {
             StatusCode::SERVICE_UNAVAILABLE
         }
+        RoomError::Store(store) if store.is_unavailable() => StatusCode::SERVICE_UNAVAILABLE,
         RoomError::Stale(_)
         | RoomError::Store(_)
         | RoomError::Corrupt(_)

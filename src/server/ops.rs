@@ -21,9 +21,13 @@ use crate::telemetry;
 const READY_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// 200 when the database answers and every migration is applied, else 503: a load balancer
-/// sends no players to an instance that could not keep their games.
+/// sends no players to an instance that could not keep their games. On PostgreSQL, also 503
+/// while its calls are failing for want of the database (`store/deadline.rs`).
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    match check_ready(&state).await {
+    // A database that stops answering must not hang the probe (its own timeout would read
+    // as a failure too, later).
+    let checked = tokio::time::timeout(READY_CHECK_TIMEOUT, check_ready(&state)).await;
+    match checked.unwrap_or(Err(StoreError::Unavailable)) {
         Ok(()) => Json(json!({"status": "ready"})).into_response(),
         Err(error) => {
             tracing::warn!(%error, "not ready");

@@ -8,6 +8,8 @@
 //! rated, and nobody else sits in them). The record is written after the room is created and
 //! the seat taken: a server stopped in between leaves a casual room with unbound seats.
 
+use std::time::Duration;
+
 use super::AppState;
 use super::error::AppError;
 use crate::engine::Side;
@@ -120,12 +122,20 @@ pub(super) async fn may_act(
 
 /// Adds to a room's state who sits in it by identity, and whether its game is rated. A store
 /// that fails leaves the state without them (logged): a page still draws the board.
+/// The players' names are for show: a database that does not answer in time leaves them out
+/// rather than hold back the state a player waits for (every request answered within two
+/// seconds, docs/RELIABILITY.md).
+const NAMES_WITHIN: Duration = Duration::from_millis(300);
+
 pub(super) async fn show_players(players: &dyn PlayerStore, state: &mut RoomState) {
     if state.mode != Mode::Online {
         return;
     }
-    if let Err(error) = add_players(players, state).await {
-        tracing::warn!(room = %state.room, %error, "the room's players could not be read");
+    let room = state.room.clone();
+    match tokio::time::timeout(NAMES_WITHIN, add_players(players, state)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => tracing::warn!(%room, %error, "the room's players could not be read"),
+        Err(_) => tracing::warn!(%room, "the room's players were not read in time"),
     }
 }
 

@@ -65,6 +65,7 @@ pub async fn upgrade(
         attached: None,
         evicted: CancellationToken::new(),
         last_v: 0,
+        seat_told: false,
         acks: true,
         client_name: None,
         quotas: state.quotas.clone(),
@@ -113,6 +114,9 @@ struct Connection {
     evicted: CancellationToken,
     /// The last event version sent, so nothing is sent twice.
     last_v: u64,
+    /// Whether this player was told their seat after a rematch (see
+    /// [`Connection::send_rematch_seat`]).
+    seat_told: bool,
     /// Whether a successful action gets an `ack` frame; a client that said `acks: false` in its
     /// hello finds the action's `id` in the action's last event instead.
     acks: bool,
@@ -410,18 +414,27 @@ impl Connection {
     ) -> Result<(), Close> {
         seating::show_players(self.players.as_ref(), &mut state).await;
         self.last_v = self.last_v.max(state.v);
-        peer.reply(&Reply::State { state, id }).await
+        let rematch = state.rematch.clone();
+        peer.reply(&Reply::State { state, id }).await?;
+        // The `rematch` event may be among the frames this state makes stale, which are not
+        // sent: the seat it would have told is told now.
+        match rematch {
+            Some(room) => self.send_rematch_seat(peer, &room).await,
+            None => Ok(()),
+        }
     }
 
     /// After a rematch each seated player keeps their token; this tells them
-    /// (privately) the new room and their new colour.
+    /// (privately) the new room and their new colour, once: on whichever shows them the rematch
+    /// first, the welcome, the `rematch` event or a fresh state.
     async fn send_rematch_seat(&mut self, peer: &mut Peer, room: &str) -> Result<(), Close> {
         let (Some(seated), Some(token)) = (&self.attached, &self.token) else {
             return Ok(());
         };
-        if seated.seat == Seat::Spectator {
+        if seated.seat == Seat::Spectator || self.seat_told {
             return Ok(());
         }
+        self.seat_told = true;
         let reply = Reply::Seat {
             room: room.to_string(),
             url: room_url(room),

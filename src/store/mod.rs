@@ -14,6 +14,7 @@
 pub mod backup;
 pub mod bans;
 mod cluster;
+pub mod deadline;
 mod group_commit;
 mod listing;
 mod log;
@@ -69,6 +70,10 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
     #[error(transparent)]
     Migration(#[from] sqlx::migrate::MigrateError),
+    /// The database did not answer within the deadline (`deadline.rs`), or failed so just
+    /// before: nothing is known of the call's outcome.
+    #[error("the database is not answering")]
+    Unavailable,
 }
 
 impl StoreError {
@@ -82,7 +87,18 @@ impl StoreError {
             StoreError::UnsupportedUrl(_) => "unsupported_url",
             StoreError::Database(_) => "database",
             StoreError::Migration(_) => "migration",
+            StoreError::Unavailable => "unavailable",
         }
+    }
+
+    /// Whether the database could not be reached (rather than refusing the call): a missed
+    /// deadline, or a connection lost, refused or not to be had from the pool.
+    pub fn is_unavailable(&self) -> bool {
+        use sqlx::Error::{Io, PoolClosed, PoolTimedOut};
+        matches!(
+            self,
+            StoreError::Unavailable | StoreError::Database(Io(_) | PoolTimedOut | PoolClosed)
+        )
     }
 }
 
@@ -97,10 +113,13 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
         })
     } else if is_postgres_url(url) {
         let postgres = Arc::new(postgres::PgStore::open(url).await?);
+        // A database across a network may stop answering without closing: the rooms' calls
+        // get a deadline (`deadline.rs`).
+        let deadlined = Arc::new(deadline::Deadlined::new(postgres.clone()));
         Ok(Store {
-            log: postgres.clone(),
-            seeks: postgres.clone(),
-            cluster: Some(postgres),
+            log: deadlined.clone(),
+            seeks: postgres,
+            cluster: Some(deadlined),
         })
     } else {
         Err(StoreError::UnsupportedUrl(format!(

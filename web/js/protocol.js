@@ -48,6 +48,7 @@ export const ErrorCode = Object.freeze({
   ChatMuted: 'chat_muted',
   ChatTimedOut: 'chat_timed_out',
   ChatFull: 'chat_full',
+  Unavailable: 'unavailable',
   Internal: 'internal',
 });
 
