@@ -528,7 +528,14 @@ async fn chat_counts_against_the_seat_s_budget() {
     }
     // 19 a socket stays under a budget of its own; 76 for the seat is far over the shared 20 a
     // second even when a loaded machine stretches the sending over a few seconds.
-    let ids = ["hello", "bye", "good-luck", "have-fun", "you-too", "thank-you"];
+    let ids = [
+        "hello",
+        "bye",
+        "good-luck",
+        "have-fun",
+        "you-too",
+        "thank-you",
+    ];
     for socket in &mut sockets {
         for id in ids.iter().cycle().take(19) {
             socket.send(json!({"t": "chat", "d": preset(id)})).await;
