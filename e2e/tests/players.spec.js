@@ -88,6 +88,8 @@ test('settings renames an identity, says a refusal in words, moves it to a secon
 
   // Move it: the code shown here, typed there (by keyboard), in lower case with a dash.
   await first.getByTestId('show-code').click();
+  // The code arrives with the server's answer: read it once it is shown.
+  await expect(first.getByTestId('transfer-code')).toHaveText(/[2-9A-HJ-NP-Z]{8}/);
   const shown = await first.getByTestId('transfer-code').textContent();
   const code = shown.match(/[2-9A-HJ-NP-Z]{8}/)[0];
   const second = await open('/settings', QUIET);
