@@ -26,6 +26,8 @@ cleanup() {
     done
     podman volume rm --force senet-ci-data >/dev/null 2>&1 || true
     compose down --volumes --timeout 0 >/dev/null 2>&1 || true
+    # The network too, so that no run inherits the address allocations of the ones before.
+    podman network rm --force senetci_senet >/dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
