@@ -297,7 +297,7 @@ mod tests {
             "{black:?} {white:?}"
         );
         assert_eq!(black.rating - 1500.0, 1500.0 - white.rating);
-        assert!(black.deviation < 500.0 && is_provisional(&black));
+        assert!(black.deviation < START.deviation && is_provisional(&black));
         assert_eq!(shown(&START), "1500?");
         let (drawn, _) = rate(Standing::NEW, Standing::NEW, Score::Draw, 0);
         assert_eq!(drawn.rating, 1500.0);
