@@ -277,11 +277,11 @@ async fn a_queue_of_searches_holds_up_no_other_room() {
         people.push(client);
     }
 
-    let created = create_room(addr, "online", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let joined = join_room(addr, room).await;
-    let mut black = Client::join(addr, room, created["token"].as_str()).await;
-    let mut white = Client::join(addr, room, joined["token"].as_str()).await;
+    let Table {
+        mut black,
+        mut white,
+        ..
+    } = online_table(addr).await;
     let mut slowest = std::time::Duration::ZERO;
     for _ in 0..40 {
         let state = black.sync().await;

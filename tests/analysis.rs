@@ -157,11 +157,11 @@ async fn a_hint_in_an_ai_room_is_the_engines_move_logged_before_it_is_shown() {
 #[tokio::test]
 async fn a_hint_is_refused_in_an_online_room_and_nothing_is_logged() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "online", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let joined = join_room(server.addr, room).await;
-    let mut black = Client::join(server.addr, room, created["token"].as_str()).await;
-    let mut white = Client::join(server.addr, room, joined["token"].as_str()).await;
+    let Table {
+        room,
+        mut black,
+        mut white,
+    } = online_table(server.addr).await;
     black.ok("roll", Value::Null).await;
     black.refused("hint", Value::Null, "hint_not_allowed").await;
     white.refused("hint", Value::Null, "hint_not_allowed").await;
@@ -170,7 +170,7 @@ async fn a_hint_is_refused_in_an_online_room_and_nothing_is_logged() {
         reply["d"]["message"].as_str().unwrap().contains("practice"),
         "{reply}"
     );
-    let logged = record(server.addr, room).await;
+    let logged = record(server.addr, &room).await;
     assert!(
         logged["events"]
             .as_array()

@@ -17,14 +17,6 @@ use sqlx::{Connection, SqliteConnection};
 /// A room's seats: (room, black token, white token).
 type Seated = (String, String, String);
 
-async fn seated_room(addr: std::net::SocketAddr) -> Seated {
-    let created = create_room(addr, "online", "black").await;
-    let room = created["room"].as_str().unwrap().to_string();
-    let joined = join_room(addr, &room).await;
-    let token = |seat: &Value| seat["token"].as_str().unwrap().to_string();
-    (room, token(&created), token(&joined))
-}
-
 /// Both players of `seated`, connected.
 async fn players(addr: std::net::SocketAddr, seated: &Seated) -> (Client, Client) {
     let black = Client::join(addr, &seated.0, Some(&seated.1)).await;

@@ -492,11 +492,11 @@ async fn operator_reaches_a_quiet_room_on_sqlite() {
 #[tokio::test]
 async fn anonymous_players_have_presets_only() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "online", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let joined = join_room(server.addr, room).await;
-    let mut black = Client::join(server.addr, room, created["token"].as_str()).await;
-    let mut white = Client::join(server.addr, room, joined["token"].as_str()).await;
+    let common::Table {
+        mut black,
+        mut white,
+        ..
+    } = online_table(server.addr).await;
     black.ok("chat-settings", json!({"free_text": true})).await;
     white.ok("chat-settings", json!({"free_text": true})).await;
     black

@@ -16,15 +16,6 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-/// A fresh online room with both seats taken: (room, black token, white token).
-async fn full_room(addr: SocketAddr) -> (String, String, String) {
-    let created = create_room(addr, "online", "black").await;
-    let room = created["room"].as_str().unwrap().to_string();
-    let joined = join_room(addr, &room).await;
-    let token = |seat: &Value| seat["token"].as_str().unwrap().to_string();
-    (room.clone(), token(&created), token(&joined))
-}
-
 /// The HTTP status of a WebSocket handshake to `room` (101 when it opens), sent with `origin`.
 async fn handshake_status(addr: SocketAddr, room: &str, origin: Option<&str>) -> u16 {
     let mut request = format!("ws://{addr}/ws/rooms/{room}")
@@ -45,7 +36,7 @@ async fn handshake_status(addr: SocketAddr, room: &str, origin: Option<&str>) ->
 #[tokio::test]
 async fn websockets_from_another_sites_pages_are_refused_with_403() {
     let server = TestServer::start().await;
-    let (room, _, _) = full_room(server.addr).await;
+    let (room, _, _) = seated_room(server.addr).await;
     let own = format!("http://{}", server.addr);
     assert_eq!(handshake_status(server.addr, &room, Some(&own)).await, 101);
     assert_eq!(handshake_status(server.addr, &room, None).await, 101);
@@ -56,7 +47,7 @@ async fn websockets_from_another_sites_pages_are_refused_with_403() {
         config.connections.allowed_origins = "https://evil.example".parse().unwrap();
     })
     .await;
-    let (room, _, _) = full_room(listed.addr).await;
+    let (room, _, _) = seated_room(listed.addr).await;
     assert_eq!(handshake_status(listed.addr, &room, evil).await, 101);
     let other = Some("https://other.example");
     assert_eq!(handshake_status(listed.addr, &room, other).await, 403);
@@ -69,7 +60,7 @@ async fn connections_past_a_cap_get_429_until_one_closes() {
         config.connections.max_connections_per_address = 0;
     })
     .await;
-    let (room, black, white) = full_room(server.addr).await;
+    let (room, black, white) = seated_room(server.addr).await;
     let first = Client::join(server.addr, &room, Some(&black)).await;
     let _second = Client::join(server.addr, &room, Some(&white)).await;
     let _watcher = Client::join(server.addr, &room, None).await;
@@ -81,7 +72,7 @@ async fn connections_past_a_cap_get_429_until_one_closes() {
         config.connections.max_connections_per_address = 2;
     })
     .await;
-    let (room, black, white) = full_room(per_address.addr).await;
+    let (room, black, white) = seated_room(per_address.addr).await;
     let _black = Client::join(per_address.addr, &room, Some(&black)).await;
     let _white = Client::join(per_address.addr, &room, Some(&white)).await;
     assert_eq!(handshake_status(per_address.addr, &room, None).await, 429);
@@ -99,7 +90,7 @@ async fn a_client_that_stops_reading_is_dropped() {
         config.max_messages_per_second = 1_000_000;
     })
     .await;
-    let (room, _, _) = full_room(server.addr).await;
+    let (room, _, _) = seated_room(server.addr).await;
     let stalled = stalled_watcher(server.addr, &room).await;
     assert_eq!(handshake_status(server.addr, &room, None).await, 429);
     wait_until_status(server.addr, &room, 101).await;
@@ -142,7 +133,7 @@ async fn wait_until_status(addr: SocketAddr, room: &str, status: u16) {
 #[tokio::test]
 async fn metrics_name_every_series_after_some_play() {
     let server = TestServer::start().await;
-    let (room, black, white) = full_room(server.addr).await;
+    let (room, black, white) = seated_room(server.addr).await;
     let mut black = Client::join(server.addr, &room, Some(&black)).await;
     let _white = Client::join(server.addr, &room, Some(&white)).await;
     black
@@ -220,7 +211,7 @@ fn exports(scrape: &str, name: &str) -> bool {
 #[tokio::test]
 async fn every_metric_the_dashboard_and_the_alert_rules_name_is_exported() {
     let server = TestServer::start().await;
-    let (room, black, white) = full_room(server.addr).await;
+    let (room, black, white) = seated_room(server.addr).await;
     let mut black = Client::join(server.addr, &room, Some(&black)).await;
     let _white = Client::join(server.addr, &room, Some(&white)).await;
     black
@@ -362,7 +353,7 @@ async fn sigterm_closes_with_1012_and_players_resume_after_the_restart() {
     let dir = tempfile::tempdir().unwrap();
     let database = dir.path().join("senet.db");
     let server = ChildServer::start(&database, &["--log-format", "json"]).await;
-    let (room, black_token, white_token) = full_room(server.addr).await;
+    let (room, black_token, white_token) = seated_room(server.addr).await;
     let mut black = Client::join(server.addr, &room, Some(&black_token)).await;
     let mut white = Client::join(server.addr, &room, Some(&white_token)).await;
     black.ok("roll", Value::Null).await;

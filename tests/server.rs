@@ -10,41 +10,6 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
-/// Two seated players (and a spectator) in a fresh online room.
-struct Table {
-    room: String,
-    black: Client,
-    white: Client,
-}
-
-async fn online_table(server: &TestServer) -> Table {
-    online_table_at(server.addr).await
-}
-
-/// A fresh online room on the server at `addr`: black creates, white joins.
-async fn online_table_at(addr: std::net::SocketAddr) -> Table {
-    let created = create_room(addr, "online", "black").await;
-    let room = created["room"].as_str().unwrap().to_string();
-    let joined = join_room(addr, &room).await;
-    assert_eq!(joined["seat"], "white");
-    let black = Client::join(addr, &room, created["token"].as_str()).await;
-    let white = Client::join(addr, &room, joined["token"].as_str()).await;
-    assert_eq!(
-        (black.seat.as_str(), white.seat.as_str()),
-        ("black", "white")
-    );
-    Table { room, black, white }
-}
-
-impl Table {
-    fn mover(&mut self, side: &str) -> &mut Client {
-        match side {
-            "black" => &mut self.black,
-            _ => &mut self.white,
-        }
-    }
-}
-
 /// Plays throws and random legal moves until the game ends or `max_actions`
 /// actions were made; returns the winner if it ended.
 async fn play_random(
@@ -83,7 +48,7 @@ async fn random_games_reach_the_end_and_every_watcher_sees_the_same_events() {
     let server = TestServer::start().await;
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for _ in 0..3 {
-        let mut table = online_table(&server).await;
+        let mut table = online_table(server.addr).await;
         let mut spectator = Client::join(server.addr, &table.room, None).await;
         assert_eq!(spectator.seat, "spectator");
         let start_v = spectator.last_v();
@@ -198,7 +163,7 @@ fn game_part(state: &Value) -> Value {
 #[tokio::test]
 async fn every_bad_input_gets_its_error_and_changes_nothing() {
     let server = TestServer::start().await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     let mut spectator = Client::join(server.addr, &table.room, None).await;
     let before = game_part(&spectator.sync().await);
 
@@ -464,7 +429,7 @@ async fn the_sockets_of_one_seat_share_one_message_budget() {
 #[tokio::test]
 async fn a_seats_fifth_socket_closes_its_oldest() {
     let server = TestServer::start().await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     let token = table.black.token.clone();
     let mut newer = Vec::new();
     for _ in 0..4 {
@@ -518,7 +483,7 @@ async fn second_offer_refused(table: &mut Table, side: &str, addr: std::net::Soc
 #[tokio::test]
 async fn draw_offers_decline_withdraw_lapse_and_accept_one_per_turn() {
     let server = TestServer::start().await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     let offered = table.black.ok("draw-offer", Value::Null).await;
     assert_eq!(offered.last().unwrap()["t"], "draw-offered");
     assert_eq!(table.white.sync().await["draw_offer"], "black");
@@ -596,7 +561,7 @@ impl Table {
 #[tokio::test]
 async fn resign_ends_the_game_and_reveals_the_seed() {
     let server = TestServer::start().await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     let events = table.white.ok("resign", Value::Null).await;
     let over = events.last().unwrap();
     assert_eq!(
@@ -631,7 +596,7 @@ async fn an_absent_player_on_their_turn_can_be_claimed_against() {
         room,
         black,
         mut white,
-    } = online_table(&server).await;
+    } = online_table(server.addr).await;
 
     // Black is to move. While black is here, nothing can be claimed.
     white
@@ -665,7 +630,7 @@ async fn an_absent_player_on_their_turn_can_be_claimed_against() {
 
     // The countdown runs only on the absent side's turn: white leaving while
     // black is to move gives black nothing to claim.
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     assert_ne!(table.room, room);
     table.white.close_and_wait(&mut table.black).await;
     let state = table.black.sync().await;
@@ -686,7 +651,7 @@ async fn an_absent_player_on_their_turn_can_be_claimed_against() {
 #[tokio::test]
 async fn rematch_opens_a_room_with_colours_swapped() {
     let server = TestServer::start().await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     let mut spectator = Client::join(server.addr, &table.room, None).await;
     table.black.ok("resign", Value::Null).await;
     let offered = table.black.ok("rematch", Value::Null).await;
@@ -752,7 +717,7 @@ async fn rematch_opens_a_room_with_colours_swapped() {
 #[tokio::test]
 async fn a_player_reconnects_mid_game_with_the_token() {
     let server = TestServer::start().await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     assert_eq!(play_random(&mut table, &mut rng, 12).await, None);
     let token = table.black.token.clone().unwrap();
@@ -773,7 +738,7 @@ async fn a_player_reconnects_mid_game_with_the_token() {
 #[tokio::test]
 async fn summaries_are_read_from_the_log_without_loading_rooms() {
     let server = TestServer::start().await;
-    let table = online_table(&server).await;
+    let table = online_table(server.addr).await;
     let waiting = create_room(server.addr, "online", "white").await;
     let waiting = waiting["room"].as_str().unwrap();
     assert_eq!(server.rooms.live_count(), 1, "only the room being played");
@@ -804,7 +769,7 @@ async fn unstarted_rooms_past_their_ttl_are_deleted_and_games_are_kept() {
     let waiting = create_room(server.addr, "online", "black").await;
     let room = waiting["room"].as_str().unwrap().to_string();
     let mut creator = Client::join(server.addr, &room, waiting["token"].as_str()).await;
-    let playing = online_table(&server).await;
+    let playing = online_table(server.addr).await;
     let local = create_room(server.addr, "local", "black").await;
 
     // The waiting room goes, and its creator's socket with it; games stay.
@@ -838,7 +803,7 @@ async fn rooms_leave_memory_when_idle_and_come_back_from_the_log() {
         config.room_idle_after = std::time::Duration::from_millis(200)
     })
     .await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     table.black.ok("roll", Value::Null).await;
     let before = game_part(&table.black.sync().await);
     assert_eq!(server.rooms.live_count(), 1);
@@ -861,7 +826,7 @@ async fn rooms_leave_memory_when_idle_and_come_back_from_the_log() {
 #[tokio::test]
 async fn graceful_shutdown_closes_sockets_with_1012() {
     let server = TestServer::start().await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     table.black.ok("roll", Value::Null).await;
     server.stop().await;
     assert_eq!(table.black.closed().await, Closed::Code(1012));
@@ -873,7 +838,7 @@ async fn a_killed_server_restarts_with_nothing_lost_and_the_record_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let database = dir.path().join("senet.db");
     let server = ChildServer::start(&database, &[]).await;
-    let mut table = online_table_at(server.addr).await;
+    let mut table = online_table(server.addr).await;
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     play_random(&mut table, &mut rng, 10).await;
     // Kill it between a throw and its move: the throw must survive. The random play may have
@@ -964,7 +929,7 @@ async fn a_connection_that_falls_behind_gets_a_fresh_state() {
     // With room for one frame, a throw that also cancels a draw offer (two
     // events at once) leaves every other connection behind.
     let server = TestServer::start_with(|config| config.broadcast_capacity = 1).await;
-    let mut table = online_table(&server).await;
+    let mut table = online_table(server.addr).await;
     let mut spectator = Client::join(server.addr, &table.room, None).await;
     table.white.ok("draw-offer", Value::Null).await;
     table.black.ok("roll", Value::Null).await;
@@ -1010,7 +975,7 @@ async fn a_peer_that_stops_answering_pings_is_dropped_and_counted_absent() {
         room,
         mut black,
         mut white,
-    } = online_table(&server).await;
+    } = online_table(server.addr).await;
     loop {
         let presence = black.wait_for("presence").await;
         if presence["d"]["white"]["connected"] == false {
@@ -1066,7 +1031,7 @@ async fn racing_joiners_get_one_seat() {
 async fn a_stale_room_catches_up_after_losing_a_version_race() {
     let first = TestServer::start().await;
     let second = TestServer::beside(&first).await;
-    let mut table = online_table(&first).await;
+    let mut table = online_table(first.addr).await;
     let mut watcher = Client::join(second.addr, &table.room, None).await;
     let loaded_at = watcher.last_v();
     let mut rng = ChaCha8Rng::seed_from_u64(9);

@@ -297,6 +297,44 @@ pub async fn join_room(addr: SocketAddr, room: &str) -> Value {
     joined
 }
 
+/// A fresh online room with both seats taken, nobody connected: (room, black token, white token).
+pub async fn seated_room(addr: SocketAddr) -> (String, String, String) {
+    let created = create_room(addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = join_room(addr, &room).await;
+    let token = |seat: &Value| seat["token"].as_str().unwrap().to_string();
+    (room, token(&created), token(&joined))
+}
+
+/// Two players connected to a fresh online room: black created it, white joined.
+pub struct Table {
+    pub room: String,
+    pub black: Client,
+    pub white: Client,
+}
+
+/// A fresh online room on the server at `addr` with both players connected in their seats.
+pub async fn online_table(addr: SocketAddr) -> Table {
+    let (room, black, white) = seated_room(addr).await;
+    let black = Client::join(addr, &room, Some(&black)).await;
+    let white = Client::join(addr, &room, Some(&white)).await;
+    assert_eq!(
+        (black.seat.as_str(), white.seat.as_str()),
+        ("black", "white")
+    );
+    Table { room, black, white }
+}
+
+impl Table {
+    /// The player of `side` ("black" or "white").
+    pub fn mover(&mut self, side: &str) -> &mut Client {
+        match side {
+            "black" => &mut self.black,
+            _ => &mut self.white,
+        }
+    }
+}
+
 /// A WebSocket client that keeps every event it received, in order.
 pub struct Client {
     ws: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,

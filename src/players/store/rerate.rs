@@ -84,7 +84,7 @@ macro_rules! impl_rerate {
                 .execute(&mut *tx)
                 .await?;
             let players: i64 = sqlx::query_scalar(sql::ANY_PLAYER).fetch_one(&mut *tx).await?;
-            // A new database has nothing to re-rate: no audit row for it.
+            // A new database has nothing to re-rate: no audit row and no re-rating logged for it.
             if players > 0 {
                 sqlx::query(sql::AUDIT)
                     .bind(now)
@@ -94,7 +94,9 @@ macro_rules! impl_rerate {
                     .await?;
             }
             tx.commit().await?;
-            tracing::info!(games = replay.games, from = %name, to = PARAMETERS.name, "re-rated every rated game");
+            if players > 0 {
+                tracing::info!(games = replay.games, from = %name, to = PARAMETERS.name, "re-rated every rated game");
+            }
             Ok(Some(replay.games))
         }
 
