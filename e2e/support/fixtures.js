@@ -24,8 +24,26 @@ export const test = base.extend({
     expect(problems, 'console errors or page errors').toEqual([]);
   },
 
-  /** `open(path, contextOptions)` → a page in a new context, already navigated. */
-  open: async ({ browser, server, problems }, use, testInfo) => {
+  /**
+   * `serve(options)` → a server of the test's own (`startServer`'s options), stopped only once
+   * the test's pages are closed: a page that outlives its server tries its socket again and
+   * logs the refusal as an error (a test failed so at load 11).
+   */
+  serve: async ({}, use) => {
+    const started = [];
+    await use(async (options) => {
+      const server = await startServer(options);
+      started.push(server);
+      return server;
+    });
+    for (const server of started) await server.stop();
+  },
+
+  /**
+   * `open(path, contextOptions)` → a page in a new context, already navigated. It depends on
+   * `serve` so that its pages are closed before the test's own servers stop.
+   */
+  open: async ({ browser, server, problems, serve: _ }, use, testInfo) => {
     const contexts = [];
     const open = async (path = '/', options = {}) => {
       const { allowNetworkErrors = false, ...contextOptions } = options;

@@ -26,7 +26,7 @@ export function removeDataDir(dir) {
 }
 
 /**
- * Start a server; resolves to `{url, stop(), logs()}`. By default it gets a free port and a
+ * Start a server; resolves to `{url, dataDir, stop(), logs()}`. By default it gets a free port and a
  * database of its own, deleted when it stops; pass `dataDir` (kept) and `listen` to start it
  * again where it was. `extraArgs` go after `serve`.
  */
@@ -62,6 +62,7 @@ export async function startServer({ extraArgs = [], dataDir = null, listen = '12
   });
   return {
     url,
+    dataDir: dir,
     logs: () => output,
     async stop() {
       if (child.exitCode === null) {

@@ -2,56 +2,50 @@
 // and moves arrive like anyone's, the player clicks through a whole game, then a new game swaps
 // colours. A server of its own with a short --ai-delay-ms keeps it quick.
 import { test, expect } from '../support/fixtures.js';
-import { startServer } from '../support/server.js';
 import { takeTurn, roomInfo, settle } from '../support/game.js';
 
-test('a whole game against the computer, then a new game', async ({ open }) => {
-  const server = await startServer({ extraArgs: ['--ai-delay-ms', '20'] });
-  try {
-    // The page may try to reconnect while the server stops at the end.
-    const page = await open(new URL('/', server.url).href, { reducedMotion: 'reduce', allowNetworkErrors: true });
-    const form = page.getByTestId('ai-form');
-    await form.getByRole('radio', { name: 'White' }).check();
-    await form.getByRole('combobox').selectOption('easy');
-    await page.getByTestId('create-ai').click();
-    await page.waitForURL(/\/r\/[^/]+$/);
-    await expect(page.getByTestId('seat')).toHaveText('You play white.');
-    await expect(page.getByTestId('computer-black')).toHaveText('computer (Easy)');
-    await expect(page.getByTestId('computer-white')).toBeHidden();
-    await expect(page.getByTestId('offer-draw')).toBeHidden();
-    // Black (the computer) throws first.
-    await expect(page.getByTestId('move').first()).toHaveText(/^Black \d: /);
+test('a whole game against the computer, then a new game', async ({ open, serve }) => {
+  const server = await serve({ extraArgs: ['--ai-delay-ms', '20'] });
+  const page = await open(new URL('/', server.url).href, { reducedMotion: 'reduce' });
+  const form = page.getByTestId('ai-form');
+  await form.getByRole('radio', { name: 'White' }).check();
+  await form.getByRole('combobox').selectOption('easy');
+  await page.getByTestId('create-ai').click();
+  await page.waitForURL(/\/r\/[^/]+$/);
+  await expect(page.getByTestId('seat')).toHaveText('You play white.');
+  await expect(page.getByTestId('computer-black')).toHaveText('computer (Easy)');
+  await expect(page.getByTestId('computer-white')).toBeHidden();
+  await expect(page.getByTestId('offer-draw')).toBeHidden();
+  // Black (the computer) throws first.
+  await expect(page.getByTestId('move').first()).toHaveText(/^Black \d: /);
 
-    for (let actions = 0; actions < 2000; actions += 1) {
-      const { phase, turn, v } = await roomInfo(page);
-      if (phase === 'over') break;
-      if (turn === 'white') {
-        await takeTurn({ white: page }, [page], { opponentIsComputer: true });
-      } else {
-        // The computer's turn: nothing to click (read in one go, as the page drew it), and it
-        // plays by itself.
-        const controls = await page.evaluate(() => ({
-          turn: document.querySelector('[data-testid="room"]').dataset.turn,
-          throwShown: !document.querySelector('[data-testid="throw"]').hidden,
-          movable: document.querySelectorAll('.piece.movable').length,
-        }));
-        if (controls.turn === 'black') expect(controls).toMatchObject({ throwShown: false, movable: 0 });
-        await settle([page], Number(v) + 1);
-      }
+  for (let actions = 0; actions < 2000; actions += 1) {
+    const { phase, turn, v } = await roomInfo(page);
+    if (phase === 'over') break;
+    if (turn === 'white') {
+      await takeTurn({ white: page }, [page], { opponentIsComputer: true });
+    } else {
+      // The computer's turn: nothing to click (read in one go, as the page drew it), and it
+      // plays by itself.
+      const controls = await page.evaluate(() => ({
+        turn: document.querySelector('[data-testid="room"]').dataset.turn,
+        throwShown: !document.querySelector('[data-testid="throw"]').hidden,
+        movable: document.querySelectorAll('.piece.movable').length,
+      }));
+      if (controls.turn === 'black') expect(controls).toMatchObject({ throwShown: false, movable: 0 });
+      await settle([page], Number(v) + 1);
     }
-    await expect(page.getByTestId('end')).toBeVisible();
-    await expect(page.getByTestId('end-reason')).toHaveText('All five pieces borne off.');
-    await page.getByTestId('verify').click();
-    await expect(page.getByTestId('verify-summary')).toHaveAttribute('data-ok', 'true');
-
-    const oldUrl = page.url();
-    await expect(page.getByTestId('rematch')).toHaveText('New game');
-    await page.getByTestId('rematch').click();
-    await page.waitForURL((url) => url.href !== oldUrl);
-    await expect(page.getByTestId('seat')).toHaveText('You play black.');
-    await expect(page.getByTestId('computer-white')).toHaveText('computer (Easy)');
-    await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
-  } finally {
-    await server.stop();
   }
+  await expect(page.getByTestId('end')).toBeVisible();
+  await expect(page.getByTestId('end-reason')).toHaveText('All five pieces borne off.');
+  await page.getByTestId('verify').click();
+  await expect(page.getByTestId('verify-summary')).toHaveAttribute('data-ok', 'true');
+
+  const oldUrl = page.url();
+  await expect(page.getByTestId('rematch')).toHaveText('New game');
+  await page.getByTestId('rematch').click();
+  await page.waitForURL((url) => url.href !== oldUrl);
+  await expect(page.getByTestId('seat')).toHaveText('You play black.');
+  await expect(page.getByTestId('computer-white')).toHaveText('computer (Easy)');
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
 });

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { test, expect } from '../support/fixtures.js';
 import { expectNoViolations } from '../support/a11y.js';
-import { startServer, newDataDir, removeDataDir, serverBinary } from '../support/server.js';
+import { serverBinary } from '../support/server.js';
 
 const PHONE = { width: 360, height: 800 };
 
@@ -158,23 +158,17 @@ test('a player mutes the other side and a spectator, and anyone reports the chat
   await expectNoViolations(anna, 'the room after muting, in English');
 });
 
-test('a message the operator hides leaves the open pages with nothing else happening', async ({ open }) => {
-  const dataDir = newDataDir();
-  const server = await startServer({ dataDir });
-  try {
-    const { anna, boris } = await seatBoth((path, options) => open(new URL(path, server.url).href, options));
-    await anna.getByTestId('chat-preset-hello').click();
-    await expect(boris.getByTestId('chat-line')).toHaveText(['Чёрные: Привет!']);
-    const room = new URL(anna.url()).pathname.split('/').pop();
-    const record = await (await anna.request.get(new URL(`/api/rooms/${room}/record`, server.url).href)).json();
-    const said = record.events.find((event) => event.t === 'said');
-    execFileSync(serverBinary(), [
-      'admin', 'hide', room, String(said.v), '--reason', 'test', '--as', 'olga', '--database-url', `sqlite://${dataDir}/senet.db`,
-    ]);
-    // SQLite's instance reads the operator's appends every 2 s.
-    for (const page of [anna, boris]) await expect(page.getByTestId('chat-line')).toHaveCount(0, { timeout: 10_000 });
-  } finally {
-    await server.stop();
-    removeDataDir(dataDir);
-  }
+test('a message the operator hides leaves the open pages with nothing else happening', async ({ open, serve }) => {
+  const server = await serve();
+  const { anna, boris } = await seatBoth((path, options) => open(new URL(path, server.url).href, options));
+  await anna.getByTestId('chat-preset-hello').click();
+  await expect(boris.getByTestId('chat-line')).toHaveText(['Чёрные: Привет!']);
+  const room = new URL(anna.url()).pathname.split('/').pop();
+  const record = await (await anna.request.get(new URL(`/api/rooms/${room}/record`, server.url).href)).json();
+  const said = record.events.find((event) => event.t === 'said');
+  execFileSync(serverBinary(), [
+    'admin', 'hide', room, String(said.v), '--reason', 'test', '--as', 'olga', '--database-url', `sqlite://${server.dataDir}/senet.db`,
+  ]);
+  // SQLite's instance reads the operator's appends every 2 s.
+  for (const page of [anna, boris]) await expect(page.getByTestId('chat-line')).toHaveCount(0, { timeout: 10_000 });
 });
