@@ -1203,8 +1203,11 @@ async fn a_drained_instance_s_player_on_turn_is_charged_nothing(url: String) {
     assert_eq!(status, 201, "{created}");
     let room = created["room"].as_str().unwrap().to_string();
     let joined = common::join_room(nginx.addr, &room).await;
-    let black = Player::sit(nginx.addr, &room, &created).await;
+    let mut black = Player::sit(nginx.addr, &room, &created).await;
     let white = Player::sit(nginx.addr, &room, &joined).await;
+    // Black's first turn (its countdown began before it sat down) is played out: the mover at
+    // the drain is white, connected since its turn began, with no countdown against it.
+    common::play_turn(&mut black.client, "black").await;
     let joined_on = nginx.requests_for(&room, 1).await.remove(0).served_by;
     let (chosen, other) = if joined_on == one.addr.to_string() {
         (one, two)
@@ -1213,7 +1216,8 @@ async fn a_drained_instance_s_player_on_turn_is_charged_nothing(url: String) {
     };
     let mut watcher = Client::join(other.addr, &room, None).await;
     let side = watcher.state["turn"].as_str().unwrap().to_string();
-    let mut mover = if side == "black" { black } else { white };
+    assert_eq!(side, "white");
+    let mut mover = white;
     let mover_clock = |clocks: &Value| clocks[&side].as_i64().unwrap();
 
     assert!(chosen.terminate().await.success());
@@ -1229,6 +1233,10 @@ async fn a_drained_instance_s_player_on_turn_is_charged_nothing(url: String) {
     assert_eq!(resumed[0]["d"]["clocks"], paused[0]["d"]["clocks"]);
     let away = resumed[0]["at"].as_i64().unwrap() - paused[0]["at"].as_i64().unwrap();
     assert!(away >= AWAY.as_millis() as i64, "paused for {away} ms only");
+    // Away by the drain's doing, the mover gave its opponent no claim countdown.
+    for presence in logged(&record, "presence") {
+        assert!(presence["d"]["white"]["claim_at"].is_null(), "{presence}");
+    }
     let clock = &mover.client.state["clock"];
     assert_eq!(clock["running"], side.as_str(), "{clock}");
     let charged = mover_clock(&paused[0]["d"]["clocks"]) - mover_clock(&clock["remaining"]);

@@ -309,9 +309,7 @@ impl RoomTask {
                     Some(command) => Box::pin(self.handle(command)).await,
                 },
                 decided = bot_turn.answer() => Box::pin(self.bot_acts(decided)).await,
-                _ = sleep_until_some(clock_due) => {
-                    Box::pin(self.commit_now(Game::decide_clock)).await
-                }
+                _ = sleep_until_some(clock_due) => Box::pin(self.clock_is_due()).await,
                 _ = sleep_until_some(idle_deadline) => break,
                 _ = sleep_until_some(self.presence_due) => Box::pin(self.record_presence()).await,
                 _ = presence_check.tick(), if self.connected_elsewhere_by_the_log() => {

@@ -61,7 +61,9 @@ impl Game {
     /// When the opponent of `side`, the side to move, may claim the game: once the turn has
     /// lasted `idle_turn_after` (untimed games: in a timed one the clock ends a turn that long),
     /// or `abandon_after` after `side` was first seen absent in this turn. The absence countdown
-    /// is kept for the rest of the turn, so coming back for a moment does not restart it.
+    /// is kept for the rest of the turn, so coming back for a moment does not restart it. An
+    /// absence while a drain has paused the clock is the operator's doing (the player's socket
+    /// was closed for them): it starts no countdown until the clock is resumed.
     fn claim_at(&self, side: Side, connected: bool, ctx: &Context) -> Option<UnixMs> {
         let idle = self
             .clock
@@ -70,7 +72,7 @@ impl Game {
         let kept = self.presence[index(side)]
             .claim_at
             .filter(|&at| Some(at) != idle);
-        let absent = match connected {
+        let absent = match connected || self.paused_for().is_some() {
             true => kept,
             false => Some(kept.unwrap_or(ctx.now + ctx.abandon_after_ms)),
         };

@@ -365,6 +365,46 @@ fn a_both_seat_sets_both_seeds_and_the_computer_gets_its_own() {
     assert!(none.is_empty(), "no computer in a local room");
 }
 
+/// The player on turn whose socket a drain closed (their clock paused) is not counted absent:
+/// their opponent gets no claim countdown until the pause ends, and only if they are still away.
+#[test]
+fn a_drain_s_pause_starts_no_claim_countdown_until_it_ends() {
+    use crate::protocol::{PAUSE_LIMIT_MS, TimeControl};
+    let control = TimeControl {
+        initial: 600,
+        increment: 0,
+    };
+    let room = Room::new(ROOM.into(), Mode::Online, [3; 32], Some(control));
+    let game = Game::new(room, Seats::new(person("b"), person("w")));
+    let mut game = game.decide_start(0).game;
+    let mover = game.position.turn();
+    game = game.decide_pause(3_000).game;
+    let mut away = Context {
+        now: 3_100,
+        ..ctx()
+    };
+    away.connected[index(mover)] = false;
+    let presence = game.decide_presence(&away);
+    assert_eq!(presence.events.len(), 1, "the mover's leaving is logged");
+    game = presence.game;
+    assert_eq!(
+        game.presence[index(mover)].claim_at,
+        None,
+        "no countdown while paused"
+    );
+
+    let ended = 3_000 + PAUSE_LIMIT_MS;
+    game = game.decide_clock(ended).game;
+    assert_eq!(game.paused_for(), None);
+    away.now = ended;
+    game = game.decide_presence(&away).game;
+    assert_eq!(
+        game.presence[index(mover)].claim_at,
+        Some(ended + away.abandon_after_ms),
+        "the countdown starts once the pause is over"
+    );
+}
+
 /// A drain's pause stops both clocks where they are; the player on turn is charged nothing
 /// until `resumed`, which comes by itself once the pause has lasted its limit.
 #[test]

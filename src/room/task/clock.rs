@@ -47,6 +47,13 @@ impl RoomTask {
         }
     }
 
+    /// The clock's time came: a flag, or a pause that reached its limit. A player on turn still
+    /// away when their pause ends starts their absence countdown then (a pause starts none).
+    pub(super) async fn clock_is_due(&mut self) {
+        self.commit_now(Game::decide_clock).await;
+        self.record_presence().await;
+    }
+
     /// Resumes a paused clock once the player on turn has a connection here.
     pub(super) async fn resume_if_back(&mut self) {
         let back = self
