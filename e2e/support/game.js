@@ -49,6 +49,21 @@ export async function expectSameBoard(pages) {
   return boards[0].position;
 }
 
+/**
+ * A game against the easy computer, the page's player white, on a server of the test's own
+ * (`serve`) whose short --ai-delay-ms keeps it quick: `{ server, page }`, the page in the room.
+ */
+export async function startComputerGame(open, serve) {
+  const server = await serve({ extraArgs: ['--ai-delay-ms', '20'] });
+  const page = await open(new URL('/', server.url).href, { reducedMotion: 'reduce' });
+  const form = page.getByTestId('ai-form');
+  await form.getByRole('radio', { name: 'White' }).check();
+  await form.getByRole('combobox').selectOption('easy');
+  await page.getByTestId('create-ai').click();
+  await page.waitForURL(/\/r\/[^/]+$/);
+  return { server, page };
+}
+
 /** In the lobby: create an online room as `side`, then open its link in a second context. */
 export async function startOnlineGame(open, { side = 'black', context = {} } = {}) {
   const creator = await open('/', context);

@@ -2,16 +2,10 @@
 // and moves arrive like anyone's, the player clicks through a whole game, then a new game swaps
 // colours. A server of its own with a short --ai-delay-ms keeps it quick.
 import { test, expect } from '../support/fixtures.js';
-import { takeTurn, roomInfo, settle } from '../support/game.js';
+import { takeTurn, roomInfo, settle, startComputerGame } from '../support/game.js';
 
 test('a whole game against the computer, then a new game', async ({ open, serve }) => {
-  const server = await serve({ extraArgs: ['--ai-delay-ms', '20'] });
-  const page = await open(new URL('/', server.url).href, { reducedMotion: 'reduce' });
-  const form = page.getByTestId('ai-form');
-  await form.getByRole('radio', { name: 'White' }).check();
-  await form.getByRole('combobox').selectOption('easy');
-  await page.getByTestId('create-ai').click();
-  await page.waitForURL(/\/r\/[^/]+$/);
+  const { page } = await startComputerGame(open, serve);
   await expect(page.getByTestId('seat')).toHaveText('You play white.');
   await expect(page.getByTestId('computer-black')).toHaveText('computer (Easy)');
   await expect(page.getByTestId('computer-white')).toBeHidden();

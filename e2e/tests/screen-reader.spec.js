@@ -4,6 +4,7 @@
 // move of the computer's and the result must have been said, once, checked against the server's
 // record of the game.
 import { test, expect } from '../support/fixtures.js';
+import { startComputerGame } from '../support/game.js';
 
 /** Every entry the log region gets, kept in order as it is added (the region keeps only the last few). */
 function listen(page) {
@@ -32,13 +33,7 @@ async function type(page, text) {
 const MY_THROW = 'Your turn: throw the sticks.';
 
 test('a whole game against the computer by text commands, reading only the live regions', async ({ open, serve }) => {
-  const server = await serve({ extraArgs: ['--ai-delay-ms', '20'] });
-  const page = await open(new URL('/', server.url).href, { reducedMotion: 'reduce' });
-  const form = page.getByTestId('ai-form');
-  await form.getByRole('radio', { name: 'White' }).check();
-  await form.getByRole('combobox').selectOption('easy');
-  await page.getByTestId('create-ai').click();
-  await page.waitForURL(/\/r\/[^/]+$/);
+  const { server, page } = await startComputerGame(open, serve);
   const room = page.url().split('/r/')[1];
   await listen(page);
   // Commands answer "Connecting…" until the socket is open (slow on a loaded machine).

@@ -365,18 +365,24 @@ fn a_both_seat_sets_both_seeds_and_the_computer_gets_its_own() {
     assert!(none.is_empty(), "no computer in a local room");
 }
 
+/// An online game with `initial` seconds each and no increment, started at 0.
+fn timed_online_game(initial: u32) -> Game {
+    let control = crate::protocol::TimeControl {
+        initial,
+        increment: 0,
+    };
+    let room = Room::new(ROOM.into(), Mode::Online, [3; 32], Some(control));
+    Game::new(room, Seats::new(person("b"), person("w")))
+        .decide_start(0)
+        .game
+}
+
 /// The player on turn whose socket a drain closed (their clock paused) is not counted absent:
 /// their opponent gets no claim countdown until the pause ends, and only if they are still away.
 #[test]
 fn a_drain_s_pause_starts_no_claim_countdown_until_it_ends() {
-    use crate::protocol::{PAUSE_LIMIT_MS, TimeControl};
-    let control = TimeControl {
-        initial: 600,
-        increment: 0,
-    };
-    let room = Room::new(ROOM.into(), Mode::Online, [3; 32], Some(control));
-    let game = Game::new(room, Seats::new(person("b"), person("w")));
-    let mut game = game.decide_start(0).game;
+    use crate::protocol::PAUSE_LIMIT_MS;
+    let mut game = timed_online_game(600);
     let mover = game.position.turn();
     game = game.decide_pause(3_000).game;
     let mut away = Context {
@@ -409,14 +415,8 @@ fn a_drain_s_pause_starts_no_claim_countdown_until_it_ends() {
 /// until `resumed`, which comes by itself once the pause has lasted its limit.
 #[test]
 fn a_paused_clock_stands_until_resumed_or_its_limit() {
-    use crate::protocol::{Clocks, PAUSE_LIMIT_MS, TimeControl};
-    let control = TimeControl {
-        initial: 60,
-        increment: 0,
-    };
-    let room = Room::new(ROOM.into(), Mode::Online, [3; 32], Some(control));
-    let game = Game::new(room, Seats::new(person("b"), person("w")));
-    let mut game = game.decide_start(0).game;
+    use crate::protocol::{Clocks, PAUSE_LIMIT_MS};
+    let mut game = timed_online_game(60);
     let mover = game.position.turn();
     let running = Clocks {
         black: if mover == Side::Black { 57_000 } else { 60_000 },
