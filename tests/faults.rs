@@ -1,6 +1,7 @@
 //! Faults the fault run (scripts/faults.sh, docs/RELIABILITY.md) exposed, each against a real
-//! server: a rematch whose room could not be made, an action resent after a reconnection, a
-//! rematch seen in a state before its event, and PostgreSQL that stops answering.
+//! server: a rematch whose room could not be made, an action resent after a reconnection (or
+//! after `unavailable`), a rematch seen in a state before its event, and PostgreSQL that stops
+//! answering.
 
 mod common;
 mod postgres_support;
@@ -289,14 +290,7 @@ async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_
 
     // It answers again: the instance is ready again by itself, and the game goes on.
     pause.send(false).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while readyz_within_2s(&server).await != 200 {
-        assert!(
-            Instant::now() < deadline,
-            "not ready 5 s after the database came back"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    ready_again(&server).await;
     // An action answered `unavailable` may have been committed when the database came back,
     // so the state may move on under the next one's feet: one of a few goes through.
     let mut answers = Vec::new();
@@ -310,6 +304,77 @@ async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_
     panic!("no action went through after the database came back: {answers:?}");
 }
 
+/// Waits until `/readyz` says ready, failing after 5 s.
+async fn ready_again(server: &TestServer) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while readyz_within_2s(server).await != 200 {
+        assert!(
+            Instant::now() < deadline,
+            "not ready 5 s after the database came back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent(
+    url: String,
+) {
+    let (pause, paused) = watch::channel(false);
+    let proxy = pausable_proxy(url[host_port(&url)].to_string(), paused).await;
+    let server =
+        TestServer::start_on(tempfile::tempdir().unwrap(), through(&url, &proxy), |_| {}).await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = join_named(&server, room, token, "tab-1").await;
+    assert_eq!(client.sync().await["phase"], "roll");
+    let before = client.last_v();
+
+    // The database stops answering while the throw is being appended: it is answered
+    // `unavailable`, and so is its resend meanwhile, but its bytes were sent.
+    pause.send(true).unwrap();
+    for _ in 0..2 {
+        let answer = tokio::time::timeout(
+            Duration::from_secs(2),
+            send_with_id(&mut client, "roll", json!("r1")),
+        )
+        .await
+        .expect("the throw unanswered after 2 s");
+        assert_eq!(answer["d"]["code"], "unavailable", "{answer}");
+    }
+
+    // The database answers again and commits the throw; the client, which cannot know that,
+    // reconnects and sends it again.
+    pause.send(false).unwrap();
+    ready_again(&server).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while events_of(&record(server.addr, room).await, "rolled").is_empty() {
+        assert!(Instant::now() < deadline, "the throw was never committed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    client.close().await;
+    let mut again = join_named(&server, room, token, "tab-1").await;
+    let resent = send_with_id(&mut again, "roll", json!("r1")).await;
+
+    // It is answered as the throw the log holds (before the fix: judged again, refused
+    // `already_rolled`, or thrown twice after a pass).
+    assert_eq!(resent["t"], "ack", "{resent}");
+    let logged = record(server.addr, room).await;
+    let since = &logged["events"].as_array().unwrap()[before as usize..];
+    let rolled: Vec<u64> = (before + 1..)
+        .zip(since)
+        .filter(|(_, e)| e["t"] == "rolled")
+        .map(|(v, _)| v)
+        .collect();
+    assert_eq!(rolled.len(), 1, "one throw logged: {since:?}");
+    let v = resent["d"]["v"].as_u64().unwrap();
+    assert!(
+        v >= rolled[0],
+        "answered at {v}, before the throw at {}",
+        rolled[0]
+    );
+}
+
 postgres_support::postgres_tests!(
-    a_database_that_stops_answering_is_answered_unavailable_then_recovered_from
+    a_database_that_stops_answering_is_answered_unavailable_then_recovered_from,
+    an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent
 );
