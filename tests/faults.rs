@@ -1,7 +1,7 @@
 //! Faults the fault run (scripts/faults.sh, docs/RELIABILITY.md) exposed, each against a real
 //! server: a rematch whose room could not be made, an action resent after a reconnection (or
-//! after `unavailable`), a rematch seen in a state before its event, and PostgreSQL that stops
-//! answering.
+//! after `unavailable`), a rematch seen in a state before its event, PostgreSQL that stops
+//! answering, SQLite's transaction rolled back by itself (as on a full disk), and a full disk.
 
 mod common;
 mod postgres_support;
@@ -9,6 +9,7 @@ mod postgres_support;
 use std::time::{Duration, Instant};
 
 use common::{Client, TestServer, create_room, http, join_room, record};
+use senet::store::StoreError;
 use serde_json::{Value, json};
 use sqlx::{Connection, SqliteConnection};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -71,6 +72,68 @@ async fn a_rematch_whose_room_cannot_be_made_is_not_logged_and_can_be_asked_agai
     let (status, summary) = http(server.addr, "GET", &format!("/api/rooms/{next}"), None).await;
     assert_eq!((status, &summary["status"]), (200, &json!("playing")));
     assert_eq!(client.reply_of_type("seat").await["d"]["room"], next);
+}
+
+#[tokio::test]
+async fn a_transaction_sqlite_rolled_back_by_itself_leaves_no_later_write_uncommitted() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = Client::join(server.addr, room, token).await;
+
+    // On a full disk SQLite rolls a transaction back by itself; other errors fail one statement
+    // and leave it open. Triggers do each, on the client seeds chosen for it.
+    let mut db = database(&server).await;
+    for (seed, how) in [("full", "ROLLBACK"), ("abort", "ABORT")] {
+        let trigger = format!(
+            "CREATE TRIGGER refuse_{seed} BEFORE INSERT ON events \
+             WHEN NEW.kind = 'client-seed' AND NEW.data LIKE '%{seed}%' \
+             BEGIN SELECT RAISE({how}, 'refused'); END"
+        );
+        sqlx::query(sqlx::AssertSqlSafe(trigger))
+            .execute(&mut db)
+            .await
+            .unwrap();
+    }
+    for seed in ["full", "abort"] {
+        let answer = client.act("seed", json!({"client_seed": seed})).await;
+        assert_eq!(answer["t"], "error", "{answer}");
+    }
+
+    // What is acknowledged next is committed (before the fix: acknowledged and shown, but left
+    // in a transaction that the writer's connection never committed).
+    let acked = client.ok("roll", Value::Null).await;
+    let logged = record(server.addr, room).await;
+    assert_eq!(
+        events_of(&logged, "rolled").len(),
+        1,
+        "{acked:?} acknowledged: {logged}"
+    );
+}
+
+#[tokio::test]
+async fn a_full_disk_is_unavailable_not_an_internal_error() {
+    let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
+    sqlx::query("CREATE TABLE t (x BLOB)")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    // A database that may not grow answers SQLITE_FULL, as on a full disk.
+    let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    let cap = format!("PRAGMA max_page_count = {pages}");
+    sqlx::query(sqlx::AssertSqlSafe(cap))
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let full = sqlx::query("INSERT INTO t VALUES (zeroblob(100000))")
+        .execute(&mut db)
+        .await
+        .unwrap_err();
+    // So a player is told `unavailable` (try again), not `internal`.
+    assert!(StoreError::from(full).is_unavailable());
 }
 
 /// Connects and says hello with a client name; the welcome is read.
