@@ -27,6 +27,9 @@ The check, over what every client saw and what the store holds (the records):
   - no seat was taken without its token (a stranger's hello gets a spectator, whose actions
     are refused); every `rematch` names a room that exists;
   - every request is answered within 2 s (an error, or a closed socket), never left hanging;
+  - with a database fault (pg-*, disk-full), `/readyz` says 503 from the first request refused
+    `unavailable` (half a second later) until the fault's end, answers within 2 s, and says
+    200 again within 5 s of the end;
   - with `cut`, where the server lives on, a resend is answered as the first send was (an
     `ack`), or applied then: never refused for what its own first send did.
 Standard library only.
@@ -68,6 +71,14 @@ THINK = 0.08
 # after RESEND_AFTER seconds.
 UNKNOWN_OUTCOME = {"unavailable", "internal"}
 RESEND_AFTER = 0.1
+# Faults during which the instances cannot write: `/readyz` must say so (Run.check_ready).
+DATABASE_FAULTS = {"pg-restart", "pg-kill", "pg-hang", "pg-slow", "disk-full"}
+# Faults during which some actions still succeed (a WAL with room left on the full disk; the
+# other instance's players while one is paused): recovery counts from the fault's end.
+SUCCEED_DURING = {"disk-full", "pause"}
+# How often `/readyz` is asked during a fault, how long it may take to notice that writes fail,
+# and how soon after the fault it must say ready again.
+READY_EVERY, READY_NOTICES, READY_AGAIN = 0.1, 0.5, 5.0
 
 
 class History:
@@ -83,6 +94,8 @@ class History:
         self.cuts = []  # (player, when) of each socket the `cut` fault cut
         self.answer_ms = []
         self.refused = 0  # requests answered by a closed socket, a hang, `unavailable` or `internal`
+        self.ready = []  # (asked, answered, status) of each `/readyz` during a database fault
+        self.unavailable = []  # when each request was answered `unavailable`
 
     def violation(self, text):
         if text not in self.violations:
@@ -204,8 +217,11 @@ class Player:
             writer.transport.abort()
             answer = {"t": "hang"}
         self.run.history.answer_ms.append(1000 * (time.time() - sent))
-        if answer["t"] in ("closed", "hang") or answer.get("d", {}).get("code") in UNKNOWN_OUTCOME:
+        code = answer.get("d", {}).get("code")
+        if answer["t"] in ("closed", "hang") or code in UNKNOWN_OUTCOME:
             self.run.history.refused += 1
+        if code == "unavailable":
+            self.run.history.unavailable.append(time.time())
         return id, answer
 
     async def act(self, t, d=None, side=None):
@@ -346,6 +362,9 @@ class Run:
             return
         history.affected = {p.name for p in players}
         history.fault_start = time.time()
+        watch = None
+        if self.args.fault in DATABASE_FAULTS:
+            watch = asyncio.get_running_loop().create_task(self.watch_ready())
         # Each half prints the moment it took effect (the kill; the restart answering /readyz).
         moments = []
         for command in (self.args.inject, self.args.heal):
@@ -353,9 +372,20 @@ class Run:
                 subprocess.run, ["bash", "-c", command], check=True, capture_output=True, text=True)
             moments.append(float((done.stdout.split() or [time.time()])[-1]))
         history.fault_start = moments[0]
+        if watch:
+            await asyncio.sleep(READY_AGAIN)
+            watch.cancel()
         # With a second instance, players go on through it from the kill on.
         survivor = self.args.backend == "postgres" and self.args.fault == "kill"
         history.fault_end = moments[0] if survivor else moments[1]
+
+    async def watch_ready(self):
+        """Asks `/readyz` every READY_EVERY until cancelled."""
+        while True:
+            asked = time.time()
+            status, _ = await asyncio.to_thread(http, self.args.url, "GET", "/readyz")
+            self.history.ready.append((asked, time.time(), status))
+            await asyncio.sleep(max(0.0, READY_EVERY - (time.time() - asked)))
 
     async def stranger(self, room):
         """A hello without a token, then a throw: a spectator's, refused."""
@@ -407,7 +437,27 @@ class Run:
         self.check_actions(logs)
         for room, record in records.items():
             self.check_record(room, record)
+        self.check_ready()
         return self.report()
+
+    def check_ready(self):
+        """`/readyz` said 503 while requests were refused `unavailable`, and 200 again after."""
+        history = self.history
+        if not history.ready or history.fault_end is None:
+            return
+        start, end = history.fault_start, history.fault_end
+        first = min((at for at in history.unavailable if at >= start), default=None)
+        for asked, answered, status in history.ready:
+            if status == 0:
+                history.violation(f"/readyz unanswered for {ANSWER_WITHIN} s")
+            elif status == 200 and first is not None and first + READY_NOTICES <= asked \
+                    and answered <= end:
+                history.violation(
+                    f"/readyz said ready {asked - start:.1f} s into the fault, "
+                    f"{asked - first:.1f} s after a request was refused unavailable")
+        again = [asked for asked, _, status in history.ready if status == 200 and asked >= end]
+        if not again:
+            history.violation(f"/readyz not ready {READY_AGAIN} s after the fault")
 
     def check_streams(self, logs):
         for (player, room), stream in self.history.streams.items():
@@ -507,15 +557,19 @@ class Run:
             end = history.fault_end or history.fault_start
             # Acks between a kill and the restart's end cannot be: a player's first ack after
             # the strike is its recovery.
+            since = end if self.args.fault in SUCCEED_DURING else history.fault_start
             after = [a["at"] for a in history.actions if a["player"] in history.affected
-                     and a.get("answer") == "ack" and a["at"] >= history.fault_start]
+                     and a.get("answer") == "ack" and a["at"] >= since]
             recovery = max(0, round(1000 * (min(after) - end))) if after else None
+            if recovery is None and since == end and history.refused == 0:
+                recovery = 0  # the games went on through the fault (a WAL with room left)
             if recovery is None:
                 history.violation("no action succeeded after the fault")
         return {
             "fault": self.args.fault,
             "backend": self.args.backend,
             "seed": self.args.seed,
+            "date": time.strftime("%Y-%m-%d", time.gmtime()),
             "actions": len(history.actions),
             "violations": history.violations,
             "recovery_ms": recovery,
@@ -605,8 +659,8 @@ def table(lines):
             result = json.loads(line)
             rows.setdefault((result["fault"], result["backend"]), []).append(result)
     out = [
-        "| fault | backend | runs | violations | recovery p50 / max (ms) | requests refused | slowest answer (ms) |",
-        "|---|---|---|---|---|---|---|",
+        "| fault | backend | runs | violations | recovery p50 / max (ms) | requests refused | slowest answer (ms) | run |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for (fault, backend), results in rows.items():
         recoveries = sorted(r["recovery_ms"] for r in results if r["recovery_ms"] is not None)
@@ -615,18 +669,37 @@ def table(lines):
         violations = sum(len(r["violations"]) for r in results)
         refused = sum(r["refused"] for r in results)
         slowest = max(r["answer_max_ms"] for r in results)
-        out.append(f"| {fault} | {backend} | {len(results)} | {violations} | {p50} / {top} | {refused} | {slowest} |")
+        day = max(r.get("date", "–") for r in results)
+        out.append(f"| {fault} | {backend} | {len(results)} | {violations} | {p50} / {top} | {refused} | {slowest} | {day} |")
     return "\n".join(out)
 
 
+def rows_of(text):
+    """A table's rows by (fault, backend), in order; its header and separator are left out."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) > 2 and cells[0] not in ("fault", "---"):
+            rows[(cells[0], cells[1])] = line
+    return rows
+
+
 def publish(path, text):
-    """Puts the table between its markers in docs/RELIABILITY.md."""
+    """Puts the table between its markers in docs/RELIABILITY.md: its rows replace the page's
+    rows of the same fault and backend, and the page's other rows stay, so that a run of some
+    faults publishes them alone."""
     begin, end = "<!-- faults table: scripts/faults.sh --publish -->", "<!-- end of the faults table -->"
     page = open(path).read()
     head, rest = page.split(begin, 1)
-    tail = rest.split(end, 1)[1]
-    stamp = f"Run {time.strftime('%Y-%m-%d', time.gmtime())} on {os.uname().nodename}, load average {os.getloadavg()[0]:.1f}."
-    open(path, "w").write(f"{head}{begin}\n{text}\n\n{stamp}\n{end}{tail}")
+    old, tail = rest.split(end, 1)
+    new = rows_of(text)
+    rows = {**rows_of(old), **new}
+    header = "\n".join(text.splitlines()[:2])
+    faults = ", ".join(f"{fault}/{backend}" for fault, backend in new)
+    stamp = (f"Last published {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC on "
+             f"{os.uname().nodename} ({faults}), load average {os.getloadavg()[0]:.1f} then.")
+    table = "\n".join([header, *rows.values()])
+    open(path, "w").write(f"{head}{begin}\n{table}\n\n{stamp}\n{end}{tail}")
 
 
 def main():

@@ -13,6 +13,10 @@
 #   pg-hang     (postgres only) the proxy between the instances and PostgreSQL stops
 #               forwarding without closing for $FAULT_SECONDS (default 30) seconds
 #   pg-slow     (postgres only) the proxy adds 200 ms to every round trip for $FAULT_SECONDS
+#   disk-full   (sqlite only) the database's own small filesystem (a tmpfs of $DISK_MB, 32 MB
+#               by default) filled up for $FAULT_SECONDS, then the filler removed
+#   pause       (postgres only) the first instance stopped (SIGSTOP) for $PAUSE_SECONDS (20 by
+#               default), then continued (SIGCONT)
 #
 # each on two setups: `sqlite` (one instance on its own file) and `postgres` (two instances on
 # a private PostgreSQL cluster made for the runs: initdb in a temporary directory on a free
@@ -39,8 +43,8 @@ while [ $# -gt 0 ]; do
         *) faults+=("$1"); shift ;;
     esac
 done
-[ ${#faults[@]} -gt 0 ] || faults=(cut kill nginx pg-restart pg-kill pg-hang pg-slow)
-export FAULT_SECONDS=${FAULT_SECONDS:-30}
+[ ${#faults[@]} -gt 0 ] || faults=(cut kill nginx pg-restart pg-kill pg-hang pg-slow disk-full pause)
+export FAULT_SECONDS=${FAULT_SECONDS:-30} PAUSE_SECONDS=${PAUSE_SECONDS:-20} DISK_MB=${DISK_MB:-32}
 bin=${SENET_BIN:-target/release/senet}
 [ -x "$bin" ] || bin=target/debug/senet
 bin=$(realpath "$bin")
@@ -55,7 +59,10 @@ as_postgres() {
 }
 
 cleanup() {
+    # A paused instance is continued first, so that it dies.
+    for p in "$work"/*.pid; do [ -e "$p" ] && kill -CONT "$(cat "$p")" 2>/dev/null; done
     for p in "$work"/*.pid; do [ -e "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null; done
+    if mountpoint -q "$work/db"; then umount "$work/db"; fi
     if [ -d "$work/pg/data" ]; then
         as_postgres "$pgbin/pg_ctl -D $work/pg/data -m immediate stop" > /dev/null || true
     fi
@@ -149,8 +156,15 @@ start_again() {
 # The proxy's signals (faults.py Proxy): SIGUSR1 hangs, SIGUSR2 slows, SIGHUP heals.
 proxy() { kill "-$1" "$(cat "$work/proxy.pid")" && date +%s.%N; }
 proxy_heal() { sleep "$FAULT_SECONDS" && proxy HUP; }
+# The database's filesystem filled to the last byte (dd stops at ENOSPC), then freed.
+fill_disk() { dd if=/dev/zero of="$work/db/filler" bs=64k 2> /dev/null; date +%s.%N; }
+# The fault ends as the filler goes: the moment is taken before, the disk full until then.
+free_disk() { sleep "$FAULT_SECONDS" && date +%s.%N && rm "$work/db/filler"; }
+pause_one() { kill -STOP "$(cat "$work/serve1.pid")" && date +%s.%N; }
+continue_one() { sleep "$PAUSE_SECONDS" && kill -CONT "$(cat "$work/serve1.pid")" && date +%s.%N; }
 export -f serve start_nginx kill_one restart_one stop_nginx restart_nginx as_postgres \
-    stop_postgres kill_postgres start_again proxy proxy_heal
+    stop_postgres kill_postgres start_again proxy proxy_heal fill_disk free_disk pause_one \
+    continue_one
 export pgbin
 
 # One run: a fresh database and instances, the games, the check.
@@ -160,7 +174,10 @@ run_one() {
     export database port0 port1 port2
     read -r port0 port1 port2 proxy_port <<< "$(free_ports 4)"
     if [ "$backend" = sqlite ]; then
+        if mountpoint -q "$work/db"; then umount "$work/db"; fi
         rm -rf "$work/db" && mkdir "$work/db"
+        # A filesystem of its own, small enough to fill at once.
+        [ "$fault" = disk-full ] && mount -t tmpfs -o "size=${DISK_MB}m" tmpfs "$work/db"
         database="sqlite://$work/db/senet.db"
         serve 1
         url=127.0.0.1:$port1
@@ -183,6 +200,8 @@ run_one() {
         pg-kill) inject=kill_postgres heal=start_again ;;
         pg-hang) inject="proxy USR1" heal=proxy_heal ;;
         pg-slow) inject="proxy USR2" heal=proxy_heal ;;
+        disk-full) inject=fill_disk heal=free_disk ;;
+        pause) inject=pause_one heal=continue_one ;;
         *) echo "unknown fault: $fault" >&2; exit 2 ;;
     esac
     python3 scripts/faults.py run --url "$url" --fault "$fault" --backend "$backend" \
@@ -196,8 +215,14 @@ run_one() {
 start_postgres
 for backend in sqlite postgres; do
     for fault in "${faults[@]}"; do
-        # nginx and the proxy run with the PostgreSQL pair only.
-        [[ $fault == nginx || $fault == pg-* ]] && [ "$backend" = sqlite ] && continue
+        # nginx, the proxy and a second instance run with the PostgreSQL pair only; the small
+        # filesystem with SQLite only.
+        [[ $fault == nginx || $fault == pg-* || $fault == pause ]] && [ "$backend" = sqlite ] && continue
+        [ "$fault" = disk-full ] && [ "$backend" = postgres ] && continue
+        if [ "$fault" = disk-full ] && [ "$(id -u)" != 0 ]; then
+            echo "disk-full skipped: mounting its filesystem needs root" >&2
+            continue
+        fi
         [[ " ${skips[*]} " == *" $fault/$backend "* ]] && continue
         for seed in $(seq "$first" "$seeds"); do
             run_one "$backend" "$fault" "$seed"

@@ -1,7 +1,8 @@
 //! Process-level knobs from the operating system: the open-file limit (every socket is a file,
 //! so ten thousand connections need it raised), a process's resident memory, CPU time and
 //! context switches (what `senet loadgen` reports of the server it loads), and the memory this
-//! process may use (what `/metrics` compares its resident memory with).
+//! process may use (what `/metrics` compares its resident memory with), and the free space on a
+//! filesystem (SQLite's readiness).
 
 use std::io;
 use std::time::Duration;
@@ -25,6 +26,20 @@ pub fn raise_fd_limit() -> io::Result<u64> {
         }
     }
     Ok(limit.rlim_cur)
+}
+
+/// The bytes an unprivileged process may still write on the filesystem holding `path`.
+pub fn free_space(path: &std::path::Path) -> io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is NUL-terminated and `stat` is writable for the duration of the call.
+    if unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: statvfs filled it, having returned 0.
+    let stat = unsafe { stat.assume_init() };
+    Ok(stat.f_bavail * stat.f_frsize)
 }
 
 /// The resident memory of process `pid` in bytes (`VmRSS` in `/proc/<pid>/status`, Linux only).

@@ -1,6 +1,7 @@
 //! Faults the fault run (scripts/faults.sh, docs/RELIABILITY.md) exposed, each against a real
-//! server: a rematch whose room could not be made, an action resent after a reconnection, a
-//! rematch seen in a state before its event, and PostgreSQL that stops answering.
+//! server: a rematch whose room could not be made, an action resent after a reconnection (or
+//! after `unavailable`), a rematch seen in a state before its event, PostgreSQL that stops
+//! answering, SQLite's transaction rolled back by itself (as on a full disk), and a full disk.
 
 mod common;
 mod postgres_support;
@@ -8,6 +9,7 @@ mod postgres_support;
 use std::time::{Duration, Instant};
 
 use common::{Client, TestServer, create_room, http, join_room, record};
+use senet::store::StoreError;
 use serde_json::{Value, json};
 use sqlx::{Connection, SqliteConnection};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -70,6 +72,68 @@ async fn a_rematch_whose_room_cannot_be_made_is_not_logged_and_can_be_asked_agai
     let (status, summary) = http(server.addr, "GET", &format!("/api/rooms/{next}"), None).await;
     assert_eq!((status, &summary["status"]), (200, &json!("playing")));
     assert_eq!(client.reply_of_type("seat").await["d"]["room"], next);
+}
+
+#[tokio::test]
+async fn a_transaction_sqlite_rolled_back_by_itself_leaves_no_later_write_uncommitted() {
+    let server = TestServer::start().await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = Client::join(server.addr, room, token).await;
+
+    // On a full disk SQLite rolls a transaction back by itself; other errors fail one statement
+    // and leave it open. Triggers do each, on the client seeds chosen for it.
+    let mut db = database(&server).await;
+    for (seed, how) in [("full", "ROLLBACK"), ("abort", "ABORT")] {
+        let trigger = format!(
+            "CREATE TRIGGER refuse_{seed} BEFORE INSERT ON events \
+             WHEN NEW.kind = 'client-seed' AND NEW.data LIKE '%{seed}%' \
+             BEGIN SELECT RAISE({how}, 'refused'); END"
+        );
+        sqlx::query(sqlx::AssertSqlSafe(trigger))
+            .execute(&mut db)
+            .await
+            .unwrap();
+    }
+    for seed in ["full", "abort"] {
+        let answer = client.act("seed", json!({"client_seed": seed})).await;
+        assert_eq!(answer["t"], "error", "{answer}");
+    }
+
+    // What is acknowledged next is committed (before the fix: acknowledged and shown, but left
+    // in a transaction that the writer's connection never committed).
+    let acked = client.ok("roll", Value::Null).await;
+    let logged = record(server.addr, room).await;
+    assert_eq!(
+        events_of(&logged, "rolled").len(),
+        1,
+        "{acked:?} acknowledged: {logged}"
+    );
+}
+
+#[tokio::test]
+async fn a_full_disk_is_unavailable_not_an_internal_error() {
+    let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
+    sqlx::query("CREATE TABLE t (x BLOB)")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    // A database that may not grow answers SQLITE_FULL, as on a full disk.
+    let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    let cap = format!("PRAGMA max_page_count = {pages}");
+    sqlx::query(sqlx::AssertSqlSafe(cap))
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let full = sqlx::query("INSERT INTO t VALUES (zeroblob(100000))")
+        .execute(&mut db)
+        .await
+        .unwrap_err();
+    // So a player is told `unavailable` (try again), not `internal`.
+    assert!(StoreError::from(full).is_unavailable());
 }
 
 /// Connects and says hello with a client name; the welcome is read.
@@ -289,14 +353,7 @@ async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_
 
     // It answers again: the instance is ready again by itself, and the game goes on.
     pause.send(false).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while readyz_within_2s(&server).await != 200 {
-        assert!(
-            Instant::now() < deadline,
-            "not ready 5 s after the database came back"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    ready_again(&server).await;
     // An action answered `unavailable` may have been committed when the database came back,
     // so the state may move on under the next one's feet: one of a few goes through.
     let mut answers = Vec::new();
@@ -310,6 +367,77 @@ async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_
     panic!("no action went through after the database came back: {answers:?}");
 }
 
+/// Waits until `/readyz` says ready, failing after 5 s.
+async fn ready_again(server: &TestServer) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while readyz_within_2s(server).await != 200 {
+        assert!(
+            Instant::now() < deadline,
+            "not ready 5 s after the database came back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent(
+    url: String,
+) {
+    let (pause, paused) = watch::channel(false);
+    let proxy = pausable_proxy(url[host_port(&url)].to_string(), paused).await;
+    let server =
+        TestServer::start_on(tempfile::tempdir().unwrap(), through(&url, &proxy), |_| {}).await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut client = join_named(&server, room, token, "tab-1").await;
+    assert_eq!(client.sync().await["phase"], "roll");
+    let before = client.last_v();
+
+    // The database stops answering while the throw is being appended: it is answered
+    // `unavailable`, and so is its resend meanwhile, but its bytes were sent.
+    pause.send(true).unwrap();
+    for _ in 0..2 {
+        let answer = tokio::time::timeout(
+            Duration::from_secs(2),
+            send_with_id(&mut client, "roll", json!("r1")),
+        )
+        .await
+        .expect("the throw unanswered after 2 s");
+        assert_eq!(answer["d"]["code"], "unavailable", "{answer}");
+    }
+
+    // The database answers again and commits the throw; the client, which cannot know that,
+    // reconnects and sends it again.
+    pause.send(false).unwrap();
+    ready_again(&server).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while events_of(&record(server.addr, room).await, "rolled").is_empty() {
+        assert!(Instant::now() < deadline, "the throw was never committed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    client.close().await;
+    let mut again = join_named(&server, room, token, "tab-1").await;
+    let resent = send_with_id(&mut again, "roll", json!("r1")).await;
+
+    // It is answered as the throw the log holds (before the fix: judged again, refused
+    // `already_rolled`, or thrown twice after a pass).
+    assert_eq!(resent["t"], "ack", "{resent}");
+    let logged = record(server.addr, room).await;
+    let since = &logged["events"].as_array().unwrap()[before as usize..];
+    let rolled: Vec<u64> = (before + 1..)
+        .zip(since)
+        .filter(|(_, e)| e["t"] == "rolled")
+        .map(|(v, _)| v)
+        .collect();
+    assert_eq!(rolled.len(), 1, "one throw logged: {since:?}");
+    let v = resent["d"]["v"].as_u64().unwrap();
+    assert!(
+        v >= rolled[0],
+        "answered at {v}, before the throw at {}",
+        rolled[0]
+    );
+}
+
 postgres_support::postgres_tests!(
-    a_database_that_stops_answering_is_answered_unavailable_then_recovered_from
+    a_database_that_stops_answering_is_answered_unavailable_then_recovered_from,
+    an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent
 );

@@ -46,7 +46,8 @@
 //!
 //! Here: the commands, the task's state, loading and the loop. Beside it, one file a job:
 //! `task/commit.rs` (decide → append → keep → broadcast, and catching up with the log),
-//! `task/resends.rs` (an action resent after a reconnection is answered, not applied again),
+//! `task/resends.rs` (an action resent after a reconnection, or after `unavailable`, is answered,
+//! not applied again),
 //! `task/conns.rs` (seats taken, sockets attached and detached), `task/presence.rs` (who is
 //! connected, here and elsewhere, and the spectators), `task/clock.rs`, `task/rematch.rs` and
 //! `task/bot_turn.rs`, and `task/chat.rs` (the room's chat).
@@ -68,7 +69,7 @@ use super::watchers::Watchers;
 use super::{RoomConfig, now_ms, replay};
 use crate::engine::Side;
 use crate::protocol::{Action, FrameText, Joined, RoomSummary, Seat, State, Version};
-use crate::store::Store;
+use crate::store::{Store, StoredEvent};
 
 mod bot_turn;
 mod chat;
@@ -209,8 +210,11 @@ pub struct RoomTask {
     /// connections changed since the pace held one back (see `super::bounds`).
     presence_pace: PresencePace,
     presence_due: Option<Instant>,
-    /// The last actions answered under a resend key, so that a resend is not applied twice.
+    /// The last actions sent under a resend key, so that a resend is not applied twice.
     answered: Answered,
+    /// The events of the last append of an action that failed: the database may have
+    /// committed them all the same, so a resend looks for them in the log (`task/resends.rs`).
+    unsure: Option<Vec<StoredEvent>>,
     /// This instance is being drained: its players are about to leave for another, where the
     /// clock a drain paused goes on; here it must not.
     draining: bool,
@@ -243,6 +247,7 @@ impl RoomTask {
             presence_pace: PresencePace::default(),
             presence_due: None,
             answered: Answered::default(),
+            unsure: None,
             draining: false,
         };
         task.refresh_elsewhere().await;

@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use ipnet::IpNet;
 use serde::Serialize;
 use sqlx::postgres::PgPoolOptions;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{PgPool, SqlitePool};
 
 use super::InCommit;
@@ -231,7 +231,7 @@ impl BanStore {
             let options = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(false)
                 .busy_timeout(std::time::Duration::from_secs(5));
-            let pool = SqlitePoolOptions::new()
+            let pool = crate::store::sqlite::pool_options()
                 .max_connections(1)
                 .connect_with(options)
                 .await?;

@@ -7,7 +7,8 @@
 //! again: the store recovers by itself. `/readyz` says not ready meanwhile (its ping fails).
 //!
 //! A call that missed its deadline may still be committed later (its bytes were sent): the
-//! room's task finds such an append as a version conflict, and reads it from the log.
+//! room's task finds such an append as a version conflict, and reads it from the log; a resend
+//! of its action is answered from the log, not judged again (`room/task/resends.rs`).
 
 use std::future::Future;
 use std::sync::Arc;

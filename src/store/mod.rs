@@ -74,6 +74,9 @@ pub enum StoreError {
     /// before: nothing is known of the call's outcome.
     #[error("the database is not answering")]
     Unavailable,
+    /// The database's disk is full (or nearly: `sqlite.rs`): nothing can be written for now.
+    #[error("the database's disk is full")]
+    DiskFull,
 }
 
 impl StoreError {
@@ -88,17 +91,23 @@ impl StoreError {
             StoreError::Database(_) => "database",
             StoreError::Migration(_) => "migration",
             StoreError::Unavailable => "unavailable",
+            StoreError::DiskFull => "disk_full",
         }
     }
 
-    /// Whether the database could not be reached (rather than refusing the call): a missed
-    /// deadline, or a connection lost, refused or not to be had from the pool.
+    /// Whether the database could not be reached or cannot write for now (rather than refusing
+    /// the call): a missed deadline, a connection lost, refused or not to be had from the pool,
+    /// or a full disk (SQLite's SQLITE_FULL, PostgreSQL's `disk_full`).
     pub fn is_unavailable(&self) -> bool {
-        use sqlx::Error::{Io, PoolClosed, PoolTimedOut};
-        matches!(
-            self,
-            StoreError::Unavailable | StoreError::Database(Io(_) | PoolTimedOut | PoolClosed)
-        )
+        use sqlx::Error::{Database, Io, PoolClosed, PoolTimedOut};
+        match self {
+            StoreError::Unavailable | StoreError::DiskFull => true,
+            StoreError::Database(Io(_) | PoolTimedOut | PoolClosed) => true,
+            StoreError::Database(Database(error)) => {
+                matches!(error.code().as_deref(), Some("13" | "53100"))
+            }
+            _ => false,
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::SqlitePool;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteRow};
 
 use super::rerate::impl_rerate;
 use super::sql::{LOCK_PLAYERS, impl_player_store};
@@ -25,7 +25,7 @@ impl SqlitePlayers {
             .journal_mode(SqliteJournalMode::Wal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
+        let pool = crate::store::sqlite::pool_options()
             .max_connections(2)
             .connect_with(options)
             .await?;

@@ -22,27 +22,30 @@ use crate::telemetry;
 const MAX_CONFLICT_RETRIES: usize = 5;
 
 impl RoomTask {
-    /// Judges and commits an action; a resend of one already applied (same seat, key and
-    /// action) is answered with that one's version.
+    /// Judges and commits an action; one sent under a resend key is answered as it was if it
+    /// was sent before (`task/resends.rs`).
     pub(super) async fn act(&mut self, conn: ConnId, acting: Acting) -> Result<Version, RoomError> {
         let seat = self.conns.get(&conn).ok_or(RoomError::NotAttached)?.seat;
         let Acting { action, resend } = acting;
-        let Some(key) = resend else {
-            return self.act_once(seat, action).await;
-        };
-        if let Some(v) = self.answered.first(seat, &key, action) {
-            return Ok(v);
+        match resend {
+            Some(key) => self.act_resendable(seat, key, action).await,
+            None => self.act_once(seat, action, None).await,
         }
-        let v = self.act_once(seat, action).await?;
-        self.answered.note(seat, key, action, v);
-        Ok(v)
     }
 
-    async fn act_once(&mut self, seat: Seat, action: Action) -> Result<Version, RoomError> {
+    /// Judges and commits an action, unless the log reaches `fence` first (then
+    /// [`RoomError::Stale`]: an earlier try of the same action, whose outcome was unknown, may
+    /// be there).
+    pub(super) async fn act_once(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        fence: Option<Version>,
+    ) -> Result<Version, RoomError> {
         // An action that comes after the deadline, before the timer was seen, meets the
         // timeout first (the commands' branch of the loop goes first).
         self.commit_now(Game::decide_timeout).await;
-        match self.judge(seat, action).await {
+        match self.judge(seat, action, fence).await {
             Err(RoomError::Refused(Refusal::RematchOpen(room))) => {
                 // Perhaps it was logged and never opened (a crash between the two): open it now.
                 self.open_rematch_room().await?;
@@ -57,16 +60,28 @@ impl RoomTask {
                 if self.game.version() == before {
                     return Err(refusal.into());
                 }
-                self.judge(seat, action).await
+                self.judge(seat, action, fence).await
             }
             judged => judged,
         }
     }
 
-    /// Judges a seat's action against the game as this task knows it, and commits it.
-    async fn judge(&mut self, seat: Seat, action: Action) -> Result<Version, RoomError> {
-        self.commit_with_retry(|game, ctx| Ok(game.decide(seat, action, ctx)?))
-            .await
+    /// Judges a seat's action against the game as this task knows it, and commits it; the
+    /// events of an append that failed are kept in `unsure`.
+    async fn judge(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        fence: Option<Version>,
+    ) -> Result<Version, RoomError> {
+        self.unsure = None;
+        self.commit_with_retry(|game, ctx| {
+            if fence.is_some_and(|fence| game.version() >= fence) {
+                return Err(RoomError::Stale(game.version()));
+            }
+            Ok(game.decide(seat, action, ctx)?)
+        })
+        .await
     }
 
     /// Commits what the game decides at this moment by itself (a timeout, a resumed clock).
@@ -138,11 +153,16 @@ impl RoomTask {
             None => self.rematch_room_in(&decision.events),
         };
         let appended = log.append_with(room, &stored, Some(&summary), work).await;
-        match &appended {
-            Err(StoreError::VersionConflict(_)) | Ok(()) => {}
-            Err(error) => telemetry::store_failed(error.kind()),
+        match appended {
+            Err(StoreError::VersionConflict(v)) => return Err(StoreError::VersionConflict(v)),
+            Err(error) => {
+                telemetry::store_failed(error.kind());
+                // Perhaps committed all the same (a database that did not answer in time).
+                self.unsure = Some(stored);
+                return Err(error);
+            }
+            Ok(()) => {}
         }
-        appended?;
         telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
         self.game = decision.game;
         for ((event, v), frame) in decision.events.iter().zip(first..).zip(frames) {
@@ -206,7 +226,7 @@ impl RoomTask {
 
     /// [`RoomTask::catch_up`], and if the log's presence changed meanwhile (another instance
     /// gained or lost a player), asks again which sides are held elsewhere.
-    async fn catch_up_with_presence(&mut self) -> Result<(), RoomError> {
+    pub(super) async fn catch_up_with_presence(&mut self) -> Result<(), RoomError> {
         let logged = |game: &Game| Side::BOTH.map(|side| game.is_connected(side));
         let before = logged(&self.game);
         self.catch_up().await?;

@@ -44,6 +44,7 @@ use tokio::sync::Mutex;
 use tokio::time::MissedTickBehavior;
 use tokio_util::task::AbortOnDropHandle;
 
+use super::in_step;
 use crate::store::InCommit;
 use crate::store::StoreError;
 use crate::store::group_commit::{Append, Committer, GroupCommit};
@@ -74,6 +75,7 @@ impl Writer {
             appends: GroupCommit::start(Appends {
                 connection: Mutex::new(Appends::connect(&pool).await?),
                 writing: writing.clone(),
+                pool,
             }),
             writing,
             _checkpoints: AbortOnDropHandle::new(checkpoints),
@@ -107,6 +109,8 @@ struct Appends {
     /// ~85 to ~70 µs (docs/PERFORMANCE.md).
     connection: Mutex<SqliteConnection>,
     writing: Arc<Mutex<()>>,
+    /// Where a connection that lost track of its transaction is replaced from ([`in_step`]).
+    pool: SqlitePool,
 }
 
 impl Appends {
@@ -141,15 +145,23 @@ impl Committer for Appends {
             return Ok(());
         }
         // The summaries and the work are committed with their events (one transaction).
-        let mut tx = connection.begin().await?;
-        insert.build().execute(&mut *tx).await?;
-        if summarized {
-            upsert.build().execute(&mut *tx).await?;
+        let committed = async {
+            let mut tx = connection.begin().await?;
+            insert.build().execute(&mut *tx).await?;
+            if summarized {
+                upsert.build().execute(&mut *tx).await?;
+            }
+            for work in work {
+                work.on_sqlite(&mut tx).await?;
+            }
+            tx.commit().await
         }
-        for work in work {
-            work.on_sqlite(&mut tx).await?;
+        .await;
+        if committed.is_err() && !in_step(&mut connection).await {
+            tracing::warn!("the writer's connection lost track of its transaction: replaced");
+            *connection = Appends::connect(&self.pool).await?;
         }
-        tx.commit().await
+        committed
     }
 }
 
