@@ -115,6 +115,9 @@ wait_for() {
 # The stack of deploy/docker-compose.yml, under a project name of its own.
 compose() { podman-compose --project-name senetci --file deploy/docker-compose.yml "$@"; }
 game() { python3 "$here/game.py" "$@"; }
+# histogram, histogram_shares: the instances' own latency histograms.
+# shellcheck source=scripts/histograms.sh
+. scripts/histograms.sh
 # One field of a JSON object.
 field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
@@ -304,21 +307,27 @@ wait_for_instances() {
 }
 
 # A rolling update of the compose stack while games go on: $1 load generators (containers of the
-# image on the compose network, each a client address of its own: nginx allows one address 64
-# sockets) play $2 timed games each through nginx, reconnecting when their socket closes; once
-# every game is under way, each instance in turn gets SIGTERM (`podman stop`: it drains and
-# exits), its container is removed and compose makes a new one, and once that is ready and
-# $3 s later, the next one's turn comes. The generators' reports are summed by rolling.py, which
-# fails if a game or an acknowledged action was lost.
+# instances' own image on the compose network, each a client address of its own from the
+# network's ip_range, never nginx's: nginx allows one address 64 sockets) play $2 timed games
+# each through nginx, reconnecting when their socket closes; once every game is under way, each
+# instance in turn gets SIGTERM (`podman stop`: it drains and exits), its container is removed
+# and compose makes a new one, and once that is ready and $3 s later, the next one's turn
+# comes. The generators' reports are summed by rolling.py, which fails if a game or an
+# acknowledged action was lost; the instances' own histograms (replaced ones included) follow.
 check_rolling() {
-    local generators=$1 games=$2 gap=$3 started=$SECONDS network loads=() i instance took
+    local generators=$1 games=$2 gap=$3 started=$SECONDS network load_image front loads=() i instance took
     podman start senetci_senet1_1 senetci_senet2_1 >/dev/null
     wait_for_instances
     network=$(podman inspect --format '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}' senetci_nginx_1)
+    load_image=$(podman inspect --format '{{.Image}}' senetci_senet1_1)
+    front=$(instance_url senetci_nginx_1 80)
+    instance_metrics >"$work/metrics-before"
+    : >"$work/metrics-retired"
     for i in $(seq "$generators"); do
-        # Long enough for both replacements: each takes a drain and a start (~10-25 s here).
-        podman run --rm --name "senet-ci-load$i" --network "$network" "$image" loadgen \
-            --url http://172.28.0.10 --rooms "$games" --rate "$games" --duration $((70 + 2 * gap)) \
+        # Long enough for both replacements: each takes a drain and a start (~10-25 s here);
+        # checked below.
+        podman run --rm --name "senet-ci-load$i" --network "$network" "$load_image" loadgen \
+            --url "$front" --rooms "$games" --rate "$games" --duration $((70 + 2 * gap)) \
             --reconnect --clock 600+5 >"$work/load$i.json" 2>"$work/load$i.log" &
         loads+=($!)
     done
@@ -330,6 +339,7 @@ check_rolling() {
     sleep 5
     for instance in senet1 senet2; do
         took=$SECONDS
+        curl -fsS "$(instance_url "senetci_${instance}_1" 9100)/metrics" >>"$work/metrics-retired"
         podman stop --time 30 "senetci_${instance}_1" >/dev/null
         [ "$(podman inspect --format '{{.State.ExitCode}}' "senetci_${instance}_1")" = 0 ] \
             || fail "$instance did not drain and exit 0 after SIGTERM"
@@ -339,6 +349,10 @@ check_rolling() {
         ok "$instance: SIGTERM, drained, exit 0, a new container ready $((SECONDS - took)) s later"
         sleep "$gap"
     done
+    for i in $(seq "$generators"); do
+        podman container exists "senet-ci-load$i" \
+            || fail "load generator $i ended before the rolling update did: give it a longer --duration"
+    done
     for i in "${!loads[@]}"; do
         wait "${loads[$i]}" || { cat "$work/load$((i + 1)).log"; fail "load generator $((i + 1))"; }
     done
@@ -346,6 +360,18 @@ check_rolling() {
     summary=$(python3 "$here/rolling.py" "$work"/load*.json) \
         || fail "games or acknowledged actions lost in the rolling update: $summary"
     ok "rolling update in $((SECONDS - started)) s: $summary"
+    histogram <"$work/metrics-before" >"$work/histograms-before"
+    { instance_metrics; cat "$work/metrics-retired"; } | histogram >"$work/histograms-after"
+    echo "the instances' histograms during the rolling update (replaced ones until their SIGTERM): bucket le, share of samples at or under it"
+    histogram_shares "$work/histograms-before" "$work/histograms-after"
+}
+
+# Both compose instances' /metrics text.
+instance_metrics() {
+    local instance
+    for instance in senetci_senet1_1 senetci_senet2_1; do
+        curl -fsS "$(instance_url "$instance" 9100)/metrics"
+    done
 }
 
 # `.ci/container.sh compose`: only the compose stack, on an image already built.
