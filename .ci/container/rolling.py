@@ -17,9 +17,9 @@ import sys
 
 
 def percentile(ordered, q):
-    """The nearest-rank percentile of an ascending list (0 if empty), as src/loadgen/stats.rs."""
+    """The nearest-rank percentile of an ascending list (None if empty), as src/loadgen/stats.rs."""
     if not ordered:
-        return 0
+        return None
     return ordered[min(max(math.ceil(q * len(ordered)), 1), len(ordered)) - 1]
 
 

@@ -251,6 +251,18 @@ mod tests {
     }
 
     #[test]
+    fn reports_every_reconnection_in_order() {
+        let mut stats = Stats::default();
+        for ms in [900, 5, 120] {
+            stats.reconnected(Duration::from_millis(ms));
+        }
+        let report = Report::new("server", 1, 2, Duration::from_secs(1), stats);
+        assert_eq!(report.reconnects, 3);
+        assert_eq!(report.reconnect_times_ms, vec![5.0, 120.0, 900.0]);
+        assert_eq!(report.reconnect_time.map(|time| time.max_ms), Some(900.0));
+    }
+
+    #[test]
     fn sums_clock_time_charged_and_given_back() {
         let charged = ClockCharged::of(&[300, -50, 1200, -10]).unwrap();
         assert_eq!(
