@@ -316,7 +316,7 @@ wait_for_instances() {
 # comes. The generators' reports are summed by rolling.py, which fails if a game or an
 # acknowledged action was lost; the instances' own histograms (replaced ones included) follow.
 check_rolling() {
-    local generators=$1 games=$2 gap=$3 started=$SECONDS network load_image front loads=() i instance took
+    local generators=$1 games=$2 gap=$3 started=$SECONDS network load_image front loads=() i instance took stopped
     podman start senetci_senet1_1 senetci_senet2_1 >/dev/null
     wait_for_instances
     network=$(podman inspect --format '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}' senetci_nginx_1)
@@ -339,11 +339,12 @@ check_rolling() {
     ok "$((generators * games)) timed games under way through nginx, $(open_sockets senetci_senet1_1) + $(open_sockets senetci_senet2_1) sockets"
     sleep 5
     for instance in senet1 senet2; do
-        took=$SECONDS
         curl -fsS "$(instance_url "senetci_${instance}_1" 9100)/metrics" >>"$work/metrics-retired"
+        took=$EPOCHREALTIME
         podman stop --time 30 "senetci_${instance}_1" >/dev/null
         [ "$(podman inspect --format '{{.State.ExitCode}}' "senetci_${instance}_1")" = 0 ] \
             || fail "$instance did not drain and exit 0 after SIGTERM"
+        stopped=$(since "$took")
         podman rm "senetci_${instance}_1" >/dev/null
         logged "compose-up-$instance" compose up --detach --no-deps "$instance"
         wait_for "$(instance_url "senetci_${instance}_1")/readyz"
@@ -351,7 +352,7 @@ check_rolling() {
         # another address (the network hands them out in turn): a reload resolves them again.
         # (SIGHUP: its old workers keep the sockets they hold until those close.)
         logged "nginx-reload-$instance" podman kill --signal HUP senetci_nginx_1
-        ok "$instance: SIGTERM, drained, exit 0, a new container ready $((SECONDS - took)) s later, nginx reloaded"
+        ok "$instance: SIGTERM at $(date -u +%T -d "@$took"), drained, exit 0 in $stopped s; a new container ready and nginx reloaded $(since "$took") s after the SIGTERM"
         sleep "$gap"
     done
     for i in $(seq "$generators"); do
@@ -370,6 +371,9 @@ check_rolling() {
     echo "the instances' histograms during the rolling update (replaced ones until their SIGTERM): bucket le, share of samples at or under it"
     histogram_shares "$work/histograms-before" "$work/histograms-after"
 }
+
+# Seconds since $1 (an $EPOCHREALTIME), to the hundredth.
+since() { awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $1 }"; }
 
 # Both compose instances' /metrics text.
 instance_metrics() {
