@@ -21,12 +21,16 @@ work=$(mktemp -d /var/tmp/senet-container.XXXXXX)
 # What the checks start, removed however the script ends.
 cleanup() {
     podman rm --force --volumes --time 0 senet-ci senet-ci-2 >/dev/null 2>&1 || true
-    local load
+    local load replaced
     for load in $(podman ps --all --format '{{.Names}}' 2>/dev/null | grep '^senet-ci-load' || true); do
         podman rm --force --time 0 "$load" >/dev/null 2>&1 || true
     done
     podman volume rm --force senet-ci-data >/dev/null 2>&1 || true
     compose down --volumes --timeout 0 >/dev/null 2>&1 || true
+    # The instances a rolling update replaced, once nginx, which required them, is gone.
+    for replaced in $(podman ps --all --format '{{.Names}}' 2>/dev/null | grep '^senet-ci-replaced' || true); do
+        podman rm --force --time 0 "$replaced" >/dev/null 2>&1 || true
+    done
     # The network too, so that no run inherits the address allocations of the ones before.
     podman network rm --force senetci_senet >/dev/null 2>&1 || true
     rm -rf "$work"
@@ -345,7 +349,9 @@ check_rolling() {
         [ "$(podman inspect --format '{{.State.ExitCode}}' "senetci_${instance}_1")" = 0 ] \
             || fail "$instance did not drain and exit 0 after SIGTERM"
         stopped=$(since "$took")
-        podman rm "senetci_${instance}_1" >/dev/null
+        # Not removed: nginx's container requires it (compose's depends_on), and podman removes
+        # no container another one requires. Renamed, it stays stopped until the cleanup.
+        podman rename "senetci_${instance}_1" "senet-ci-replaced-$instance"
         logged "compose-up-$instance" compose up --detach --no-deps "$instance"
         wait_for "$(instance_url "senetci_${instance}_1")/readyz"
         # nginx resolved the instances' names when it started, and the new container has
