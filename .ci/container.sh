@@ -323,6 +323,8 @@ check_rolling() {
     local generators=$1 games=$2 gap=$3 started=$SECONDS network load_image front loads=() i instance took stopped
     podman start senetci_senet1_1 senetci_senet2_1 >/dev/null
     wait_for_instances
+    # The instance check_compose stopped came back at another address (see reload_nginx).
+    reload_nginx
     network=$(podman inspect --format '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}' senetci_nginx_1)
     load_image=$(podman inspect --format '{{.Image}}' senetci_senet1_1)
     front=$(instance_url senetci_nginx_1 80)
@@ -354,10 +356,7 @@ check_rolling() {
         podman rename "senetci_${instance}_1" "senet-ci-replaced-$instance"
         logged "compose-up-$instance" compose up --detach --no-deps "$instance"
         wait_for "$(instance_url "senetci_${instance}_1")/readyz"
-        # nginx resolved the instances' names when it started, and the new container has
-        # another address (the network hands them out in turn): a reload resolves them again.
-        # (SIGHUP: its old workers keep the sockets they hold until those close.)
-        logged "nginx-reload-$instance" podman kill --signal HUP senetci_nginx_1
+        reload_nginx
         ok "$instance: SIGTERM at $(date -u +%T -d "@$took"), drained, exit 0 in $stopped s; a new container ready and nginx reloaded $(since "$took") s after the SIGTERM"
         sleep "$gap"
     done
@@ -376,6 +375,16 @@ check_rolling() {
     { instance_metrics; cat "$work/metrics-retired"; } | histogram >"$work/histograms-after"
     echo "the instances' histograms during the rolling update (replaced ones until their SIGTERM): bucket le, share of samples at or under it"
     histogram_shares "$work/histograms-before" "$work/histograms-after"
+}
+
+# nginx resolved the instances' names when it started, and a container started again or made
+# anew has another address (the network hands them out in turn): until a reload resolves them
+# again, nginx sends that instance's rooms to an address nobody answers, and each waits
+# proxy_connect_timeout (2 s) before the other instance is tried. (SIGHUP: the old workers keep
+# the sockets they hold until those close.)
+reload_nginx() {
+    logged nginx-reload podman kill --signal HUP senetci_nginx_1
+    sleep 1
 }
 
 # Seconds since $1 (an $EPOCHREALTIME), to the hundredth.
