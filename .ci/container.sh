@@ -315,9 +315,9 @@ wait_for_instances() {
 # instances' own image on the compose network, each a client address of its own from the
 # network's ip_range, never nginx's: nginx allows one address 64 sockets) play $2 timed games
 # each through nginx, reconnecting when their socket closes; once every game is under way, each
-# instance in turn gets SIGTERM (`podman stop`: it drains and exits), its container is removed
-# and compose makes a new one, and once that is ready and $3 s later, the next one's turn
-# comes. The generators' reports are summed by rolling.py, which fails if a game or an
+# instance in turn gets SIGTERM (`podman stop`: it drains and exits), its container is set
+# aside and compose makes a new one, nginx is reloaded, and once that is ready and $3 s later,
+# the next one's turn comes. The generators' reports are summed by rolling.py, which fails if a game or an
 # acknowledged action was lost; the instances' own histograms (replaced ones included) follow.
 check_rolling() {
     local generators=$1 games=$2 gap=$3 started=$SECONDS network load_image front loads=() i instance took stopped
