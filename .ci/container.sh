@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The container as operators run it, built and played in with podman (docker takes the same
 # arguments): the image from the Dockerfile, one container on a named volume, then the compose
-# stack of deploy/ (PostgreSQL, two instances, nginx). Each check prints one line; any failure
+# stack of deploy/ (PostgreSQL, two instances, nginx) and a short rolling update of it while
+# games go on (every instance replaced in turn). Each check prints one line; any failure
 # stops the script. No image registry is reachable here, so the base images the Dockerfiles
 # name are made locally (from Debian's packages and this machine's Rust toolchain) and reused
 # when they already exist.
@@ -20,12 +21,16 @@ work=$(mktemp -d /var/tmp/senet-container.XXXXXX)
 # What the checks start, removed however the script ends.
 cleanup() {
     podman rm --force --volumes --time 0 senet-ci senet-ci-2 >/dev/null 2>&1 || true
-    local load
+    local load replaced
     for load in $(podman ps --all --format '{{.Names}}' 2>/dev/null | grep '^senet-ci-load' || true); do
         podman rm --force --time 0 "$load" >/dev/null 2>&1 || true
     done
     podman volume rm --force senet-ci-data >/dev/null 2>&1 || true
     compose down --volumes --timeout 0 >/dev/null 2>&1 || true
+    # The instances a rolling update replaced, once nginx, which required them, is gone.
+    for replaced in $(podman ps --all --format '{{.Names}}' 2>/dev/null | grep '^senet-ci-replaced' || true); do
+        podman rm --force --time 0 "$replaced" >/dev/null 2>&1 || true
+    done
     # The network too, so that no run inherits the address allocations of the ones before.
     podman network rm --force senetci_senet >/dev/null 2>&1 || true
     rm -rf "$work"
@@ -115,6 +120,9 @@ wait_for() {
 # The stack of deploy/docker-compose.yml, under a project name of its own.
 compose() { podman-compose --project-name senetci --file deploy/docker-compose.yml "$@"; }
 game() { python3 "$here/game.py" "$@"; }
+# histogram, histogram_shares: the instances' own latency histograms.
+# shellcheck source=scripts/histograms.sh
+. scripts/histograms.sh
 # One field of a JSON object.
 field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
@@ -304,21 +312,29 @@ wait_for_instances() {
 }
 
 # A rolling update of the compose stack while games go on: $1 load generators (containers of the
-# image on the compose network, each a client address of its own: nginx allows one address 64
-# sockets) play $2 timed games each through nginx, reconnecting when their socket closes; once
-# every game is under way, each instance in turn gets SIGTERM (`podman stop`: it drains and
-# exits), its container is removed and compose makes a new one, and once that is ready and
-# $3 s later, the next one's turn comes. The generators' reports are summed by rolling.py, which
-# fails if a game or an acknowledged action was lost.
+# instances' own image on the compose network, each a client address of its own from the
+# network's ip_range, never nginx's: nginx allows one address 64 sockets) play $2 timed games
+# each through nginx, reconnecting when their socket closes; once every game is under way, each
+# instance in turn gets SIGTERM (`podman stop`: it drains and exits), its container is set
+# aside and compose makes a new one, nginx is reloaded, and once that is ready and $3 s later,
+# the next one's turn comes. The generators' reports are summed by rolling.py, which fails if a game or an
+# acknowledged action was lost; the instances' own histograms (replaced ones included) follow.
 check_rolling() {
-    local generators=$1 games=$2 gap=$3 started=$SECONDS network loads=() i instance took
+    local generators=$1 games=$2 gap=$3 started=$SECONDS network load_image front loads=() i instance took stopped
     podman start senetci_senet1_1 senetci_senet2_1 >/dev/null
     wait_for_instances
+    # The instance check_compose stopped came back at another address (see reload_nginx).
+    reload_nginx
     network=$(podman inspect --format '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}' senetci_nginx_1)
+    load_image=$(podman inspect --format '{{.Image}}' senetci_senet1_1)
+    front=$(instance_url senetci_nginx_1 80)
+    instance_metrics >"$work/metrics-before"
+    : >"$work/metrics-retired"
     for i in $(seq "$generators"); do
-        # Long enough for both replacements: each takes a drain and a start (~10-25 s here).
-        podman run --rm --name "senet-ci-load$i" --network "$network" "$image" loadgen \
-            --url http://172.28.0.10 --rooms "$games" --rate "$games" --duration $((70 + 2 * gap)) \
+        # Long enough for both replacements: each takes a drain and a start (~10-25 s here);
+        # checked below.
+        podman run --rm --name "senet-ci-load$i" --network "$network" "$load_image" loadgen \
+            --url "$front" --rooms "$games" --rate "$games" --duration $((70 + 2 * gap)) \
             --reconnect --clock 600+5 >"$work/load$i.json" 2>"$work/load$i.log" &
         loads+=($!)
     done
@@ -329,15 +345,24 @@ check_rolling() {
     ok "$((generators * games)) timed games under way through nginx, $(open_sockets senetci_senet1_1) + $(open_sockets senetci_senet2_1) sockets"
     sleep 5
     for instance in senet1 senet2; do
-        took=$SECONDS
+        curl -fsS "$(instance_url "senetci_${instance}_1" 9100)/metrics" >>"$work/metrics-retired"
+        took=$EPOCHREALTIME
         podman stop --time 30 "senetci_${instance}_1" >/dev/null
         [ "$(podman inspect --format '{{.State.ExitCode}}' "senetci_${instance}_1")" = 0 ] \
             || fail "$instance did not drain and exit 0 after SIGTERM"
-        podman rm "senetci_${instance}_1" >/dev/null
+        stopped=$(since "$took")
+        # Not removed: nginx's container requires it (compose's depends_on), and podman removes
+        # no container another one requires. Renamed, it stays stopped until the cleanup.
+        podman rename "senetci_${instance}_1" "senet-ci-replaced-$instance"
         logged "compose-up-$instance" compose up --detach --no-deps "$instance"
         wait_for "$(instance_url "senetci_${instance}_1")/readyz"
-        ok "$instance: SIGTERM, drained, exit 0, a new container ready $((SECONDS - took)) s later"
+        reload_nginx
+        ok "$instance: SIGTERM at $(date -u +%T -d "@$took"), drained, exit 0 in $stopped s; a new container ready and nginx reloaded $(since "$took") s after the SIGTERM"
         sleep "$gap"
+    done
+    for i in $(seq "$generators"); do
+        podman container exists "senet-ci-load$i" \
+            || fail "load generator $i ended before the rolling update did: give it a longer --duration"
     done
     for i in "${!loads[@]}"; do
         wait "${loads[$i]}" || { cat "$work/load$((i + 1)).log"; fail "load generator $((i + 1))"; }
@@ -346,24 +371,52 @@ check_rolling() {
     summary=$(python3 "$here/rolling.py" "$work"/load*.json) \
         || fail "games or acknowledged actions lost in the rolling update: $summary"
     ok "rolling update in $((SECONDS - started)) s: $summary"
+    histogram <"$work/metrics-before" >"$work/histograms-before"
+    { instance_metrics; cat "$work/metrics-retired"; } | histogram >"$work/histograms-after"
+    echo "the instances' histograms during the rolling update (replaced ones until their SIGTERM): bucket le, share of samples at or under it"
+    histogram_shares "$work/histograms-before" "$work/histograms-after"
 }
 
-# `.ci/container.sh compose`: only the compose stack, on an image already built.
+# nginx resolved the instances' names when it started, and a container started again or made
+# anew has another address (the network hands them out in turn): until a reload resolves them
+# again, nginx sends that instance's rooms to an address nobody answers, and each waits
+# proxy_connect_timeout (2 s) before the other instance is tried. (SIGHUP: the old workers keep
+# the sockets they hold until those close.)
+reload_nginx() {
+    logged nginx-reload podman kill --signal HUP senetci_nginx_1
+    sleep 1
+}
+
+# Seconds since $1 (an $EPOCHREALTIME), to the hundredth.
+since() { awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $1 }"; }
+
+# Both compose instances' /metrics text.
+instance_metrics() {
+    local instance
+    for instance in senetci_senet1_1 senetci_senet2_1; do
+        curl -fsS "$(instance_url "$instance" 9100)/metrics"
+    done
+}
+
+# The short rolling update every run makes: 10 timed games on 2 load generators, 5 s between
+# the replacements (the 200 games of docs/PERFORMANCE.md: `rolling 8 25 12`).
+short_rolling=(2 5 5)
+
+# `.ci/container.sh compose`: only the compose stack and its short rolling update, on an image
+# already built. `.ci/container.sh rolling GENERATORS GAMES GAP`: the same with a rolling
+# update of that size (see check_rolling).
 main() {
     local started=$SECONDS release
-    if [ "${1:-}" = compose ]; then
-        check_compose
-        ok "compose checks done in $((SECONDS - started)) s"
-        return
-    fi
-    # `.ci/container.sh rolling GENERATORS GAMES GAP`: a rolling update on an image already
-    # built, e.g. `rolling 8 25 12` for 200 games. Not run yet, and not part of the checks
-    # below: see docs/PERFORMANCE.md, "Rolling updates", for why (nginx).
-    if [ "${1:-}" = rolling ]; then
-        check_compose
-        check_rolling "$2" "$3" "$4"
-        return
-    fi
+    case ${1:-} in
+        compose | rolling)
+            [ "$1" = compose ] || short_rolling=("${@:2:3}")
+            [ "${#short_rolling[@]}" = 3 ] || { echo "usage: $0 rolling GENERATORS GAMES GAP" >&2; exit 2; }
+            check_compose
+            check_rolling "${short_rolling[@]}"
+            ok "compose checks done in $((SECONDS - started)) s"
+            return
+            ;;
+    esac
     install_packages
     release=$(dockerfile_arg Dockerfile DEBIAN_RELEASE)
     make_debian_base "$release"
@@ -375,6 +428,7 @@ main() {
     check_running
     check_stop_and_volume
     check_compose
+    check_rolling "${short_rolling[@]}"
     ok "container checks done in $((SECONDS - started)) s"
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One load run as docs/PERFORMANCE.md reports it: a fresh database, one or more release servers
 # on it (optionally behind deploy/'s real nginx), `senet loadgen` against them, `vmstat 5`
-# beside it, and the servers' own action-latency histogram (the difference of /metrics before
-# and after the run, summed over the instances) printed next to the client's figures.
+# beside it, and the servers' own histograms of action latency and of the store's appends (the
+# difference of /metrics before and after the run, summed over the instances, replaced ones
+# included) printed next to the client's figures.
 #
 #   scripts/loadrun.sh sqlite|postgres [--instances N] [--nginx] [--kill-after S | --roll-after S]
 #       [loadgen flags...]
@@ -28,9 +29,9 @@
 # With loadgen's --rated (every game rated, two new players per room), the run ends with
 # `senet ratings verify` on the database (its JSON verdict and exit status are printed; a
 # difference makes the script exit 1) and the number of rated games.
-# SENET_HISTOGRAM names another histogram to show (e.g. senet_seek_post_seconds for the lobby,
-# `--lobby-sockets 2000 --rate 50`); SENET_SERVE_FLAGS adds `senet serve` flags
-# (e.g. --max-seeks-per-address 0).
+# SENET_HISTOGRAM names other histograms to show, space-separated (scripts/histograms.sh; e.g.
+# senet_seek_post_seconds for the lobby, `--lobby-sockets 2000 --rate 50`); SENET_SERVE_FLAGS
+# adds `senet serve` flags (e.g. --max-seeks-per-address 0).
 # postgres uses a fresh schema of $SENET_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -134,17 +135,15 @@ else
     targets=$(printf 'http://127.0.0.1:%s,' "${ports[@]}"); targets=${targets%,}
 fi
 
-# Buckets summed over the labels (action types, modes) and the instances: `le count` lines.
-# None before any action.
-metric=${SENET_HISTOGRAM:-senet_action_latency_seconds}
-histogram() {
-    for port in "${metrics_ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
-        awk -F'[{}]' -v metric="${metric}_bucket" '$1 == metric { match($2, /le="[^"]*"/); le = substr($2, RSTART + 4, RLENGTH - 5); split($3, v, " "); n[le] += v[1]; if (!(le in seen)) { seen[le] = 1; order[++k] = le } } END { for (i = 1; i <= k; i++) print order[i], n[order[i]] }'
+# The instances' /metrics, one after the other.
+scrape() {
+    for port in "${metrics_ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done
 }
+# shellcheck source=scripts/histograms.sh
+. scripts/histograms.sh
 # The sum of the instances' open WebSockets (a killed one counts nothing).
 open_sockets() {
-    for port in "${metrics_ports[@]}"; do curl -s "http://127.0.0.1:$port/metrics"; done |
-        awk '$1 == "senet_connections_open" { n += $2 } END { print n + 0 }'
+    scrape | awk '$1 == "senet_connections_open" { n += $2 } END { print n + 0 }'
 }
 # SIGKILLs the first instance $kill_after s after all of loadgen's sockets are open.
 kill_first_instance_later() {
@@ -163,6 +162,9 @@ roll_instances_later() {
     until [ "$(open_sockets)" -ge $((2 * rooms)) ]; do sleep 0.2; done
     sleep "$roll_after"
     for i in $(seq "$instances"); do
+        # Its histograms so far, which its replacement starts again from zero (what it
+        # measures while it drains is not counted).
+        curl -s "http://127.0.0.1:${metrics_ports[i - 1]}/metrics" >>"$work/retired.metrics"
         started=$EPOCHREALTIME
         kill -TERM "${pids[i - 1]}"
         while kill -0 "${pids[i - 1]}" 2>/dev/null; do sleep 0.05; done
@@ -183,7 +185,7 @@ verify_finished_games() {
     echo "senet verify: $checked finished games consistent, $failed not"
 }
 
-histogram >"$work/before"
+scrape | histogram >"$work/before"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); instances: $instances ($front)"
 vmstat 5 >"$work/vmstat" & vmstat=$!
 if [ -n "$kill_after" ]; then kill_first_instance_later "$@" & killer=$!; fi
@@ -214,9 +216,9 @@ if [[ " $* " == *" --rated "* ]]; then
     verdict=$("$bin" ratings verify --database-url "$url") || rated_status=$?
     echo "senet ratings verify (exit status $rated_status): $verdict"
 fi
-histogram >"$work/after"
-echo "servers' histogram ($metric, this run, summed over the instances): bucket le, share of samples at or under it"
-awk 'FILENAME == ARGV[1] { before[$1] = $2; next } { le[++k] = $1; d[k] = $2 - before[$1] } END { for (i = 1; i <= k; i++) printf "  le %s s: %.2f%%\n", le[i], 100 * d[i] / d[k] }' "$work/before" "$work/after"
+{ scrape; cat "$work/retired.metrics" 2>/dev/null || true; } | histogram >"$work/after"
+echo "servers' histograms (this run, summed over the instances, replaced ones included): bucket le, share of samples at or under it"
+histogram_shares "$work/before" "$work/after"
 echo "vmstat 5 during the run:"; cat "$work/vmstat"
 for i in $(seq "$instances"); do
     echo "server $i RSS: $(awk '/VmRSS/ { print $2, $3 }' "/proc/${pids[$((i - 1))]}/status")"

@@ -75,6 +75,10 @@ fn micros(duration: Duration) -> u32 {
     u32::try_from(duration.as_micros()).unwrap_or(u32::MAX)
 }
 
+fn ms(us: u32) -> f64 {
+    f64::from(us) / 1000.0
+}
+
 /// Latency percentiles in milliseconds.
 #[derive(Debug, Serialize, PartialEq)]
 pub struct Latency {
@@ -92,7 +96,7 @@ impl Latency {
         let at = |q: f64| {
             // Nearest-rank percentile.
             let rank = (q * latencies_us.len() as f64).ceil() as usize;
-            f64::from(latencies_us[rank.clamp(1, latencies_us.len()) - 1]) / 1000.0
+            ms(latencies_us[rank.clamp(1, latencies_us.len()) - 1])
         };
         Some(Latency {
             p50_ms: at(0.50),
@@ -149,6 +153,9 @@ pub struct Report {
     /// and how long each was away (close noticed to welcome).
     pub reconnects: usize,
     pub reconnect_time: Option<Latency>,
+    /// Every reconnection's time away in milliseconds, in ascending order: several load
+    /// generators' reports (.ci/container/rolling.py) are combined into one exact percentile.
+    pub reconnect_times_ms: Vec<f64>,
     pub actions_in_flight_at_close: u64,
     pub acknowledged_actions_lost: u64,
     pub games_lost: u64,
@@ -194,7 +201,9 @@ impl Report {
             },
             latency: Latency::of(&mut stats.latencies_us),
             reconnects: stats.reconnects_us.len(),
+            // Sorted by `Latency::of`.
             reconnect_time: Latency::of(&mut stats.reconnects_us),
+            reconnect_times_ms: stats.reconnects_us.iter().map(|&us| ms(us)).collect(),
             actions_in_flight_at_close: stats.actions_in_flight_at_close,
             acknowledged_actions_lost: stats.acknowledged_lost,
             games_lost: stats.games_lost,
@@ -239,6 +248,18 @@ mod tests {
         total.merge(part);
         assert_eq!(total.errors["bad_json"], 2);
         assert_eq!(total.latencies_us, vec![2000]);
+    }
+
+    #[test]
+    fn reports_every_reconnection_in_order() {
+        let mut stats = Stats::default();
+        for ms in [900, 5, 120] {
+            stats.reconnected(Duration::from_millis(ms));
+        }
+        let report = Report::new("server", 1, 2, Duration::from_secs(1), stats);
+        assert_eq!(report.reconnects, 3);
+        assert_eq!(report.reconnect_times_ms, vec![5.0, 120.0, 900.0]);
+        assert_eq!(report.reconnect_time.map(|time| time.max_ms), Some(900.0));
     }
 
     #[test]
