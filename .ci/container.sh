@@ -380,7 +380,7 @@ check_rolling() {
 # nginx resolved the instances' names when it started, and a container started again or made
 # anew has another address (the network hands them out in turn): until a reload resolves them
 # again, nginx sends that instance's rooms to an address nobody answers, and each waits
-# proxy_connect_timeout (2 s) before the other instance is tried. (SIGHUP: the old workers keep
+# proxy_connect_timeout (0.5 s) before the other instance is tried. (SIGHUP: the old workers keep
 # the sockets they hold until those close.)
 reload_nginx() {
     logged nginx-reload podman kill --signal HUP senetci_nginx_1
