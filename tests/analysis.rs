@@ -27,9 +27,7 @@ async fn analyses_computed(addr: std::net::SocketAddr) -> u64 {
 #[tokio::test]
 async fn a_finished_game_is_analysed_once_and_a_live_one_never() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let mut both = Client::join(server.addr, room, created["token"].as_str()).await;
+    let (room, mut both) = local_client(server.addr).await;
     let path = format!("/api/rooms/{room}/analysis");
     let mut throws = 0;
     for _ in 0..6 {

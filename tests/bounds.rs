@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Client, TestServer, create_room, http, play_turn, record};
+use common::{Client, TestServer, create_room, http, local_client, play_turn, record};
 use senet::room::bounds::{
     CHATTER_UNTIL, LOG_BOUND, MAX_ROOM_EVENTS, PRESENCE_BURST, PRESENCE_WINDOW,
 };
@@ -37,13 +37,11 @@ async fn reconnecting_in_a_loop_logs_presence_once_per_window_not_once_per_socke
 #[tokio::test]
 async fn a_repeated_client_seed_logs_nothing_and_new_ones_are_capped() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
-    let mut client = Client::join(server.addr, room, token).await;
+    let (room, mut client) = local_client(server.addr).await;
     for _ in 0..20 {
         client.ok("seed", json!({"client_seed": "abcd"})).await;
     }
-    assert_eq!(count(&record(server.addr, room).await, "client-seed"), 2);
+    assert_eq!(count(&record(server.addr, &room).await, "client-seed"), 2);
     // Seven more new seeds per side (eight in all) are taken; the ninth is refused.
     for n in 1..8 {
         client
@@ -60,7 +58,7 @@ async fn a_repeated_client_seed_logs_nothing_and_new_ones_are_capped() {
             .contains("8 times"),
         "{refused}"
     );
-    assert_eq!(count(&record(server.addr, room).await, "client-seed"), 16);
+    assert_eq!(count(&record(server.addr, &room).await, "client-seed"), 16);
 }
 
 #[tokio::test]
@@ -180,9 +178,7 @@ async fn a_rematch_logged_before_a_crash_gets_its_room_when_the_room_loads_again
 #[tokio::test]
 async fn concurrent_first_requests_for_an_analysis_compute_it_once() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
-    let mut client = Client::join(server.addr, room, token).await;
+    let (room, mut client) = local_client(server.addr).await;
     for _ in 0..20 {
         common::play_turn(&mut client, "black").await;
         common::play_turn(&mut client, "white").await;
@@ -260,16 +256,14 @@ async fn spoil_the_log(server: &TestServer, room: &str) {
 #[tokio::test]
 async fn a_summary_is_read_from_its_row_never_replayed_from_the_log() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
-    let mut client = Client::join(server.addr, room, token).await;
+    let (room, mut client) = local_client(server.addr).await;
     play_turn(&mut client, "black").await;
     client.close().await;
     let path = format!("/api/rooms/{room}");
     let (_, live) = http(server.addr, "GET", &path, None).await;
     // A new server holds no room in memory: it must answer from the store.
     let server = server.restart_with(|_| {}).await;
-    spoil_the_log(&server, room).await;
+    spoil_the_log(&server, &room).await;
     let (status, summary) = http(server.addr, "GET", &path, None).await;
     assert_eq!(status, 200, "{summary}");
     assert!(live["moves"].as_u64().unwrap() > 0, "{live}");

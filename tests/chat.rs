@@ -506,9 +506,7 @@ async fn anonymous_players_have_presets_only() {
     assert_eq!(next_said(&mut white).await["preset"], "hello");
     assert_eq!(white.sync().await["chat"]["black"]["free_text"], true);
 
-    let local = create_room(server.addr, "local", "black").await;
-    let local_room = local["room"].as_str().unwrap();
-    let mut alone = Client::join(server.addr, local_room, local["token"].as_str()).await;
+    let (_, mut alone) = local_client(server.addr).await;
     alone
         .refused("chat", preset("hello"), "chat_not_allowed")
         .await;

@@ -147,13 +147,11 @@ async fn throw_then_resign_after_first(black: &mut Client, white: &mut Client) {
 #[tokio::test]
 async fn local_rooms_set_both_seeds_with_one_message() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let mut both = Client::join(server.addr, room, created["token"].as_str()).await;
+    let (room, mut both) = local_client(server.addr).await;
     let events = both.ok("seed", json!({"client_seed": "mine"})).await;
     assert_eq!(events.iter().filter(|e| e["t"] == "client-seed").count(), 2);
     throw_then_resign(&mut both).await;
-    let record = record(server.addr, room).await;
+    let record = record(server.addr, &room).await;
     let seeds = assert_committed_first(&record);
     assert_eq!(
         (seeds["black"].as_str(), seeds["white"].as_str()),
@@ -328,10 +326,8 @@ async fn the_record_endpoint_serves_a_legacy_game_that_verifies() {
 /// A local game of today's kind, with a client seed, finished by resignation: its record.
 async fn created_and_finished_local_game() -> Value {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let mut both = Client::join(server.addr, room, created["token"].as_str()).await;
+    let (room, mut both) = local_client(server.addr).await;
     both.ok("seed", json!({"client_seed": "s"})).await;
     throw_then_resign(&mut both).await;
-    record(server.addr, room).await
+    record(server.addr, &room).await
 }

@@ -8,7 +8,7 @@ mod postgres_support;
 
 use std::time::{Duration, Instant};
 
-use common::{Client, TestServer, create_room, http, join_room, record};
+use common::{Client, TestServer, create_room, http, join_room, local_client, record};
 use senet::store::StoreError;
 use serde_json::{Value, json};
 use sqlx::{Connection, SqliteConnection};
@@ -33,9 +33,7 @@ async fn database(server: &TestServer) -> SqliteConnection {
 #[tokio::test]
 async fn a_rematch_whose_room_cannot_be_made_is_not_logged_and_can_be_asked_again() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
-    let mut client = Client::join(server.addr, room, token).await;
+    let (room, mut client) = local_client(server.addr).await;
     client.ok("resign", Value::Null).await;
 
     // The database refuses new rooms (as a full disk would) but not the old room's events.
@@ -46,7 +44,7 @@ async fn a_rematch_whose_room_cannot_be_made_is_not_logged_and_can_be_asked_agai
     let reply = client.act("rematch", Value::Null).await;
     assert_eq!(reply["t"], "error", "{reply}");
     // The log names no room that does not exist, and nobody was sent to one.
-    let logged = record(server.addr, room).await;
+    let logged = record(server.addr, &room).await;
     for rematch in events_of(&logged, "rematch") {
         let path = format!("/api/rooms/{}", rematch["d"]["room"].as_str().unwrap());
         assert_eq!(
@@ -77,9 +75,7 @@ async fn a_rematch_whose_room_cannot_be_made_is_not_logged_and_can_be_asked_agai
 #[tokio::test]
 async fn a_transaction_sqlite_rolled_back_by_itself_leaves_no_later_write_uncommitted() {
     let server = TestServer::start().await;
-    let created = create_room(server.addr, "local", "black").await;
-    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
-    let mut client = Client::join(server.addr, room, token).await;
+    let (room, mut client) = local_client(server.addr).await;
 
     // On a full disk SQLite rolls a transaction back by itself; other errors fail one statement
     // and leave it open. Triggers do each, on the client seeds chosen for it.
@@ -103,7 +99,7 @@ async fn a_transaction_sqlite_rolled_back_by_itself_leaves_no_later_write_uncomm
     // What is acknowledged next is committed (before the fix: acknowledged and shown, but left
     // in a transaction that the writer's connection never committed).
     let acked = client.ok("roll", Value::Null).await;
-    let logged = record(server.addr, room).await;
+    let logged = record(server.addr, &room).await;
     assert_eq!(
         events_of(&logged, "rolled").len(),
         1,

@@ -701,9 +701,7 @@ async fn rematch_opens_a_room_with_colours_swapped() {
     assert_ne!(new_black.state["seed_hash"], table.black.state["seed_hash"]);
 
     // A local room needs one rematch request.
-    let created = create_room(server.addr, "local", "black").await;
-    let room = created["room"].as_str().unwrap();
-    let mut both = Client::join(server.addr, room, created["token"].as_str()).await;
+    let (_, mut both) = local_client(server.addr).await;
     both.ok("resign", Value::Null).await;
     let events = both.ok("rematch", Value::Null).await;
     assert_eq!(events.last().unwrap()["t"], "rematch");

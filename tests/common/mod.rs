@@ -297,6 +297,14 @@ pub async fn join_room(addr: SocketAddr, room: &str) -> Value {
     joined
 }
 
+/// A fresh local room (one screen: both seats on one token) and a client in both its seats.
+pub async fn local_client(addr: SocketAddr) -> (String, Client) {
+    let created = create_room(addr, "local", "black").await;
+    let room = created["room"].as_str().unwrap().to_string();
+    let client = Client::join(addr, &room, created["token"].as_str()).await;
+    (room, client)
+}
+
 /// A fresh online room with both seats taken, nobody connected: (room, black token, white token).
 pub async fn seated_room(addr: SocketAddr) -> (String, String, String) {
     let created = create_room(addr, "online", "black").await;
