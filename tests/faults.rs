@@ -244,9 +244,19 @@ async fn a_state_that_shows_the_rematch_before_its_event_still_tells_the_player_
     );
 }
 
-/// A TCP proxy to `target` that stops forwarding, without closing anything, while `paused`
-/// holds `true` (a partition, the hanging case: what was sent is delivered once it is resumed).
-async fn pausable_proxy(target: String, paused: watch::Receiver<bool>) -> String {
+/// What the proxy between a server and its database does to the bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Link {
+    Up,
+    /// Forwards nothing, closes nothing (a partition, the hanging case: what was sent is
+    /// delivered once the link is up again).
+    Hung,
+    /// Delays every chunk by this much each way (a round trip: twice as much).
+    Slow(Duration),
+}
+
+/// A TCP proxy to `target` whose link does what `link` holds.
+async fn proxy(target: String, link: watch::Receiver<Link>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     tokio::spawn(async move {
@@ -256,8 +266,8 @@ async fn pausable_proxy(target: String, paused: watch::Receiver<bool>) -> String
             };
             let (client_read, client_write) = client.into_split();
             let (upstream_read, upstream_write) = upstream.into_split();
-            tokio::spawn(forward(client_read, upstream_write, paused.clone()));
-            tokio::spawn(forward(upstream_read, client_write, paused.clone()));
+            tokio::spawn(forward(client_read, upstream_write, link.clone()));
+            tokio::spawn(forward(upstream_read, client_write, link.clone()));
         }
     });
     addr
@@ -266,16 +276,34 @@ async fn pausable_proxy(target: String, paused: watch::Receiver<bool>) -> String
 async fn forward(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
-    mut paused: watch::Receiver<bool>,
+    mut link: watch::Receiver<Link>,
 ) {
     let mut buffer = vec![0; 65536];
     while let Ok(n @ 1..) = from.read(&mut buffer).await {
-        if paused.wait_for(|paused| !paused).await.is_err()
-            || to.write_all(&buffer[..n]).await.is_err()
-        {
+        let Ok(now) = link
+            .wait_for(|link| *link != Link::Hung)
+            .await
+            .map(|link| *link)
+        else {
+            return;
+        };
+        if let Link::Slow(delay) = now {
+            tokio::time::sleep(delay).await;
+        }
+        if to.write_all(&buffer[..n]).await.is_err() {
             return;
         }
     }
+}
+
+/// A server whose database is reached through a [`proxy`], the link's switch, and the
+/// database's URL through the proxy (for another instance).
+async fn server_through_proxy(url: &str) -> (TestServer, watch::Sender<Link>, String) {
+    let (set_link, link) = watch::channel(Link::Up);
+    let relay = proxy(url[host_port(url)].to_string(), link).await;
+    let relayed = through(url, &relay);
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), relayed.clone(), |_| {}).await;
+    (server, set_link, relayed)
 }
 
 /// Where a database URL's host and port are in it.
@@ -319,10 +347,7 @@ async fn next_action(client: &mut Client) -> (&'static str, Value) {
 }
 
 async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_from(url: String) {
-    let (pause, paused) = watch::channel(false);
-    let proxy = pausable_proxy(url[host_port(&url)].to_string(), paused).await;
-    let server =
-        TestServer::start_on(tempfile::tempdir().unwrap(), through(&url, &proxy), |_| {}).await;
+    let (server, set_link, _) = server_through_proxy(&url).await;
     let created = create_room(server.addr, "local", "black").await;
     let mut client = Client::join(
         server.addr,
@@ -335,7 +360,7 @@ async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_
     assert_eq!(readyz_within_2s(&server).await, 200);
 
     // The database stops answering: every request is answered within 2 s, `unavailable`.
-    pause.send(true).unwrap();
+    set_link.send(Link::Hung).unwrap();
     for _ in 0..3 {
         let (t, d) = next_action(&mut client).await;
         let answer = answer_within_2s(&mut client, t, d).await;
@@ -348,7 +373,7 @@ async fn a_database_that_stops_answering_is_answered_unavailable_then_recovered_
     assert_eq!(readyz_within_2s(&server).await, 503);
 
     // It answers again: the instance is ready again by itself, and the game goes on.
-    pause.send(false).unwrap();
+    set_link.send(Link::Up).unwrap();
     ready_again(&server).await;
     // An action answered `unavailable` may have been committed when the database came back,
     // so the state may move on under the next one's feet: one of a few goes through.
@@ -378,10 +403,7 @@ async fn ready_again(server: &TestServer) {
 async fn an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent(
     url: String,
 ) {
-    let (pause, paused) = watch::channel(false);
-    let proxy = pausable_proxy(url[host_port(&url)].to_string(), paused).await;
-    let server =
-        TestServer::start_on(tempfile::tempdir().unwrap(), through(&url, &proxy), |_| {}).await;
+    let (server, set_link, _) = server_through_proxy(&url).await;
     let created = create_room(server.addr, "local", "black").await;
     let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
     let mut client = join_named(&server, room, token, "tab-1").await;
@@ -390,7 +412,7 @@ async fn an_action_answered_unavailable_then_committed_is_not_applied_again_when
 
     // The database stops answering while the throw is being appended: it is answered
     // `unavailable`, and so is its resend meanwhile, but its bytes were sent.
-    pause.send(true).unwrap();
+    set_link.send(Link::Hung).unwrap();
     for _ in 0..2 {
         let answer = tokio::time::timeout(
             Duration::from_secs(2),
@@ -403,7 +425,7 @@ async fn an_action_answered_unavailable_then_committed_is_not_applied_again_when
 
     // The database answers again and commits the throw; the client, which cannot know that,
     // reconnects and sends it again.
-    pause.send(false).unwrap();
+    set_link.send(Link::Up).unwrap();
     ready_again(&server).await;
     let deadline = Instant::now() + Duration::from_secs(5);
     while events_of(&record(server.addr, room).await, "rolled").is_empty() {
@@ -433,7 +455,62 @@ async fn an_action_answered_unavailable_then_committed_is_not_applied_again_when
     );
 }
 
+/// 200 ms added to every round trip to the database: requests queued in a room behind each
+/// other's commits, and a hello that loads the room on another instance, are each answered
+/// within 2 s, done or `unavailable` (before the request deadline, the last of the queued
+/// seeds waited for every commit before it: 2.5 s here, 0.6 s a commit).
+async fn a_slow_database_leaves_no_request_unanswered_for_2s(url: String) {
+    let (server, set_link, relayed) = server_through_proxy(&url).await;
+    let created = create_room(server.addr, "local", "black").await;
+    let (room, token) = (created["room"].as_str().unwrap(), created["token"].as_str());
+    let mut sockets = Vec::new();
+    for _ in 0..4 {
+        sockets.push(Client::join(server.addr, room, token).await);
+    }
+
+    set_link
+        .send(Link::Slow(Duration::from_millis(100)))
+        .unwrap();
+    // Each of the seat's sockets offers its client seed at once: four commits, one at a time.
+    let offers = sockets
+        .iter_mut()
+        .enumerate()
+        .map(|(i, socket)| async move {
+            let seed = json!({"client_seed": format!("seed-{i}")});
+            answer_within_2s(socket, "seed", seed).await
+        });
+    let answers = futures_util::future::join_all(offers).await;
+    assert!(
+        answers
+            .iter()
+            .all(|a| a["t"] == "ack" || a["d"]["code"] == "unavailable"),
+        "{answers:?}"
+    );
+    assert!(answers.iter().any(|a| a["t"] == "ack"), "{answers:?}");
+
+    // Another instance loads the room for a hello, in several round trips: each hello is
+    // answered within 2 s, and one said again after `unavailable` finds the room loaded.
+    let beside = TestServer::start_on(tempfile::tempdir().unwrap(), relayed, |_| {}).await;
+    let hello = tokio::time::timeout(Duration::from_secs(2), Client::connect(beside.addr, room));
+    let mut client = hello.await.expect("no upgrade within 2 s");
+    for _ in 0..3 {
+        let started = Instant::now();
+        client
+            .send(json!({"t": "hello", "d": {"token": token}}))
+            .await;
+        let answer = tokio::time::timeout(Duration::from_secs(2), client.next_reply()).await;
+        let answer = answer.unwrap_or_else(|_| panic!("no answer within 2 s of a hello"));
+        println!("hello: {} after {:?}", answer["t"], started.elapsed());
+        if answer["t"] == "welcome" {
+            return;
+        }
+        assert_eq!(answer["d"]["code"], "unavailable", "{answer}");
+    }
+    panic!("three hellos on a slow database, no welcome");
+}
+
 postgres_support::postgres_tests!(
     a_database_that_stops_answering_is_answered_unavailable_then_recovered_from,
-    an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent
+    an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent,
+    a_slow_database_leaves_no_request_unanswered_for_2s
 );

@@ -183,6 +183,16 @@ impl Rooms {
         if self.inner.shutdown.is_cancelled() {
             return Err(RoomError::Unavailable);
         }
+        // Loaded in a task of its own: a request that stops waiting (its deadline on a slow
+        // database, its socket gone) leaves the room loading, and the next finds it live.
+        let (rooms, id) = (self.clone(), id.to_string());
+        tokio::spawn(async move { rooms.load(&id).await })
+            .await
+            .map_err(|_| RoomError::Unavailable)?
+    }
+
+    /// Reads a room from the store and starts its task.
+    async fn load(&self, id: &str) -> Result<RoomHandle, RoomError> {
         let task = RoomTask::load(
             self.inner.store.clone(),
             self.inner.config.clone(),

@@ -347,7 +347,10 @@ impl RoomTask {
                 let _ = reply.send(self.join(side).await);
             }
             Command::Attach { token, reply } => {
-                let _ = reply.send(self.attach(token).await);
+                // A socket that gave up waiting (its request's deadline) holds no seat here.
+                if let Err(Ok(gone)) = reply.send(self.attach(token).await) {
+                    self.detach(gone.conn).await;
+                }
             }
             Command::Detach { conn } => self.detach(conn).await,
             Command::Act {

@@ -125,7 +125,7 @@ pub(super) async fn may_act(
 /// The players' names are for show: a database that does not answer in time leaves them out
 /// rather than hold back the state a player waits for (every request answered within two
 /// seconds, docs/RELIABILITY.md).
-const NAMES_WITHIN: Duration = Duration::from_millis(300);
+pub(super) const NAMES_WITHIN: Duration = Duration::from_millis(300);
 
 pub(super) async fn show_players(players: &dyn PlayerStore, state: &mut RoomState) {
     if state.mode != Mode::Online {

@@ -41,6 +41,14 @@ use crate::telemetry;
 /// The first of the codes applications may use (RFC 6455, 7.4.2).
 const CLOSE_SEAT_ELSEWHERE: u16 = 4000;
 
+/// How long a hello, an action or a `sync` may wait for its room before the player is answered
+/// `unavailable`: every request is answered within two seconds (docs/RELIABILITY.md), whatever
+/// a slow database keeps the room's task waiting for (a room loaded in several round trips, an
+/// action queued behind another's commit). The room still does what it was asked: the events
+/// follow, and a resend with the same `id` is answered from them (`room/task/resends.rs`). A
+/// hello adds at most [`seating::NAMES_WITHIN`] for the players' names.
+const REQUEST_DEADLINE: Duration = Duration::from_millis(1500);
+
 /// `GET /ws/rooms/{id}`: 403 for another site's page, 429 past a connection cap, 404 for an
 /// unknown room, all before the upgrade.
 pub async fn upgrade(
@@ -217,10 +225,14 @@ impl Connection {
             }
             ClientMessage::Sync => match &self.attached {
                 None => peer.reply(&hello_required(id)).await,
-                Some(seated) => match seated.room.snapshot(seated.conn).await {
-                    Ok(state) => self.send_state(peer, state, id).await,
-                    Err(error) => peer.reply(&error_reply(error.into(), id)).await,
-                },
+                Some(seated) => {
+                    let snapshot = seated.room.snapshot(seated.conn);
+                    match tokio::time::timeout(REQUEST_DEADLINE, snapshot).await {
+                        Ok(Ok(state)) => self.send_state(peer, state, id).await,
+                        Ok(Err(error)) => peer.reply(&error_reply(error.into(), id)).await,
+                        Err(_) => peer.reply(&too_slow(id)).await,
+                    }
+                }
             },
             ClientMessage::Act(action) => self.act(peer, action, id).await,
             ClientMessage::Chat(request) => self.chat(peer, request, id).await,
@@ -237,9 +249,12 @@ impl Connection {
             let error = WireError::new(ErrorCode::BadRequest, "hello was already said");
             return peer.reply(&error_reply(error, id)).await;
         }
-        let (room, attached) = match self.rooms.attach(&self.room, token.clone()).await {
-            Ok(ok) => ok,
-            Err(error) => return peer.reply(&error_reply(error.into(), id)).await,
+        let deadline = Instant::now() + REQUEST_DEADLINE;
+        let attach = self.rooms.attach(&self.room, token.clone());
+        let (room, attached) = match tokio::time::timeout_at(deadline, attach).await {
+            Ok(Ok(ok)) => ok,
+            Ok(Err(error)) => return peer.reply(&error_reply(error.into(), id)).await,
+            Err(_) => return peer.reply(&too_slow(id)).await,
         };
         let Attached {
             conn,
@@ -250,10 +265,15 @@ impl Connection {
             evicted,
         } = attached;
         let player = self.player.as_deref();
-        let mine = seating::may_act(self.players.as_ref(), &self.room, seat, player).await;
-        if let Err(refused) = mine {
+        let mine = seating::may_act(self.players.as_ref(), &self.room, seat, player);
+        let refused = match tokio::time::timeout_at(deadline, mine).await {
+            Ok(Ok(())) => None,
+            Ok(Err(refused)) => Some(error_reply(refused.wire().1, id.clone())),
+            Err(_) => Some(too_slow(id.clone())),
+        };
+        if let Some(refused) = refused {
             room.detach(conn);
-            return peer.reply(&error_reply(refused.wire().1, id)).await;
+            return peer.reply(&refused).await;
         }
         seating::show_players(self.players.as_ref(), &mut state).await;
         self.token = token;
@@ -297,13 +317,15 @@ impl Connection {
         }
         let resend = self.client_name.as_ref().zip(id.as_ref());
         let resend = resend.map(|(name, id)| name.resend_key(id));
-        match seated.room.act(seated.conn, action, resend).await {
-            Ok(v) => {
+        let acted = seated.room.act(seated.conn, action, resend);
+        match tokio::time::timeout(REQUEST_DEADLINE, acted).await {
+            Ok(Ok(v)) => {
                 self.answer(peer, v, id).await?;
                 telemetry::action_answered(received);
                 Ok(())
             }
-            Err(error) => peer.reply(&error_reply(error.into(), id)).await,
+            Ok(Err(error)) => peer.reply(&error_reply(error.into(), id)).await,
+            Err(_) => peer.reply(&too_slow(id)).await,
         }
     }
 
@@ -471,6 +493,15 @@ async fn next_frame(seated: Option<&mut Seated>) -> Result<Arc<Frame>, RecvError
 
 fn hello_required(id: Option<Value>) -> Reply {
     error_reply(RoomError::NotAttached.into(), id)
+}
+
+/// A request its room did not finish within [`REQUEST_DEADLINE`].
+fn too_slow(id: Option<Value>) -> Reply {
+    let error = WireError::new(
+        ErrorCode::Unavailable,
+        "the server is slow to answer: this may still be done; try again in a moment",
+    );
+    error_reply(error, id)
 }
 
 fn error_reply(error: WireError, id: Option<Value>) -> Reply {

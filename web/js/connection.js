@@ -167,6 +167,12 @@ export class RoomSocket {
           this.#handlers.tokenRejected();
           break;
         }
+        if (!this.#welcomed && (data.code === ErrorCode.Unavailable || data.code === ErrorCode.Internal)) {
+          // The hello found no room in time (a slow or restarting database): connect again
+          // after the usual backoff, saying "reconnecting" meanwhile, rather than sit seatless.
+          this.#drop(this.#ws);
+          break;
+        }
         this.#handlers.reply(type, data);
         break;
       case Reply.Ack:
