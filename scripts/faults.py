@@ -71,8 +71,13 @@ THINK = 0.08
 # after RESEND_AFTER seconds.
 UNKNOWN_OUTCOME = {"unavailable", "internal"}
 RESEND_AFTER = 0.1
-# Faults during which the instances cannot write: `/readyz` must say so (Run.check_ready).
+# Faults of the database: `/readyz` is asked during them (Run.check_ready).
 DATABASE_FAULTS = {"pg-restart", "pg-kill", "pg-hang", "pg-slow", "disk-full"}
+# Those during which the instances cannot write: `/readyz` must say so. A slow database
+# (pg-slow) commits all along, only late: a request answered `unavailable` at its deadline
+# there is no sign that the instance cannot write, and taking it out of service would help
+# nobody (every instance shares the database).
+UNWRITABLE = DATABASE_FAULTS - {"pg-slow"}
 # Faults during which some actions still succeed (a WAL with room left on the full disk; the
 # other instance's players while one is paused): recovery counts from the fault's end.
 SUCCEED_DURING = {"disk-full", "pause"}
@@ -441,7 +446,8 @@ class Run:
         return self.report()
 
     def check_ready(self):
-        """`/readyz` said 503 while requests were refused `unavailable`, and 200 again after."""
+        """`/readyz` answered, said 503 while requests were refused `unavailable` by an instance
+        that cannot write, and 200 again after."""
         history = self.history
         if not history.ready or history.fault_end is None:
             return
@@ -451,7 +457,7 @@ class Run:
             if status == 0:
                 history.violation(f"/readyz unanswered for {ANSWER_WITHIN} s")
             elif status == 200 and first is not None and first + READY_NOTICES <= asked \
-                    and answered <= end:
+                    and answered <= end and self.args.fault in UNWRITABLE:
                 history.violation(
                     f"/readyz said ready {asked - start:.1f} s into the fault, "
                     f"{asked - first:.1f} s after a request was refused unavailable")

@@ -57,6 +57,10 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(Duration::from_secs(10))
+            // No ping before each use: it is a round trip more for every call (200 ms each
+            // on a slow network, docs/RELIABILITY.md). A connection that died meanwhile fails
+            // its call, `unavailable`, and sqlx makes a new one for the next.
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
         // The migrator holds an advisory lock, so instances starting together

@@ -52,6 +52,11 @@ impl RoomTask {
     }
 
     pub(super) async fn attach(&mut self, token: Option<Box<str>>) -> Result<Attached, RoomError> {
+        // The log first: another instance's events may not be heard here yet (their
+        // notification is on its way), and a welcome must not show a player coming from there
+        // less than it saw (in a rolling update under load: a welcome one event behind); nor
+        // may a drain's pause logged there charge the player on turn for the time it stood.
+        self.catch_up().await?;
         let seat = match token {
             None => Seat::Spectator,
             Some(token) => self.seat_of_token(&token).await?,
@@ -70,12 +75,8 @@ impl RoomTask {
         );
         self.share_presence(seat).await;
         self.connections_changed(seat).await;
-        // A drain's pause may be logged but not yet heard here: read the log before a welcome
-        // would charge the player on turn for the time it stood. Then resume it, before the
-        // welcome, so that it shows the clock running again.
-        if self.game.running().is_some_and(|side| seat.holds(side)) {
-            self.catch_up().await?;
-        }
+        // A drain's pause caught up above is resumed before the welcome, so that it shows the
+        // clock running again.
         self.resume_if_back().await;
         Ok(Attached {
             conn,
