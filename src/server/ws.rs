@@ -225,14 +225,10 @@ impl Connection {
             }
             ClientMessage::Sync => match &self.attached {
                 None => peer.reply(&hello_required(id)).await,
-                Some(seated) => {
-                    let snapshot = seated.room.snapshot(seated.conn);
-                    match tokio::time::timeout(REQUEST_DEADLINE, snapshot).await {
-                        Ok(Ok(state)) => self.send_state(peer, state, id).await,
-                        Ok(Err(error)) => peer.reply(&error_reply(error.into(), id)).await,
-                        Err(_) => peer.reply(&too_slow(id)).await,
-                    }
-                }
+                Some(seated) => match by(deadline(), seated.room.snapshot(seated.conn)).await {
+                    Ok(state) => self.send_state(peer, state, id).await,
+                    Err(error) => peer.reply(&error_reply(error, id)).await,
+                },
             },
             ClientMessage::Act(action) => self.act(peer, action, id).await,
             ClientMessage::Chat(request) => self.chat(peer, request, id).await,
@@ -249,12 +245,11 @@ impl Connection {
             let error = WireError::new(ErrorCode::BadRequest, "hello was already said");
             return peer.reply(&error_reply(error, id)).await;
         }
-        let deadline = Instant::now() + REQUEST_DEADLINE;
+        let deadline = deadline();
         let attach = self.rooms.attach(&self.room, token.clone());
-        let (room, attached) = match tokio::time::timeout_at(deadline, attach).await {
-            Ok(Ok(ok)) => ok,
-            Ok(Err(error)) => return peer.reply(&error_reply(error.into(), id)).await,
-            Err(_) => return peer.reply(&too_slow(id)).await,
+        let (room, attached) = match by(deadline, attach).await {
+            Ok(ok) => ok,
+            Err(error) => return peer.reply(&error_reply(error, id)).await,
         };
         let Attached {
             conn,
@@ -266,14 +261,10 @@ impl Connection {
         } = attached;
         let player = self.player.as_deref();
         let mine = seating::may_act(self.players.as_ref(), &self.room, seat, player);
-        let refused = match tokio::time::timeout_at(deadline, mine).await {
-            Ok(Ok(())) => None,
-            Ok(Err(refused)) => Some(error_reply(refused.wire().1, id.clone())),
-            Err(_) => Some(too_slow(id.clone())),
-        };
-        if let Some(refused) = refused {
+        let mine = async { mine.await.map_err(|refused| refused.wire().1) };
+        if let Err(refused) = by(deadline, mine).await {
             room.detach(conn);
-            return peer.reply(&refused).await;
+            return peer.reply(&error_reply(refused, id)).await;
         }
         seating::show_players(self.players.as_ref(), &mut state).await;
         self.token = token;
@@ -317,15 +308,13 @@ impl Connection {
         }
         let resend = self.client_name.as_ref().zip(id.as_ref());
         let resend = resend.map(|(name, id)| name.resend_key(id));
-        let acted = seated.room.act(seated.conn, action, resend);
-        match tokio::time::timeout(REQUEST_DEADLINE, acted).await {
-            Ok(Ok(v)) => {
+        match by(deadline(), seated.room.act(seated.conn, action, resend)).await {
+            Ok(v) => {
                 self.answer(peer, v, id).await?;
                 telemetry::action_answered(received);
                 Ok(())
             }
-            Ok(Err(error)) => peer.reply(&error_reply(error.into(), id)).await,
-            Err(_) => peer.reply(&too_slow(id)).await,
+            Err(error) => peer.reply(&error_reply(error, id)).await,
         }
     }
 
@@ -495,13 +484,23 @@ fn hello_required(id: Option<Value>) -> Reply {
     error_reply(RoomError::NotAttached.into(), id)
 }
 
-/// A request its room did not finish within [`REQUEST_DEADLINE`].
-fn too_slow(id: Option<Value>) -> Reply {
-    let error = WireError::new(
-        ErrorCode::Unavailable,
-        "the server is slow to answer: this may still be done; try again in a moment",
-    );
-    error_reply(error, id)
+/// When a request received now must be answered.
+fn deadline() -> Instant {
+    Instant::now() + REQUEST_DEADLINE
+}
+
+/// `work`'s outcome, its error as the wire's, or `unavailable` once `deadline` passes.
+async fn by<T, E: Into<WireError>>(
+    deadline: Instant,
+    work: impl Future<Output = Result<T, E>>,
+) -> Result<T, WireError> {
+    match tokio::time::timeout_at(deadline, work).await {
+        Ok(done) => done.map_err(Into::into),
+        Err(_) => Err(WireError::new(
+            ErrorCode::Unavailable,
+            "the server is slow to answer: this may still be done; try again in a moment",
+        )),
+    }
 }
 
 fn error_reply(error: WireError, id: Option<Value>) -> Reply {
