@@ -85,6 +85,8 @@ start_postgres() {
     chmod 755 "$work" && mkdir "$work/pg"
     if [ "$(id -u)" = 0 ]; then chown postgres "$work/pg"; fi
     as_postgres "$pgbin/initdb -D $work/pg/data -A trust -U postgres" > "$work/initdb.log"
+    # Milliseconds in its log: start_again reads from it when it accepted connections again.
+    echo "log_line_prefix = '%m '" >> "$work/pg/data/postgresql.conf"
     # A second try on another port, should another process have taken the free one meanwhile.
     for _ in 1 2; do
         pgport=$(free_ports 1)
@@ -145,13 +147,15 @@ stop_postgres() {
 }
 kill_postgres() { kill -9 "$(head -1 "$work/pg/data/postmaster.pid")" && date +%s.%N; }
 # Started again on its port; after a kill -9 its orphaned backends may hold the shared memory
-# for a moment, so it is tried until it starts.
+# for a moment, so it is tried until it starts. The fault ends when PostgreSQL logged that it
+# accepts connections again, not when pg_ctl noticed (it polls every 0.1 s: an instance could
+# be ready again before that, and was, once in CI).
 start_again() {
     until as_postgres "$pgbin/pg_ctl -D $work/pg/data -l $work/pg/log -w \
         -o '-p $pgport -k $work/pg -c listen_addresses=127.0.0.1' start" > /dev/null; do
         sleep 0.1
     done
-    date +%s.%N
+    date +%s.%N -d "$(grep 'ready to accept connections' "$work/pg/log" | tail -1 | cut -d' ' -f1-3)"
 }
 # The proxy's signals (faults.py Proxy): SIGUSR1 hangs, SIGUSR2 slows, SIGHUP heals.
 proxy() { kill "-$1" "$(cat "$work/proxy.pid")" && date +%s.%N; }
