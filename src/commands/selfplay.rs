@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 
 use super::UsageError;
 use crate::ai::net::Net;
-use crate::ai::{self, Config, Decision, Evaluation, Weights, tablebase};
-use crate::engine::{Position, Roll, Side, Sticks};
+use crate::ai::{self, Config, Decision, Evaluation, Tablebase, Weights, tablebase};
+use crate::engine::{Move, Position, Roll, Side, Sticks};
 
 /// Play the computer against itself and report win rates and timings.
 #[derive(Debug, clap::Args)]
@@ -150,6 +150,9 @@ struct Timed {
     cpu_seconds: f64,
     depth: u8,
     nodes: u64,
+    /// Where the installed tablebase covers the position: the exact winning chance the chosen
+    /// move gave away against the table's best (0 for a best move).
+    exact_loss: Option<f64>,
 }
 
 pub fn run(args: Args) -> Result<(), UsageError> {
@@ -233,6 +236,7 @@ fn play_game(players: &[Player; 2], game: u64, seed: u64) -> GameRecord {
                 cpu_seconds,
                 depth: decision.depth,
                 nodes: decision.nodes,
+                exact_loss: exact_loss(tablebase::installed(), &position, roll, decision.chosen),
             });
         }
         let next = decision
@@ -251,6 +255,34 @@ fn play_game(players: &[Player; 2], game: u64, seed: u64) -> GameRecord {
         reached_table,
         decisions,
     }
+}
+
+/// The exact chance `chosen` gives away against the table's best move, where the table covers
+/// `position`.
+fn exact_loss(
+    table: Option<&Tablebase>,
+    position: &Position,
+    roll: Roll,
+    chosen: Option<Move>,
+) -> Option<f64> {
+    let table = table.filter(|t| t.covers(position))?;
+    let odds = ai::odds_with(position, roll, Some(table));
+    let (_, best) = odds.best()?;
+    let (_, got) = odds.moves.iter().find(|(mv, _)| Some(*mv) == chosen)?;
+    Some(best - got)
+}
+
+/// A player's play where the table covers the position. By the table's values (a martingale
+/// under best play), each side's expected result moves by exactly what its own moves give
+/// away and what the opponent's give it, so the difference of the two sides' chance lost per
+/// game is the table's expected gain in the match, measured without the noise of the throws.
+fn in_table(decisions: &[&Timed], games: usize) -> Value {
+    let losses: Vec<f64> = decisions.iter().filter_map(|d| d.exact_loss).collect();
+    json!({
+        "decisions": losses.len(),
+        "not_best": losses.iter().filter(|&&loss| loss > 1e-12).count(),
+        "chance_lost_per_game": losses.iter().fold(0.0, |sum, loss| sum + loss) / games.max(1) as f64,
+    })
 }
 
 fn report(players: &[Player; 2], records: &[GameRecord], args: &Args) -> Value {
@@ -277,6 +309,7 @@ fn report(players: &[Player; 2], records: &[GameRecord], args: &Args) -> Value {
                 "decision_cpu_ms": timing_summary(&mut cpu_seconds),
                 "mean_search_depth": mean_depth,
                 "mean_nodes": mean_nodes.round(),
+                "in_table": tablebase::installed().map(|_| in_table(&decisions, games)),
             })
         })
         .collect();
@@ -302,7 +335,10 @@ fn report(players: &[Player; 2], records: &[GameRecord], args: &Args) -> Value {
         "notes": "throws: every throw of either side, including ones that pass; \
                   turns: runs of throws by one side; decision_ms (wall clock) and \
                   decision_cpu_ms (CPU time of the deciding thread): only decisions \
-                  with at least two legal moves",
+                  with at least two legal moves; in_table (with a tablebase): those of \
+                  them in positions the table covers, not_best the moves below the table's \
+                  best, chance_lost_per_game the exact winning chance they gave away (a \
+                  fraction) per game",
     })
 }
 
@@ -354,5 +390,35 @@ mod tests {
         let (low, high) = wilson_interval(60, 100);
         assert!((low - 0.5020).abs() < 1e-4, "{low}");
         assert!((high - 0.6905).abs() < 1e-4, "{high}");
+    }
+
+    #[test]
+    fn exact_loss_is_what_a_move_gives_away_against_the_tables_best_and_only_in_the_table() {
+        let table = &tablebase::k2_for_tests().1;
+        // White's last piece on 29 wins with a 2; black's 3 from 26 swaps it back.
+        let position: Position = "....B....................B..W. b".parse().unwrap();
+        let roll = Roll::new(3).unwrap();
+        let moves = position.legal_moves(roll);
+        let chance = |mv: &Move| table.after(&position, mv);
+        let swap = moves.iter().find(|mv| mv.from == 26).unwrap();
+        let other = moves.iter().find(|mv| mv.from == 5).unwrap();
+        assert_eq!(
+            exact_loss(Some(table), &position, roll, Some(*swap)),
+            Some(0.0)
+        );
+        let loss = exact_loss(Some(table), &position, roll, Some(*other)).unwrap();
+        assert!(loss > 0.05, "leaving white its winning 2 costs: {loss}");
+        assert_eq!(loss, chance(swap) - chance(other));
+        assert_eq!(exact_loss(None, &position, roll, Some(*swap)), None);
+        let uncovered: Position = "W..................B....B....B b".parse().unwrap();
+        let first = uncovered
+            .legal_moves(Roll::new(1).unwrap())
+            .iter()
+            .next()
+            .copied();
+        assert_eq!(
+            exact_loss(Some(table), &uncovered, Roll::new(1).unwrap(), first),
+            None
+        );
     }
 }
