@@ -185,7 +185,9 @@ pub struct Config {
     /// before the best is picked (`easy`). Zero: search within `limits`.
     pub noise: f64,
     /// Whether the installed tablebase (if any) decides the positions it
-    /// covers and scores them in the search.
+    /// covers. The search does not use it at its leaves: beside the
+    /// network's estimates there, its exact values made `hard` weaker
+    /// (docs/AI.md, "`hard` with the table against `hard` without").
     pub tablebase: bool,
 }
 
@@ -230,14 +232,7 @@ pub fn decide_with(
         return exact_choice(position, &moves, table, jitter);
     }
     if config.noise == 0.0 {
-        let result = search::search(
-            position,
-            &moves,
-            config.limits,
-            &config.evaluation,
-            table,
-            jitter,
-        );
+        let result = search::search(position, &moves, config.limits, &config.evaluation, jitter);
         return Decision {
             chosen: Some(result.best),
             depth: result.depth,
@@ -445,6 +440,24 @@ mod tests {
         assert_eq!(table.after(&position, &decision.chosen.unwrap()), best);
         let without = decide_with(&position, roll(3), &hard, 7, None);
         assert!(without.depth > 0, "without the table hard searches");
+    }
+
+    #[test]
+    fn outside_the_table_hard_searches_as_without_it() {
+        let table = &tablebase::k2_for_tests().1;
+        // Three black pieces: not covered; bearing off from 30 enters the table.
+        let position = pos("W..................B....B....B b");
+        assert!(!table.covers(&position));
+        let config = Config {
+            limits: Limits {
+                max_depth: 3,
+                node_budget: 20_000,
+            },
+            ..Level::Hard.config()
+        };
+        let with = decide_with(&position, roll(1), &config, 7, Some(table));
+        assert!(with.depth > 0, "searched, not decided by the table");
+        assert_eq!(with, decide_with(&position, roll(1), &config, 7, None));
     }
 
     #[test]

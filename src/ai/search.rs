@@ -47,17 +47,15 @@ pub struct SearchResult {
 }
 
 /// Searches a non-empty move list. `tie_break` orders moves of exactly equal
-/// value (higher wins), so a seed can choose between them. Positions `exact`
-/// covers get its value instead of being searched or evaluated.
+/// value (higher wins), so a seed can choose between them.
 pub fn search(
     position: &Position,
     moves: &MoveList,
     limits: Limits,
     evaluation: &Evaluation,
-    exact: Option<&Tablebase>,
     tie_break: impl Fn(&Move) -> u64,
 ) -> SearchResult {
-    let mut tree = Tree::new(evaluation, limits, exact);
+    let mut tree = Tree::new(evaluation, limits, None);
     let mut scored: Vec<(Move, f64)> = moves.iter().map(|mv| (*mv, 0.0)).collect();
     let mut completed = 0;
     // Nodes of the last two completed iterations, to predict the next one.
@@ -321,9 +319,7 @@ mod tests {
             node_budget: 1 << 20,
         };
         let moves = position.legal_moves(roll(value));
-        search(position, &moves, limits, &CLASSIC, None, |mv| {
-            u64::from(mv.from)
-        })
+        search(position, &moves, limits, &CLASSIC, |mv| u64::from(mv.from))
     }
 
     #[test]
@@ -375,7 +371,7 @@ mod tests {
             max_depth: 10,
             node_budget: 5_000,
         };
-        let result = search(&start, &moves, limits, &CLASSIC, None, |_| 0);
+        let result = search(&start, &moves, limits, &CLASSIC, |_| 0);
         assert!(result.depth >= 2 && result.depth < 10, "{result:?}");
         assert!(result.nodes <= 5_001, "{result:?}");
     }
