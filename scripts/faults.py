@@ -27,6 +27,10 @@ The check, over what every client saw and what the store holds (the records):
   - no seat was taken without its token (a stranger's hello gets a spectator, whose actions
     are refused); every `rematch` names a room that exists;
   - every request is answered within 2 s (an error, or a closed socket), never left hanging;
+    but with `pause`, a request the stopped instance holds (its socket's upstream, from the
+    handshake's X-Senet-Upstream header, is the struck instance) or a connection made while it
+    is stopped can only be answered by the client's own deadline, as the page does: the player
+    must then be back, answered again, within BACK_WITHIN of sending it;
   - with a database fault (pg-*, disk-full), `/readyz` says 503 from the first request refused
     `unavailable` (half a second later) until the fault's end, answers within 2 s, and says
     200 again within 5 s of the end;
@@ -53,6 +57,9 @@ from hostile import Closed, ws_frame, ws_next, ws_open  # noqa: E402
 
 # Every request gets an answer within this (an error or a close counts), or it hangs.
 ANSWER_WITHIN = 2.0
+# A player whose request a paused instance held is back in the game within this of sending it
+# (issue 31's recovery goal).
+BACK_WITHIN = 5.0
 # The kinds of event an acknowledged action may end at.
 ENDS = {
     "roll": {"rolled", "passed", "draw-cancelled", "game-over"},
@@ -97,10 +104,18 @@ class History:
         self.fault_start = self.fault_end = None
         self.affected = set()  # the players the fault struck
         self.cuts = []  # (player, when) of each socket the `cut` fault cut
+        self.held = []  # (player, when) of each request or connection the paused instance held
+        self.served = []  # (player, when) of each welcome and each request answered
+        # (player, started, what, upstream) of each request or connection left unanswered for
+        # ANSWER_WITHIN; upstream: the instance behind the socket, if known.
+        self.hangs = []
         self.answer_ms = []
         self.refused = 0  # requests answered by a closed socket, a hang, `unavailable` or `internal`
         self.ready = []  # (asked, answered, status) of each `/readyz` during a database fault
         self.unavailable = []  # when each request was answered `unavailable`
+
+    def hang(self, player, started, what, upstream=None):
+        self.hangs.append((player, started, f"{player}: {what} for {ANSWER_WITHIN} s", upstream))
 
     def violation(self, text):
         if text not in self.violations:
@@ -131,6 +146,7 @@ class Player:
         self.turns = turns  # own actions before resigning, in the first game
         self.n = 0
         self.conn = None
+        self.upstream = None  # the instance nginx sent the socket to, if it said
         self.waiting = {}
         self.seat = None
         self.news = asyncio.Event()
@@ -140,18 +156,20 @@ class Player:
     async def connect(self):
         """Connects and says hello until welcomed; each failed try is refused, never hung."""
         while True:
-            started = time.time()
+            started, headers = time.time(), {}
             try:
                 reader, writer = await asyncio.wait_for(
-                    ws_open(self.run.host, self.run.port, self.room, "127.0.0.1"), ANSWER_WITHIN)
+                    ws_open(self.run.host, self.run.port, self.room, "127.0.0.1", headers),
+                    ANSWER_WITHIN)
                 writer.write(ws_frame({"t": "hello", "d": {"token": self.token, "client": self.name}}))
                 welcome = await asyncio.wait_for(self.welcome(reader), ANSWER_WITHIN)
                 if welcome["t"] == "welcome":
+                    self.run.history.served.append((self.name, time.time()))
                     break
                 writer.close()
             except asyncio.TimeoutError:
-                self.run.history.violation(
-                    f"{self.name}: connecting to {self.room[:8]} hung for {ANSWER_WITHIN} s")
+                # A handshake that hung told nothing: its upstream is unknown.
+                self.run.history.hang(self.name, started, f"connecting to {self.room[:8]} hung")
             except (OSError, Closed, asyncio.IncompleteReadError):
                 pass
             await asyncio.sleep(max(0.0, 0.1 - (time.time() - started)))
@@ -159,6 +177,8 @@ class Player:
         if seat != self.side:
             self.run.history.violation(f"{self.name}'s token gave {seat}, not {self.side}")
         self.conn = (reader, writer)
+        # The instance that answered: the last nginx tried.
+        self.upstream = headers.get("x-senet-upstream", "").split(",")[-1].strip() or None
         asyncio.get_running_loop().create_task(self.read(reader, writer))
 
     async def welcome(self, reader):
@@ -218,13 +238,15 @@ class Player:
         try:
             answer = await asyncio.wait_for(asyncio.shield(waiter), ANSWER_WITHIN)
         except asyncio.TimeoutError:
-            self.run.history.violation(f"{self.name}: {t} unanswered for {ANSWER_WITHIN} s")
+            self.run.history.hang(self.name, sent, f"{t} unanswered", self.upstream)
             writer.transport.abort()
             answer = {"t": "hang"}
         self.run.history.answer_ms.append(1000 * (time.time() - sent))
         code = answer.get("d", {}).get("code")
         if answer["t"] in ("closed", "hang") or code in UNKNOWN_OUTCOME:
             self.run.history.refused += 1
+        else:
+            self.run.history.served.append((self.name, time.time()))
         if code == "unavailable":
             self.run.history.unavailable.append(time.time())
         return id, answer
@@ -443,7 +465,23 @@ class Run:
         for room, record in records.items():
             self.check_record(room, record)
         self.check_ready()
+        self.check_hangs()
         return self.report()
+
+    def check_hangs(self):
+        """Every hang is a violation, but for one the paused instance held (see the module's
+        doc): that is an interruption, which the player must get over within BACK_WITHIN."""
+        history = self.history
+        for player, started, text, upstream in history.hangs:
+            held = (self.args.fault == "pause" and history.fault_start is not None
+                    and history.fault_end is not None
+                    and started < history.fault_end and started + ANSWER_WITHIN > history.fault_start
+                    and upstream in (None, self.args.struck)
+                    and (upstream is not None or "connecting" in text))
+            if held:
+                history.held.append((player, started))
+            else:
+                history.violation(text)
 
     def check_ready(self):
         """`/readyz` answered, said 503 while requests were refused `unavailable` by an instance
@@ -548,15 +586,19 @@ class Run:
     def report(self):
         history = self.history
         recovery = None
-        if history.cuts:
-            # Each cut player's first success after its cut; the slowest of the run.
-            waits = [min((a["at"] - when for a in history.actions
-                          if a["player"] == player and a.get("answer") == "ack" and a["at"] >= when),
-                         default=None) for player, when in history.cuts]
+        if history.cuts or history.held:
+            # Each interrupted player's first success after: an acknowledged action after its
+            # cut; any answer (a welcome, a state) after a request the paused instance held, whose
+            # game may have ended meanwhile. The slowest of the run.
+            acks = [(a["player"], a["at"]) for a in history.actions if a.get("answer") == "ack"]
+            waits = ([first_after(acks, *cut) for cut in history.cuts]
+                     + [first_after(history.served, *held) for held in history.held])
             if None in waits:
-                history.violation("a cut player never acted again")
+                history.violation("an interrupted player never acted again")
             else:
                 recovery = round(1000 * max(waits))
+                if max(waits) > BACK_WITHIN:
+                    history.violation(f"an interrupted player was back after {recovery} ms")
         elif history.fault_start is None:
             history.violation("the fault never struck")
         else:
@@ -580,6 +622,8 @@ class Run:
             "violations": history.violations,
             "recovery_ms": recovery,
             "refused": history.refused,
+            # Requests and connections the paused instance held, which the client gave up on.
+            "held": len(history.held),
             "answer_max_ms": round(max(history.answer_ms, default=0)),
             # Refusals by code, e.g. to see what a stalled game's players were told.
             "errors": dict(sorted(collections.Counter(
@@ -588,6 +632,11 @@ class Run:
             "resent": sorted(f"{a['t']}:{a.get('code', a.get('answer'))}"
                              for a in history.actions if a.get("lost")),
         }
+
+
+def first_after(events, player, when):
+    """Seconds from `when` to the player's first (player, at) in events after it; None if none."""
+    return min((at - when for who, at in events if who == player and at >= when), default=None)
 
 
 class Proxy:
@@ -729,6 +778,8 @@ def main():
     run.add_argument("--games", type=int, default=3)
     run.add_argument("--inject", default="true")
     run.add_argument("--heal", default="true")
+    # The instance a fault strikes, as nginx's X-Senet-Upstream names it (`pause`).
+    run.add_argument("--struck")
     args = parser.parse_args()
     print(json.dumps(asyncio.run(Run(args).main())), flush=True)
 

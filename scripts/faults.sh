@@ -111,14 +111,18 @@ serve() {
     done
 }
 
-# nginx with deploy/nginx/senet.conf in front of the two instances, on $port0.
+# nginx with deploy/nginx/senet.conf in front of the two instances, on $port0; its handshakes
+# say which instance took them (X-Senet-Upstream), so that faults.py knows which sockets a
+# paused instance holds. A master process, for senet-upstream's reloads.
 start_nginx() {
     local dir=$work/nginx
     mkdir -p "$dir"
     sed -e "s/listen 80;/listen 127.0.0.1:$port0;/" \
         -e "s/server senet1:8080 /server 127.0.0.1:$port1 /" \
-        -e "s/server senet2:8080 /server 127.0.0.1:$port2 /" deploy/nginx/senet.conf > "$dir/senet.conf"
-    printf '%s\n' "daemon off;" "master_process off;" "pid $dir/nginx.pid;" \
+        -e "s/server senet2:8080 /server 127.0.0.1:$port2 /" \
+        -e "s/proxy_buffering off;/&\n        add_header X-Senet-Upstream \$upstream_addr always;/" \
+        deploy/nginx/senet.conf > "$dir/senet.conf"
+    printf '%s\n' "daemon off;" "pid $dir/nginx.pid;" \
         "error_log $dir/error.log;" "events { worker_connections 512; }" \
         "http { access_log off; client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;" \
         "fastcgi_temp_path $dir/fastcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;" \
@@ -142,6 +146,15 @@ stop_nginx() {
     date +%s.%N
 }
 restart_nginx() { start_nginx > /dev/null && date +%s.%N; }
+# deploy/nginx/senet-health beside that nginx, as the image runs it.
+start_health() {
+    local dir=$work/nginx
+    SENET_NGINX_CONF=$dir/senet.conf SENET_UPSTREAM_STATE=$dir/upstream \
+        SENET_NGINX="/usr/sbin/nginx -p $dir -e $dir/error.log -c $dir/nginx.conf" \
+        PATH="$PWD/deploy/nginx:$PATH" deploy/nginx/senet-health 2>> "$work/health.log" &
+    echo $! > "$work/health.pid"
+    disown
+}
 stop_postgres() {
     as_postgres "$pgbin/pg_ctl -D $work/pg/data -m fast stop" > /dev/null && date +%s.%N
 }
@@ -193,7 +206,7 @@ run_one() {
         disown
         until (: < "/dev/tcp/127.0.0.1/$proxy_port") 2> /dev/null; do sleep 0.05; done
         database="postgres://postgres@127.0.0.1:$proxy_port/$name"
-        serve 1 && serve 2 && start_nginx
+        serve 1 && serve 2 && start_nginx && start_health
         url=127.0.0.1:$port0
     fi
     case $fault in
@@ -209,7 +222,8 @@ run_one() {
         *) echo "unknown fault: $fault" >&2; exit 2 ;;
     esac
     python3 scripts/faults.py run --url "$url" --fault "$fault" --backend "$backend" \
-        --seed "$seed" --bin "$bin" --inject "$inject" --heal "$heal" | tee -a "$results"
+        --seed "$seed" --bin "$bin" --inject "$inject" --heal "$heal" --struck "127.0.0.1:$port1" \
+        | tee -a "$results"
     for p in "$work"/*.pid; do
         kill -TERM "$(cat "$p")" 2>/dev/null || true
         rm -f "$p"

@@ -140,8 +140,9 @@ class Closed(Exception):
     """The server refused the handshake or closed the socket."""
 
 
-async def ws_open(host, port, room, source):
-    """A WebSocket to the room (RFC 6455, by hand: the standard library has no client)."""
+async def ws_open(host, port, room, source, headers=None):
+    """A WebSocket to the room (RFC 6455, by hand: the standard library has no client); the
+    handshake's response headers go into `headers` (a dict, names in lower case) when given."""
     reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0))
     key = base64.b64encode(os.urandom(16)).decode()
     writer.write((
@@ -152,8 +153,10 @@ async def ws_open(host, port, room, source):
     if len(status) < 2 or status[1] != b"101":
         writer.close()
         raise Closed(status[1].decode() if len(status) > 1 else "closed")
-    while (await reader.readline()) not in (b"\r\n", b""):
-        pass
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        if headers is not None and b":" in line:
+            name, value = line.decode("latin-1").split(":", 1)
+            headers[name.strip().lower()] = value.strip()
     return reader, writer
 
 

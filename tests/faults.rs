@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use common::{Client, TestServer, create_room, http, join_room, local_client, record};
 use senet::store::StoreError;
 use serde_json::{Value, json};
-use sqlx::{Connection, SqliteConnection};
+use sqlx::{Connection, PgConnection, SqliteConnection};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -509,7 +509,69 @@ async fn a_slow_database_leaves_no_request_unanswered_for_2s(url: String) {
     panic!("three hellos on a slow database, no welcome");
 }
 
+/// An instance stopped in the middle of an append (a paused container) holds its transaction's
+/// locks, and every other instance's append to the room waits on them. PostgreSQL ends such a
+/// session once it has waited on its client for the store's limit (2 s), so the room goes on
+/// elsewhere: before the limit, for as long as the instance was stopped (the 20 s of `pause` in
+/// docs/RELIABILITY.md).
+async fn a_room_goes_on_past_an_instance_stopped_in_its_transaction(url: String) {
+    let server = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {}).await;
+    let (_, mut client) = local_client(server.addr).await;
+    let room = client.sync().await["room"].as_str().unwrap().to_string();
+    let next = client.last_v() as i64 + 1;
+
+    // The stopped instance: a session made as the store makes its own, its append of the room's
+    // next event begun and never finished.
+    let options = senet::store::postgres::connect_options(&url).unwrap();
+    let mut stopped = PgConnection::connect_with(&options).await.unwrap();
+    for statement in [
+        "BEGIN",
+        "INSERT INTO events (room, v, at, kind, data) VALUES ($1, $2, 0, 'presence', '{}')",
+    ] {
+        let query = sqlx::query(statement);
+        let query = if statement == "BEGIN" {
+            query
+        } else {
+            query.bind(&room).bind(next)
+        };
+        query.execute(&mut stopped).await.unwrap();
+    }
+
+    // The player's throw waits for that row, and is answered `unavailable` at the deadline; the
+    // room goes on with it, and commits it once PostgreSQL has ended the stopped session.
+    let started = Instant::now();
+    let answer = answer_within_2s(&mut client, "roll", Value::Null).await;
+    assert_eq!(answer["d"]["code"], "unavailable", "{answer}");
+    loop {
+        // 503 while the instance finds the database unavailable.
+        let (_, record) = http(
+            server.addr,
+            "GET",
+            &format!("/api/rooms/{room}/record"),
+            None,
+        )
+        .await;
+        if let Some(event) = record["events"].get(next as usize - 1) {
+            assert_eq!(event["t"], "rolled", "{event}");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(6),
+            "the room stood still for 6 s behind a stopped instance's transaction"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    println!("the throw was committed after {:?}", started.elapsed());
+    ready_again(&server).await;
+    let (t, d) = next_action(&mut client).await;
+    assert_eq!(client.act(t, d).await["t"], "ack");
+    // The stopped session was ended, its append rolled back.
+    let after = sqlx::query("SELECT 1").execute(&mut stopped).await;
+    assert!(after.is_err(), "the stopped session lives on");
+}
+
 postgres_support::postgres_tests!(
+    a_room_goes_on_past_an_instance_stopped_in_its_transaction,
     a_database_that_stops_answering_is_answered_unavailable_then_recovered_from,
     an_action_answered_unavailable_then_committed_is_not_applied_again_when_resent,
     a_slow_database_leaves_no_request_unanswered_for_2s

@@ -64,8 +64,12 @@ export async function startServer({ extraArgs = [], dataDir = null, listen = '12
     url,
     dataDir: dir,
     logs: () => output,
+    /** Stop the process where it is (SIGSTOP): its kernel still accepts and holds connections. */
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     async stop() {
       if (child.exitCode === null) {
+        child.kill('SIGCONT');
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -40,6 +40,14 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres
 /// leaving room on a default server (100 connections) for several instances.
 const MAX_CONNECTIONS: u32 = 10;
 
+/// How long PostgreSQL lets a transaction of ours wait on us before it ends our session. Ours
+/// never wait on anything but the database, so one that waits this long is an instance that
+/// stopped (paused, hung) mid-transaction: its locks (an append's rows, which every other
+/// instance's append to the room waits for) would be held for as long as it is stopped. Ended,
+/// the transaction is rolled back and the instance's call fails when it wakes, `unavailable`
+/// (`pause` in docs/RELIABILITY.md: a room stood still on the other instance for the whole pause).
+const IDLE_IN_TRANSACTION: &str = "2s";
+
 pub struct PgStore {
     pool: PgPool,
     /// Every append goes through one writer per instance, which commits what
@@ -53,7 +61,7 @@ impl PgStore {
     /// connection's `search_path` (set it in the URL with
     /// `?options=-c%20search_path%3Dname` to keep several deployments apart).
     pub async fn open(url: &str) -> Result<PgStore, StoreError> {
-        let options = PgConnectOptions::from_str(url)?;
+        let options = connect_options(url)?;
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(Duration::from_secs(10))
@@ -72,6 +80,12 @@ impl PgStore {
             presence: PresenceLocks::new(&options),
         })
     }
+}
+
+/// How every session of the store connects to the database at `url`.
+pub fn connect_options(url: &str) -> Result<PgConnectOptions, StoreError> {
+    Ok(PgConnectOptions::from_str(url)?
+        .options([("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION)]))
 }
 
 /// This backend's SQL for the statements every backend runs alike.

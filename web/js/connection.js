@@ -8,9 +8,14 @@ import { RATED } from './state.js';
 const RETRY_BASE_MS = 500;
 const RETRY_MAX_MS = 10_000;
 const PING_EVERY_MS = 15_000;
-// Nothing heard (not even the pong) for this long: the connection is dead even if the browser
-// has not noticed (a phone that changed networks), so drop it and reconnect.
-const SILENCE_LIMIT_MS = 3 * PING_EVERY_MS;
+// Nothing heard this long after a message was sent (an action, a ping): the server behind the
+// socket is gone or stopped even if the browser has not noticed (a phone that changed networks;
+// a paused instance, whose kernel still holds the connection), so drop it and reconnect. A live
+// server answers within its request deadline (1.5 s, docs/PROTOCOL.md), `unavailable` at worst.
+const ANSWER_LIMIT_MS = 2_500;
+// A connection not welcomed this long after it began: the same, at the handshake (nginx waits
+// on a stopped instance for as long as it is stopped).
+const WELCOME_LIMIT_MS = 4_000;
 // The server closed this socket because the same seat opened newer ones (another tab): trying
 // again would push one of those out in turn.
 const CLOSE_SEAT_ELSEWHERE = 4000;
@@ -32,10 +37,11 @@ export class RoomSocket {
   #attempt = 0;
   #retryTimer = null;
   #pingTimer = null;
+  #answerTimer = null;
+  #welcomeTimer = null;
   #lastVersion = 0;
   #syncing = false;
   #nextId = 1;
-  #lastHeard = 0;
   #displaced = false;
 
   constructor(roomId, token, handlers) {
@@ -56,7 +62,7 @@ export class RoomSocket {
     const ws = this.#ws;
     this.#ws = null;
     this.#welcomed = false;
-    clearInterval(this.#pingTimer);
+    this.#stopTimers();
     ws?.close();
     this.#attempt = 0;
     this.#connect();
@@ -72,6 +78,7 @@ export class RoomSocket {
     if (!this.ready) return null;
     const id = this.#nextId++;
     this.#ws.send(JSON.stringify({ t: type, d: { ...data, id } }));
+    this.#expectAnswer(this.#ws);
     return id;
   }
 
@@ -81,9 +88,11 @@ export class RoomSocket {
     const ws = new WebSocket(this.#url);
     this.#ws = ws;
     this.#welcomed = false;
+    this.#welcomeTimer = setTimeout(() => this.#drop(ws), WELCOME_LIMIT_MS);
     ws.addEventListener('open', () => this.#hello(ws));
     ws.addEventListener('message', (message) => {
-      this.#lastHeard = Date.now();
+      clearTimeout(this.#answerTimer);
+      this.#answerTimer = null;
       this.#receive(message.data);
     });
     ws.addEventListener('close', (event) => {
@@ -106,7 +115,7 @@ export class RoomSocket {
     if (this.#ws !== ws) return;
     this.#ws = null;
     this.#welcomed = false;
-    clearInterval(this.#pingTimer);
+    this.#stopTimers();
     ws.close();
     this.#scheduleRetry();
   }
@@ -117,7 +126,7 @@ export class RoomSocket {
     this.#ws = null;
     this.#welcomed = false;
     this.#displaced = true;
-    clearInterval(this.#pingTimer);
+    this.#stopTimers();
     this.#handlers.status('displaced', {});
   }
 
@@ -147,6 +156,7 @@ export class RoomSocket {
     switch (type) {
       case Reply.Welcome:
         this.#welcomed = true;
+        clearTimeout(this.#welcomeTimer);
         this.#attempt = 0;
         this.#lastVersion = data.state?.v ?? 0;
         this.#syncing = false;
@@ -214,10 +224,18 @@ export class RoomSocket {
 
   #startPing() {
     clearInterval(this.#pingTimer);
-    this.#lastHeard = Date.now();
-    this.#pingTimer = setInterval(() => {
-      if (Date.now() - this.#lastHeard > SILENCE_LIMIT_MS) this.#drop(this.#ws);
-      else this.send(ClientMessage.Ping);
-    }, PING_EVERY_MS);
+    this.#pingTimer = setInterval(() => this.send(ClientMessage.Ping), PING_EVERY_MS);
+  }
+
+  /** Something must be heard on `ws` within ANSWER_LIMIT_MS of what was just sent on it. */
+  #expectAnswer(ws) {
+    if (this.#answerTimer === null) this.#answerTimer = setTimeout(() => this.#drop(ws), ANSWER_LIMIT_MS);
+  }
+
+  #stopTimers() {
+    clearInterval(this.#pingTimer);
+    clearTimeout(this.#answerTimer);
+    clearTimeout(this.#welcomeTimer);
+    this.#answerTimer = null;
   }
 }
