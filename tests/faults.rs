@@ -524,18 +524,15 @@ async fn a_room_goes_on_past_an_instance_stopped_in_its_transaction(url: String)
     // next event begun and never finished.
     let options = senet::store::postgres::connect_options(&url).unwrap();
     let mut stopped = PgConnection::connect_with(&options).await.unwrap();
-    for statement in [
-        "BEGIN",
+    sqlx::query("BEGIN").execute(&mut stopped).await.unwrap();
+    sqlx::query(
         "INSERT INTO events (room, v, at, kind, data) VALUES ($1, $2, 0, 'presence', '{}')",
-    ] {
-        let query = sqlx::query(statement);
-        let query = if statement == "BEGIN" {
-            query
-        } else {
-            query.bind(&room).bind(next)
-        };
-        query.execute(&mut stopped).await.unwrap();
-    }
+    )
+    .bind(&room)
+    .bind(next)
+    .execute(&mut stopped)
+    .await
+    .unwrap();
 
     // The player's throw waits for that row, and is answered `unavailable` at the deadline; the
     // room goes on with it, and commits it once PostgreSQL has ended the stopped session.
