@@ -106,6 +106,9 @@ class History:
         self.cuts = []  # (player, when) of each socket the `cut` fault cut
         self.held = []  # (player, when) of each request or connection the paused instance held
         self.served = []  # (player, when) of each welcome and each request answered
+        # (player, when, why) of each connection that failed at once (refused, closed, an error
+        # instead of the welcome): what a player met while it could not get back.
+        self.failed_connections = []
         # (player, started, what, upstream) of each request or connection left unanswered for
         # ANSWER_WITHIN; upstream: the instance behind the socket, if known.
         self.hangs = []
@@ -167,11 +170,12 @@ class Player:
                     self.run.history.served.append((self.name, time.time()))
                     break
                 writer.close()
+                self.failed(started, f"hello refused {welcome['d'].get('code')}")
             except asyncio.TimeoutError:
                 # A handshake that hung told nothing: its upstream is unknown.
                 self.run.history.hang(self.name, started, f"connecting to {self.room[:8]} hung")
-            except (OSError, Closed, asyncio.IncompleteReadError):
-                pass
+            except (OSError, Closed, asyncio.IncompleteReadError) as e:
+                self.failed(started, f"{type(e).__name__} {e}".strip())
             await asyncio.sleep(max(0.0, 0.1 - (time.time() - started)))
         seat = welcome["d"]["seat"]
         if seat != self.side:
@@ -180,6 +184,9 @@ class Player:
         # The instance that answered: the last nginx tried.
         self.upstream = headers.get("x-senet-upstream", "").split(",")[-1].strip() or None
         asyncio.get_running_loop().create_task(self.read(reader, writer))
+
+    def failed(self, started, why):
+        self.run.history.failed_connections.append((self.name, started, why))
 
     async def welcome(self, reader):
         while True:
@@ -591,14 +598,17 @@ class Run:
             # cut; any answer (a welcome, a state) after a request the paused instance held, whose
             # game may have ended meanwhile. The slowest of the run.
             acks = [(a["player"], a["at"]) for a in history.actions if a.get("answer") == "ack"]
-            waits = ([first_after(acks, *cut) for cut in history.cuts]
-                     + [first_after(history.served, *held) for held in history.held])
-            if None in waits:
+            waits = ([(first_after(acks, *cut), cut) for cut in history.cuts]
+                     + [(first_after(history.served, *held), held) for held in history.held])
+            if any(wait is None for wait, _ in waits):
                 history.violation("an interrupted player never acted again")
             else:
-                recovery = round(1000 * max(waits))
-                if max(waits) > BACK_WITHIN:
-                    history.violation(f"an interrupted player was back after {recovery} ms")
+                wait, (player, when) = max(waits)
+                recovery = round(1000 * wait)
+                if wait > BACK_WITHIN:
+                    history.violation(
+                        f"an interrupted player was back after {recovery} ms: "
+                        + self.meanwhile(player, when, when + wait))
         elif history.fault_start is None:
             history.violation("the fault never struck")
         else:
@@ -632,6 +642,17 @@ class Run:
             "resent": sorted(f"{a['t']}:{a.get('code', a.get('answer'))}"
                              for a in history.actions if a.get("lost")),
         }
+
+
+    def meanwhile(self, player, since, until):
+        """What a player met between since and until: its hangs and failed connections."""
+        history = self.history
+        start = history.fault_start or since
+        met = [(at, what) for who, at, what, _ in history.hangs if who == player]
+        met += [(at, why) for who, at, why in history.failed_connections if who == player]
+        seen = collections.Counter(what for at, what in met if since <= at <= until)
+        return (f"{player}, from {since - start:+.1f} s of the fault: "
+                + (", ".join(f"{n} × {what}" for what, n in seen.most_common()) or "nothing"))
 
 
 def first_after(events, player, when):

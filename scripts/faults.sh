@@ -24,22 +24,26 @@
 # shipped but for its addresses, as tests/cluster.rs runs it; `kill` strikes the first one;
 # the instances reach PostgreSQL through `faults.py proxy`, a TCP proxy of each run's own).
 #
-#   scripts/faults.sh [--seeds N] [--first K] [--publish] [--skip FAULT/BACKEND]... [FAULT...]
+#   scripts/faults.sh [--seeds N] [--first K] [--publish] [--skip FAULT/BACKEND]... [--keep DIR]
+#                     [FAULT...]
 #       all faults by default; seeds K (default 1) to N (default 20): a seed replays its run;
-#       --skip leaves out one fault on one setup (e.g. kill/postgres)
+#       --skip leaves out one fault on one setup (e.g. kill/postgres); --keep copies the logs
+#       (instances, nginx, senet-health, PostgreSQL) of every run that found a violation into
+#       DIR/<fault>-<backend>-<seed>/, since the runs' own directory goes at the end
 #
 # Prints one JSON line per run and the table; exits 1 if any run found a violation. With
 # --publish the table replaces the one in docs/RELIABILITY.md. SENET_BIN picks the binary
 # (default: target/release/senet if built, else target/debug/senet).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seeds=20 first=1 publish=0 faults=() skips=()
+seeds=20 first=1 publish=0 keep= faults=() skips=()
 while [ $# -gt 0 ]; do
     case $1 in
         --seeds) seeds=$2; shift 2 ;;
         --first) first=$2; shift 2 ;;
         --publish) publish=1; shift ;;
         --skip) skips+=("$2"); shift 2 ;;
+        --keep) keep=$(realpath -m "$2"); shift 2 ;;
         *) faults+=("$1"); shift ;;
     esac
 done
@@ -184,6 +188,16 @@ export -f serve start_nginx kill_one restart_one stop_nginx restart_nginx as_pos
     continue_one
 export pgbin
 
+# The logs of the run that just ended, into $1 (the instances' logs grow across a setup's runs:
+# each run's part starts at its own "listening" line).
+keep_logs() {
+    mkdir -p "$1"
+    cp "$work"/*.log "$1"/ 2> /dev/null || true
+    [ -d "$work/nginx" ] && cp "$work/nginx/error.log" "$1/nginx-error.log"
+    [ -f "$work/pg/log" ] && cp "$work/pg/log" "$1/postgres.log"
+    echo "logs of $(basename "$1"): $1" >&2
+}
+
 # One run: a fresh database and instances, the games, the check.
 run_one() {
     local backend=$1 fault=$2 seed=$3 inject=true heal=true url
@@ -224,6 +238,9 @@ run_one() {
     python3 scripts/faults.py run --url "$url" --fault "$fault" --backend "$backend" \
         --seed "$seed" --bin "$bin" --inject "$inject" --heal "$heal" --struck "127.0.0.1:$port1" \
         | tee -a "$results"
+    if [ -n "$keep" ] && tail -1 "$results" | grep -q '"violations": \[[^]]'; then
+        keep_logs "$keep/$fault-$backend-$seed"
+    fi
     for p in "$work"/*.pid; do
         kill -TERM "$(cat "$p")" 2>/dev/null || true
         rm -f "$p"

@@ -254,6 +254,39 @@ async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives(url: St
     gone(&seen, Side::White).await;
 }
 
+/// An instance stopped (SIGSTOP) right after one statement of its ask for a room's clock went
+/// out leaves no exclusive hold on the room's key behind: another instance asking for the same
+/// clock hears at once that it is kept, and its presence session, which every attach on that
+/// instance waits for, goes on. (Found by `scripts/faults.sh pause`: a player waited out the
+/// whole pause, every hello on the other instance held up behind the stopped one's key.)
+async fn an_instance_stopped_while_asking_for_a_clock_holds_up_no_other(url: String) {
+    let relay = Relay::start(&url).await;
+    let stopped = senet::store::open(&relay.url(&url)).await.unwrap();
+    let other = senet::store::open(&url).await.unwrap();
+    let stopped = stopped.cluster.clone().expect("PostgreSQL keeps a cluster");
+    let other = other.cluster.clone().expect("PostgreSQL keeps a cluster");
+    // Its presence session made and the ask's statements prepared (each then goes out in one
+    // chunk), on another room's clock.
+    let warm_up = senet::secrets::new_room_id();
+    stopped.keep_clock(&warm_up).await.unwrap();
+
+    let id = senet::secrets::new_room_id();
+    let asking = tokio::spawn({
+        let (stopped, id) = (stopped.clone(), id.clone());
+        async move { stopped.keep_clock(&id).await }
+    });
+    relay.freeze_after_next_chunk().await;
+    let kept = tokio::time::timeout(Duration::from_secs(1), other.keep_clock(&id)).await;
+    assert!(
+        matches!(kept, Ok(Ok(true))),
+        "the other instance's ask for the clock: {kept:?}"
+    );
+    let presence = other.hold_presence(&id, Side::Black, true);
+    let held = tokio::time::timeout(Duration::from_secs(1), presence).await;
+    assert!(matches!(held, Ok(Ok(()))), "presence after it: {held:?}");
+    asking.abort();
+}
+
 /// Waits until `seen(side)` turns false, as PostgreSQL ends a session.
 async fn gone<F, Fut>(seen: &F, side: Side)
 where
@@ -278,6 +311,16 @@ struct Relay {
     addr: SocketAddr,
     /// One flag per connection made so far.
     frozen: std::sync::Arc<std::sync::Mutex<Vec<std::sync::Arc<AtomicBool>>>>,
+    /// Armed, the next chunk a client sends passes and its connection freezes after it (a
+    /// process stopped right after one statement went out).
+    stop_after: std::sync::Arc<StopAfter>,
+}
+
+#[derive(Default)]
+struct StopAfter {
+    armed: AtomicBool,
+    /// Told once that chunk passed.
+    passed: tokio::sync::Notify,
 }
 
 impl Relay {
@@ -287,7 +330,8 @@ impl Relay {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let frozen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let flags = frozen.clone();
+        let stop_after = std::sync::Arc::new(StopAfter::default());
+        let (flags, stop) = (frozen.clone(), stop_after.clone());
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let upstream = tokio::net::TcpStream::connect(&server).await.unwrap();
@@ -295,11 +339,31 @@ impl Relay {
                 flags.lock().unwrap().push(flag.clone());
                 let (client_read, client_write) = client.into_split();
                 let (upstream_read, upstream_write) = upstream.into_split();
-                tokio::spawn(Relay::pass(client_read, upstream_write, flag.clone()));
-                tokio::spawn(Relay::pass(upstream_read, client_write, flag));
+                let sent = Relay::pass(
+                    client_read,
+                    upstream_write,
+                    flag.clone(),
+                    Some(stop.clone()),
+                );
+                tokio::spawn(sent);
+                tokio::spawn(Relay::pass(upstream_read, client_write, flag, None));
             }
         });
-        Relay { addr, frozen }
+        Relay {
+            addr,
+            frozen,
+            stop_after,
+        }
+    }
+
+    /// Lets the next chunk a client sends through, then freezes its connection; returns once
+    /// it passed.
+    async fn freeze_after_next_chunk(&self) {
+        self.stop_after.armed.store(true, Ordering::SeqCst);
+        let passed = self.stop_after.passed.notified();
+        tokio::time::timeout(PATIENCE, passed)
+            .await
+            .expect("nothing was sent");
     }
 
     /// `url` through this relay, under its own application name (so that
@@ -321,10 +385,12 @@ impl Relay {
         }
     }
 
+    /// Passes bytes until the connection freezes; `stop_after` on a client's side only.
     async fn pass(
         mut from: tokio::net::tcp::OwnedReadHalf,
         mut to: tokio::net::tcp::OwnedWriteHalf,
         frozen: std::sync::Arc<AtomicBool>,
+        stop_after: Option<std::sync::Arc<StopAfter>>,
     ) {
         let mut buffer = vec![0; 16 * 1024];
         loop {
@@ -338,6 +404,12 @@ impl Relay {
             }
             if to.write_all(&buffer[..n]).await.is_err() {
                 return;
+            }
+            if let Some(stop) = &stop_after
+                && stop.armed.swap(false, Ordering::SeqCst)
+            {
+                frozen.store(true, Ordering::SeqCst);
+                stop.passed.notify_one();
             }
         }
     }
@@ -1363,6 +1435,7 @@ postgres_support::postgres_tests!(
     a_killed_listening_connection_resyncs_and_hears_again,
     a_listener_that_stops_hearing_reconnects_by_itself,
     presence_held_by_one_instance_is_seen_by_another_while_it_lives,
+    an_instance_stopped_while_asking_for_a_clock_holds_up_no_other,
     players_on_two_instances_play_a_whole_game,
     simultaneous_actions_on_two_instances_never_fork_a_game,
     an_action_right_after_an_event_committed_elsewhere_is_judged_after_it,

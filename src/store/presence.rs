@@ -206,25 +206,31 @@ async fn held(pool: &PgPool, key: i64) -> Result<bool, sqlx::Error> {
 /// already), and lets the exclusive try go: whether the try succeeded, i.e. no other session held
 /// the key. A session's own locks never conflict with its requests, so taking it shared after
 /// the exclusive try does not wait.
+///
+/// All in one statement, in the order CASE guarantees: the server runs a statement to its end
+/// whatever the client does, so the exclusive hold never outlasts it. In separate statements, an
+/// instance stopped between them (SIGSTOP, a hung host: its session lives on, idle) held the key
+/// exclusively for as long as it was stopped, and another instance's shared lock on it waited as
+/// long, and with it that instance's presence session and every attach there
+/// (`an_instance_stopped_while_asking_for_a_clock_holds_up_no_other` in tests/cluster.rs).
 async fn take_first(
     connection: &mut PgConnection,
     key: i64,
     take: bool,
 ) -> Result<bool, sqlx::Error> {
-    let first: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+    // `pg_advisory_lock_shared` returns void, never NULL: `IS NULL` only sequences it.
+    let statement = if take {
+        "SELECT CASE WHEN pg_try_advisory_lock($1) \
+         THEN CASE WHEN pg_advisory_lock_shared($1) IS NULL THEN NULL \
+                   ELSE pg_advisory_unlock($1) END \
+         ELSE pg_advisory_lock_shared($1) IS NULL END"
+    } else {
+        "SELECT CASE WHEN pg_try_advisory_lock($1) THEN pg_advisory_unlock($1) ELSE false END"
+    };
+    sqlx::query_scalar(statement)
         .bind(key)
-        .fetch_one(&mut *connection)
-        .await?;
-    if take {
-        lock(connection, key).await?;
-    }
-    if first {
-        sqlx::query("SELECT pg_advisory_unlock($1)")
-            .bind(key)
-            .execute(connection)
-            .await?;
-    }
-    Ok(first)
+        .fetch_one(connection)
+        .await
 }
 
 async fn ping(connection: &mut PgConnection) -> Result<(), sqlx::Error> {
