@@ -643,7 +643,6 @@ class Run:
                              for a in history.actions if a.get("lost")),
         }
 
-
     def meanwhile(self, player, since, until):
         """What a player met between since and until: its hangs and failed connections."""
         history = self.history
