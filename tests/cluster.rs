@@ -257,8 +257,8 @@ async fn presence_held_by_one_instance_is_seen_by_another_while_it_lives(url: St
 /// An instance stopped (SIGSTOP) right after one statement of its ask for a room's clock went
 /// out leaves no exclusive hold on the room's key behind: another instance asking for the same
 /// clock hears at once that it is kept, and its presence session, which every attach on that
-/// instance waits for, goes on. (Found by `scripts/faults.sh pause`: a player waited out the
-/// whole pause, every hello on the other instance held up behind the stopped one's key.)
+/// instance waits for, goes on. (The suspected cause of a `scripts/faults.sh pause` failure: a
+/// player who waited out the whole pause; docs/RELIABILITY.md.)
 async fn an_instance_stopped_while_asking_for_a_clock_holds_up_no_other(url: String) {
     let relay = Relay::start(&url).await;
     let stopped = senet::store::open(&relay.url(&url)).await.unwrap();

@@ -24,7 +24,7 @@ use std::collections::HashSet;
 
 use sha2::{Digest, Sha256};
 use sqlx::postgres::PgConnectOptions;
-use sqlx::{Connection, PgConnection, PgPool};
+use sqlx::{Connection, PgConnection, PgExecutor, PgPool};
 use tokio::sync::Mutex;
 
 use super::InstanceId;
@@ -190,15 +190,15 @@ impl PresenceLocks {
     }
 }
 
-/// Whether any session holds `key`. Asked on a pooled connection, which never holds presence
-/// keys itself.
-async fn held(pool: &PgPool, key: i64) -> Result<bool, sqlx::Error> {
+/// Whether any other session holds `key`: a session's own holds never conflict with its try. The
+/// rooms ask on a pooled connection, which never holds presence keys itself.
+async fn held<'c>(executor: impl PgExecutor<'c>, key: i64) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT CASE WHEN pg_try_advisory_lock($1) THEN NOT pg_advisory_unlock($1) \
          ELSE true END",
     )
     .bind(key)
-    .fetch_one(pool)
+    .fetch_one(executor)
     .await
 }
 
@@ -218,19 +218,19 @@ async fn take_first(
     key: i64,
     take: bool,
 ) -> Result<bool, sqlx::Error> {
+    if !take {
+        return Ok(!held(connection, key).await?);
+    }
     // `pg_advisory_lock_shared` returns void, never NULL: `IS NULL` only sequences it.
-    let statement = if take {
+    sqlx::query_scalar(
         "SELECT CASE WHEN pg_try_advisory_lock($1) \
          THEN CASE WHEN pg_advisory_lock_shared($1) IS NULL THEN NULL \
                    ELSE pg_advisory_unlock($1) END \
-         ELSE pg_advisory_lock_shared($1) IS NULL END"
-    } else {
-        "SELECT CASE WHEN pg_try_advisory_lock($1) THEN pg_advisory_unlock($1) ELSE false END"
-    };
-    sqlx::query_scalar(statement)
-        .bind(key)
-        .fetch_one(connection)
-        .await
+         ELSE pg_advisory_lock_shared($1) IS NULL END",
+    )
+    .bind(key)
+    .fetch_one(connection)
+    .await
 }
 
 async fn ping(connection: &mut PgConnection) -> Result<(), sqlx::Error> {
