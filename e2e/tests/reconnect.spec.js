@@ -2,7 +2,7 @@
 // the lost connection, reconnect by themselves with their tokens, and the game goes on.
 import { test, expect } from '../support/fixtures.js';
 import { startServer, newDataDir, removeDataDir } from '../support/server.js';
-import { startOnlineGame, takeTurn, boardOf, roomInfo } from '../support/game.js';
+import { startOnlineGame, takeTurn, boardOf, roomInfo, settle, expectSameBoard } from '../support/game.js';
 
 test('pages reconnect by themselves after a server restart and play on', async ({ open }) => {
   const dataDir = newDataDir();
@@ -58,4 +58,39 @@ test('a page whose server stops answering says so after its next action and is b
   } finally {
     await server.stop();
   }
+});
+
+// Issue 30, item 11: a page opened mid-game (a spectator) whose hello the server answers
+// `unavailable` (the room did not answer within the server's 1.5 s deadline: a loaded machine)
+// holds no seat and no state. Before the page said hello again on such an answer, it sat there
+// with an empty board for as long as the socket lived. The server's first answer is swapped on
+// the wire (Playwright's WebSocket routing) for the error a slow room gives.
+test('a page whose first hello is answered unavailable says hello again and draws the game', async ({ open }) => {
+  const game = await startOnlineGame(open, { context: { reducedMotion: 'reduce' } });
+  const players = { black: game.black, white: game.white };
+  const pages = [game.black, game.white];
+  for (let i = 0; i < 4; i += 1) await takeTurn(players, pages);
+
+  const spectator = await open('/', { reducedMotion: 'reduce' });
+  const sockets = [];
+  await spectator.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+    const first = sockets.length === 0;
+    sockets.push(ws);
+    const server = ws.connectToServer();
+    server.onMessage((message) => {
+      if (first && JSON.parse(message).t === 'welcome') {
+        ws.send(JSON.stringify({ t: 'error', d: { code: 'unavailable', message: 'the room did not answer in time', id: null } }));
+      } else {
+        ws.send(message);
+      }
+    });
+  });
+  await spectator.goto(game.url);
+  // At once, not only when the page gives up on a handshake that was never welcomed (4 s).
+  await expect(spectator.getByTestId('seat')).toHaveText('You are watching this game.', { timeout: 3_500 });
+  expect(sockets.length).toBe(2);
+  await settle([...pages, spectator]);
+  await expectSameBoard([...pages, spectator]);
+  pages.push(spectator);
+  await takeTurn(players, pages);
 });
