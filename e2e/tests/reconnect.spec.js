@@ -60,31 +60,42 @@ test('a page whose server stops answering says so after its next action and is b
   }
 });
 
-// Issue 30, item 11: a page opened mid-game (a spectator) whose hello the server answers
-// `unavailable` (the room did not answer within the server's 1.5 s deadline: a loaded machine)
-// holds no seat and no state. Before the page said hello again on such an answer, it sat there
-// with an empty board for as long as the socket lived. The server's first answer is swapped on
-// the wire (Playwright's WebSocket routing) for the error a slow room gives.
-test('a page whose first hello is answered unavailable says hello again and draws the game', async ({ open }) => {
-  const game = await startOnlineGame(open, { context: { reducedMotion: 'reduce' } });
-  const players = { black: game.black, white: game.white };
-  const pages = [game.black, game.white];
-  for (let i = 0; i < 4; i += 1) await takeTurn(players, pages);
-
-  const spectator = await open('/', { reducedMotion: 'reduce' });
+/**
+ * Swap the server's welcome on `page`'s room sockets, on the wire (Playwright's WebSocket
+ * routing), for the error `{code, message}`: on the first socket only, or on `every` one.
+ * Returns the sockets the page opens.
+ */
+async function answerHelloWith(page, error, { every = false } = {}) {
   const sockets = [];
-  await spectator.routeWebSocket(/\/ws\/rooms\//, (ws) => {
-    const first = sockets.length === 0;
+  await page.routeWebSocket(/\/ws\/rooms\//, (ws) => {
+    const swap = every || sockets.length === 0;
     sockets.push(ws);
     const server = ws.connectToServer();
     server.onMessage((message) => {
-      if (first && JSON.parse(message).t === 'welcome') {
-        ws.send(JSON.stringify({ t: 'error', d: { code: 'unavailable', message: 'the room did not answer in time', id: null } }));
-      } else {
-        ws.send(message);
-      }
+      const welcome = JSON.parse(message).t === 'welcome';
+      ws.send(swap && welcome ? JSON.stringify({ t: 'error', d: { ...error, id: null } }) : message);
     });
   });
+  return sockets;
+}
+
+/** A game four actions in, and a spectator's page (not yet in the room) in a context of its own. */
+async function gameAndSpectator(open) {
+  const context = { reducedMotion: 'reduce' };
+  const game = await startOnlineGame(open, { context });
+  const players = { black: game.black, white: game.white };
+  const pages = [game.black, game.white];
+  for (let i = 0; i < 4; i += 1) await takeTurn(players, pages);
+  return { game, players, pages, spectator: await open('/', context) };
+}
+
+// Issue 30, item 11: a page opened mid-game (a spectator) whose hello the server answers
+// `unavailable` (the room did not answer within the server's 1.5 s deadline: a loaded machine)
+// holds no seat and no state. Before the page said hello again on such an answer, it sat there
+// with an empty board for as long as the socket lived.
+test('a page whose first hello is answered unavailable says hello again and draws the game', async ({ open }) => {
+  const { game, players, pages, spectator } = await gameAndSpectator(open);
+  const sockets = await answerHelloWith(spectator, { code: 'unavailable', message: 'the room did not answer in time' });
   await spectator.goto(game.url);
   // At once, not only when the page gives up on a handshake that was never welcomed (4 s).
   await expect(spectator.getByTestId('seat')).toHaveText('You are watching this game.', { timeout: 3_500 });
@@ -93,4 +104,19 @@ test('a page whose first hello is answered unavailable says hello again and draw
   await expectSameBoard([...pages, spectator]);
   pages.push(spectator);
   await takeTurn(players, pages);
+});
+
+// A hello refused for a reason that asking again would not change (the room removed between the
+// handshake and the hello): the page says why and stops, rather than ask every few seconds
+// under an empty board and "Connecting…".
+test('a page whose hello is refused for good says why and does not ask again', async ({ open }) => {
+  const { game, spectator } = await gameAndSpectator(open);
+  const sockets = await answerHelloWith(spectator, { code: 'room_not_found', message: 'no such room' }, { every: true });
+  await spectator.goto(game.url);
+  await expect(spectator.getByTestId('problem')).toHaveText('This room does not exist. Check the link, or start a new game from the lobby.');
+  await expect(spectator.getByTestId('connection')).toHaveAttribute('data-state', 'closed');
+  // Past the 4 s after which an unwelcomed handshake is given up and tried again.
+  await spectator.waitForTimeout(5_000);
+  expect(sockets.length).toBe(1);
+  await expect(spectator.getByTestId('connection')).toHaveText('Not connected');
 });

@@ -22,11 +22,13 @@ const CLOSE_SEAT_ELSEWHERE = 4000;
 
 /**
  * Handlers: `status(name, detail)` with name "connecting" | "open" | "retrying" (detail.at = ms
- * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry);
+ * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry) | "closed"
+ * (the hello was refused for good; no retry);
  * `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in order; `reply(t, d)` for
  * ack/error/pong (an event that answers an action is passed on as an ack too); `seat(d)`;
  * `watchers(d)`; `rated(d)` for a rated game's rating changes after its end; `tokenRejected()` when the server refuses the seat token (the socket then
- * watches).
+ * watches); `refused(d)` with the server's error when it refuses the hello for a reason that
+ * asking again would not change (the room gone since the handshake).
  */
 export class RoomSocket {
   #url;
@@ -42,7 +44,7 @@ export class RoomSocket {
   #lastVersion = 0;
   #syncing = false;
   #nextId = 1;
-  #displaced = false;
+  #stopped = false; // given up for good: neither a retry nor the network's return reconnects
 
   constructor(roomId, token, handlers) {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -96,7 +98,7 @@ export class RoomSocket {
       this.#receive(message.data);
     });
     ws.addEventListener('close', (event) => {
-      if (event.code === CLOSE_SEAT_ELSEWHERE) this.#stop(ws);
+      if (event.code === CLOSE_SEAT_ELSEWHERE) this.#stop(ws, 'displaced');
       else this.#drop(ws);
     });
   }
@@ -120,14 +122,15 @@ export class RoomSocket {
     this.#scheduleRetry();
   }
 
-  /** Give up on a socket the server let go for a newer one of the same seat. */
-  #stop(ws) {
+  /** Give up on `ws` for good, saying `name`: the server let it go for a newer one of the same seat, or refused its hello. */
+  #stop(ws, name) {
     if (this.#ws !== ws) return;
     this.#ws = null;
     this.#welcomed = false;
-    this.#displaced = true;
+    this.#stopped = true;
     this.#stopTimers();
-    this.#handlers.status('displaced', {});
+    ws.close();
+    this.#handlers.status(name, {});
   }
 
   #scheduleRetry() {
@@ -140,7 +143,7 @@ export class RoomSocket {
   }
 
   #reconnectNow() {
-    if (this.#ws || this.#displaced) return;
+    if (this.#ws || this.#stopped) return;
     this.#attempt = 0;
     this.#connect();
   }
@@ -170,20 +173,9 @@ export class RoomSocket {
         this.#handlers.state(data);
         break;
       case Reply.Error:
-        if (data.code === ErrorCode.BadToken && !this.#welcomed) {
-          // The token holds no seat here (any more): watch instead, and say so.
-          this.#token = null;
-          this.#hello(this.#ws);
-          this.#handlers.tokenRejected();
-          break;
-        }
-        if (!this.#welcomed && (data.code === ErrorCode.Unavailable || data.code === ErrorCode.Internal)) {
-          // The hello found no room in time (a slow or restarting database): connect again
-          // after the usual backoff, saying "reconnecting" meanwhile, rather than sit seatless.
-          this.#drop(this.#ws);
-          break;
-        }
-        this.#handlers.reply(type, data);
+        // Nothing but the hello is sent before the welcome: an error then answers it.
+        if (this.#welcomed) this.#handlers.reply(type, data);
+        else this.#helloRefused(data);
         break;
       case Reply.Ack:
       case Reply.Pong:
@@ -198,6 +190,26 @@ export class RoomSocket {
       default:
         if (typeof data.v === 'number') this.#event(type, data);
         else if (type === RATED) this.#handlers.rated(data);
+    }
+  }
+
+  /**
+   * The server's error answering the hello. A page must not sit there seatless, with no state
+   * and an empty board (issue 30, item 11): a token that holds no seat here (any more) watches
+   * instead, and says so; a room slow to answer (`unavailable`, `internal`: a slow or restarting
+   * database, a loaded machine) is asked again after the usual backoff, "reconnecting"
+   * meanwhile; anything else would be answered the same again, so the page is told why it stops.
+   */
+  #helloRefused(data) {
+    if (data.code === ErrorCode.BadToken) {
+      this.#token = null;
+      this.#hello(this.#ws);
+      this.#handlers.tokenRejected();
+    } else if (data.code === ErrorCode.Unavailable || data.code === ErrorCode.Internal) {
+      this.#drop(this.#ws);
+    } else {
+      this.#stop(this.#ws, 'closed');
+      this.#handlers.refused(data);
     }
   }
 

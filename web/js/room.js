@@ -357,6 +357,10 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         announcer.say(ratingsSentence());
       });
     },
+    refused(d) {
+      model.problem = d.code === ErrorCode.RoomNotFound ? { key: 'room.notFound' } : errorMessage(d);
+      render();
+    },
     tokenRejected() {
       api.forgetSeat(roomId);
       model.problem = { key: 'seat.lost' };
