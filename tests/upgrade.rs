@@ -267,3 +267,132 @@ async fn plays_on(server: &TestServer, room: &Value) {
         seat.close().await;
     }
 }
+
+/// `senet migrate --check` on a release's database says what a start would apply and changes
+/// nothing; `senet migrate` applies it, after which a check finds nothing to do.
+#[tokio::test]
+async fn migrate_check_says_what_a_start_would_apply_and_changes_nothing() {
+    let release = releases().into_iter().next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("senet.db");
+    std::fs::copy(release.join("senet.sqlite"), &file).unwrap();
+    let url = format!("sqlite://{}", file.display());
+    let before = std::fs::read(&file).unwrap();
+    let (code, check) = senet(&["migrate", "--check", "--database-url", &url]).await;
+    assert_eq!(
+        (code, &check["start"]),
+        (0, &json!("would_migrate")),
+        "{check}"
+    );
+    let pending = check["pending"].as_array().unwrap();
+    assert!(pending.iter().any(|m| m["version"] == 370), "{check}");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "--check changed the database"
+    );
+    let (code, done) = senet(&["migrate", "--database-url", &url]).await;
+    assert_eq!(
+        (code, &done["start"], &done["pending"]),
+        (0, &json!("migrated"), &check["pending"])
+    );
+    let (code, again) = senet(&["migrate", "--check", "--database-url", &url]).await;
+    assert_eq!(
+        (code, &again["start"]),
+        (0, &json!("up_to_date")),
+        "{again}"
+    );
+}
+
+/// A migration of a newer release that this binary does not know (expand only, by the rules)
+/// does not stop it: an older instance restarting during a rolling update comes back. A
+/// contract naming a later release does: `migrate --check` and `serve` refuse, saying which
+/// release is needed.
+async fn newer_schema_runs_until_a_contract_says_otherwise(url: String) {
+    TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {})
+        .await
+        .stop()
+        .await;
+    execute(
+        &url,
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES (99990, 'a newer release', TRUE, X'00', 0)",
+    )
+    .await;
+    let (code, check) = senet(&["migrate", "--check", "--database-url", &url]).await;
+    assert_eq!((code, &check["newer"]), (0, &json!([99990])), "{check}");
+    TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), |_| {})
+        .await
+        .stop()
+        .await;
+
+    execute(
+        &url,
+        "INSERT INTO schema_contracts (migration, oldest_release, why) \
+         VALUES (99990, '99.0.0', 'a column dropped')",
+    )
+    .await;
+    let (code, check) = senet(&["migrate", "--check", "--database-url", &url]).await;
+    assert_eq!((code, &check["start"]), (1, &json!("refused")), "{check}");
+    let serve = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--metrics-listen",
+                "127.0.0.1:0",
+            ])
+            .args(["--database-url", &url])
+            .output(),
+    )
+    .await
+    .expect("senet serve started on a schema it cannot run on")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&serve.stderr);
+    assert!(!serve.status.success(), "{stderr}");
+    assert!(stderr.contains("needs senet 99.0.0 or later"), "{stderr}");
+}
+
+#[tokio::test]
+async fn newer_sqlite_schema_runs_until_a_contract_says_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    newer_schema_runs_until_a_contract_says_otherwise(url).await;
+}
+
+postgres_support::postgres_tests!(newer_schema_runs_until_a_contract_says_otherwise);
+
+/// Runs one statement on the database `url` names.
+async fn execute(url: &str, sql: &'static str) {
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        sqlx::query(sql).execute(&pool).await.unwrap();
+        pool.close().await;
+    } else {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        let sql = sql.replace("X'00'", "decode('00', 'hex')");
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+}
+
+/// `senet <args>`: its exit code and the JSON it printed.
+async fn senet(args: &[&str]) -> (i32, Value) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(args)
+        .output()
+        .await
+        .unwrap();
+    let printed = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "senet {args:?}: {e}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output.status.code().unwrap(), printed)
+}

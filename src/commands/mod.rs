@@ -10,6 +10,7 @@ mod calibration;
 mod healthcheck;
 mod legal;
 mod loadgen;
+mod migrate;
 mod perft;
 mod ratings;
 mod selfplay;
@@ -59,6 +60,9 @@ enum Command {
     Loadgen(loadgen::Args),
     /// Copy a running server's SQLite database into a new file, consistently.
     Backup(backup::Args),
+    /// Apply the migrations a start would (before replacing instances), or only list them
+    /// (`--check`).
+    Migrate(migrate::Args),
     /// Recompute every rating from the event log, or calibrate the rating system.
     Ratings(ratings::Args),
     /// Operator commands on the database: ban or lift, list bans, the audit log.
@@ -107,6 +111,8 @@ impl Cli {
             Command::Healthcheck(args) => return healthcheck::run(args),
             Command::Loadgen(args) => loadgen::run(args),
             Command::Backup(args) => backup::run(args),
+            // Exit status 1 means this binary cannot run on the database.
+            Command::Migrate(args) => return migrate::run(args),
             // Verify's exit status 1 means a rating differs from the log.
             Command::Ratings(args) => return ratings::run(args),
             Command::Admin(args) => admin::run(args),

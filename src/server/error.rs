@@ -168,7 +168,7 @@ impl From<PlayerError> for WireError {
                 ErrorCode::BadCode,
                 "this code is unknown, used or expired: ask the other device for a new one",
             ),
-            PlayerError::Corrupt(_) | PlayerError::Database(_) | PlayerError::Migration(_) => {
+            PlayerError::Corrupt(_) | PlayerError::Database(_) | PlayerError::Schema(_) => {
                 WireError::internal(&error)
             }
         }
@@ -251,7 +251,7 @@ fn player_status(error: &PlayerError) -> StatusCode {
         PlayerError::NameTaken => StatusCode::CONFLICT,
         PlayerError::RenameTooSoon => StatusCode::TOO_MANY_REQUESTS,
         PlayerError::BadCode | PlayerError::ExpiredCode => StatusCode::BAD_REQUEST,
-        PlayerError::Corrupt(_) | PlayerError::Database(_) | PlayerError::Migration(_) => {
+        PlayerError::Corrupt(_) | PlayerError::Database(_) | PlayerError::Schema(_) => {
             StatusCode::INTERNAL_SERVER_ERROR
         }
     }

@@ -21,6 +21,7 @@ mod log;
 pub mod postgres;
 mod presence;
 mod rows;
+pub mod schema;
 mod seeks;
 pub mod sqlite;
 mod summaries;
@@ -66,6 +67,10 @@ pub enum StoreError {
     NotMigrated(usize),
     #[error("unsupported database URL: {0}")]
     UnsupportedUrl(String),
+    /// A newer release contracted the schema past what this binary can run on
+    /// (`schema.rs`): the message says which release is needed.
+    #[error("{0}")]
+    SchemaTooNew(String),
     #[error(transparent)]
     Database(#[from] sqlx::Error),
     #[error(transparent)]
@@ -88,6 +93,7 @@ impl StoreError {
             StoreError::Corrupt(_) => "corrupt",
             StoreError::NotMigrated(_) => "not_migrated",
             StoreError::UnsupportedUrl(_) => "unsupported_url",
+            StoreError::SchemaTooNew(_) => "schema_too_new",
             StoreError::Database(_) => "database",
             StoreError::Migration(_) => "migration",
             StoreError::Unavailable => "unavailable",
@@ -111,6 +117,17 @@ impl StoreError {
     }
 }
 
+/// What [`open`] would migrate in the database `url` names, without changing it.
+pub async fn migration_plan(url: &str) -> Result<schema::Plan, StoreError> {
+    if url.starts_with("sqlite:") {
+        sqlite::migration_plan(url).await
+    } else if is_postgres_url(url) {
+        postgres::migration_plan(url).await
+    } else {
+        Err(unsupported_url(url))
+    }
+}
+
 /// Opens the store a database URL names, applying migrations.
 pub async fn open(url: &str) -> Result<Store, StoreError> {
     if url.starts_with("sqlite:") {
@@ -131,11 +148,15 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
             cluster: Some(deadlined),
         })
     } else {
-        Err(StoreError::UnsupportedUrl(format!(
-            "{}: expected a sqlite:, postgres: or postgresql: URL",
-            url.split(':').next().unwrap_or_default()
-        )))
+        Err(unsupported_url(url))
     }
+}
+
+fn unsupported_url(url: &str) -> StoreError {
+    StoreError::UnsupportedUrl(format!(
+        "{}: expected a sqlite:, postgres: or postgresql: URL",
+        url.split(':').next().unwrap_or_default()
+    ))
 }
 
 /// Whether `url` names a PostgreSQL database (and so possibly other instances).

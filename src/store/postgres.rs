@@ -56,6 +56,21 @@ pub struct PgStore {
     presence: PresenceLocks,
 }
 
+/// Migrates the database to this binary's schema ([`super::schema`]): what every store on
+/// this database (the rooms', the players') does when it opens.
+pub async fn migrate(pool: &PgPool) -> Result<(), StoreError> {
+    super::schema::migrate(pool, &MIGRATOR).await
+}
+
+/// What opening the database at `url` would migrate, without doing it.
+pub(super) async fn migration_plan(url: &str) -> Result<super::schema::Plan, StoreError> {
+    let pool = PgPoolOptions::new()
+        .max_connections(1)
+        .connect_with(connect_options(url)?)
+        .await?;
+    super::schema::plan(&pool, &MIGRATOR).await
+}
+
 impl PgStore {
     /// Connects to the database at `url` and migrates it. The schema is the
     /// connection's `search_path` (set it in the URL with
@@ -73,7 +88,7 @@ impl PgStore {
             .await?;
         // The migrator holds an advisory lock, so instances starting together
         // migrate once.
-        MIGRATOR.run(&pool).await?;
+        migrate(&pool).await?;
         Ok(PgStore {
             appends: GroupCommit::start(Appends { pool: pool.clone() }),
             pool,

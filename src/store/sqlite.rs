@@ -34,6 +34,25 @@ pub struct SqliteStore {
     writer: Writer,
 }
 
+/// Migrates the database to this binary's schema ([`super::schema`]): what every store on
+/// this database (the rooms', the players') does when it opens.
+pub async fn migrate(pool: &SqlitePool) -> Result<(), StoreError> {
+    super::schema::migrate(pool, &MIGRATOR).await
+}
+
+/// What opening the database at `url` would migrate, without doing it (or creating it).
+pub(super) async fn migration_plan(url: &str) -> Result<super::schema::Plan, StoreError> {
+    let options = SqliteConnectOptions::from_str(url)?.read_only(true);
+    if !options.get_filename().exists() {
+        return Ok(super::schema::Plan::new_database(&MIGRATOR));
+    }
+    let pool = pool_options()
+        .max_connections(1)
+        .connect_with(options)
+        .await?;
+    super::schema::plan(&pool, &MIGRATOR).await
+}
+
 impl SqliteStore {
     /// Opens (creating if missing) the database at `url` and migrates it.
     pub async fn open(url: &str) -> Result<SqliteStore, StoreError> {
@@ -52,7 +71,7 @@ impl SqliteStore {
             .max_connections(4)
             .connect_with(options)
             .await?;
-        MIGRATOR.run(&pool).await?;
+        migrate(&pool).await?;
         Ok(SqliteStore {
             writer: Writer::start(pool.clone()).await?,
             pool,

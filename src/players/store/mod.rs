@@ -143,8 +143,9 @@ pub enum PlayerError {
     Corrupt(String),
     #[error(transparent)]
     Database(#[from] sqlx::Error),
+    /// Migrating on open failed, or this binary cannot run on the database's schema.
     #[error(transparent)]
-    Migration(#[from] sqlx::migrate::MigrateError),
+    Schema(#[from] crate::store::StoreError),
 }
 
 /// Players and ratings, object safe like the rooms' `Store`.

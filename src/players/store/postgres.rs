@@ -11,8 +11,6 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
 use super::rerate::impl_rerate;
 use super::sql::{LOCK_PLAYERS, impl_player_store};
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
-
 /// Player requests are few beside a room's actions: a small pool of their own.
 const MAX_CONNECTIONS: u32 = 4;
 
@@ -28,7 +26,7 @@ impl PgPlayers {
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(PgConnectOptions::from_str(url)?)
             .await?;
-        MIGRATOR.run(&pool).await?;
+        crate::store::postgres::migrate(&pool).await?;
         rerate(&pool).await?;
         Ok(PgPlayers { pool })
     }

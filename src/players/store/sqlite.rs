@@ -11,8 +11,6 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteRow};
 use super::rerate::impl_rerate;
 use super::sql::{LOCK_PLAYERS, impl_player_store};
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
-
 pub struct SqlitePlayers {
     pool: SqlitePool,
 }
@@ -29,7 +27,7 @@ impl SqlitePlayers {
             .max_connections(2)
             .connect_with(options)
             .await?;
-        MIGRATOR.run(&pool).await?;
+        crate::store::sqlite::migrate(&pool).await?;
         rerate(&pool).await?;
         Ok(SqlitePlayers { pool })
     }
