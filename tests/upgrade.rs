@@ -396,3 +396,81 @@ async fn senet(args: &[&str]) -> (i32, Value) {
     });
     (output.status.code().unwrap(), printed)
 }
+
+/// Every migration after the first release follows docs/UPGRADES.md: it expands the schema (new
+/// tables, indexes, nullable columns or columns with a default), or, contracting it (a drop, a
+/// rename, a changed column), names in `schema_contracts` the oldest release that still runs.
+#[tokio::test]
+async fn migrations_after_the_first_release_only_expand_or_say_who_may_run() {
+    let first = releases().into_iter().next().unwrap();
+    let url = format!("sqlite://{}?mode=ro", first.join("senet.sqlite").display());
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let released: Vec<i64> = sqlx::query_scalar("SELECT version FROM _sqlx_migrations")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let mut checked = 0;
+    for backend in ["sqlite", "postgres"] {
+        for entry in std::fs::read_dir(root.join(backend)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let version: i64 = name.split('_').next().unwrap().parse().unwrap();
+            if released.contains(&version) {
+                continue;
+            }
+            let sql = std::fs::read_to_string(&path).unwrap();
+            if let Some(problem) = breaks_older_readers(&sql) {
+                panic!("{backend}/{name}: {problem} (docs/UPGRADES.md)");
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 2,
+        "no migration after the first release was checked"
+    );
+}
+
+/// Why a migration would break a release that does not know it, if it would.
+fn breaks_older_readers(sql: &str) -> Option<String> {
+    let statements = sql
+        .lines()
+        .map(|line| line.split("--").next().unwrap().to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let names_its_readers = statements.contains("insert into schema_contracts");
+    let contracting = [
+        "drop table",
+        "drop column",
+        "rename",
+        "alter column",
+        "drop index",
+    ];
+    if let Some(word) = contracting.iter().find(|word| statements.contains(*word)) {
+        return (!names_its_readers).then(|| format!("`{word}` without a row in schema_contracts"));
+    }
+    statements.split(';').find_map(|statement| {
+        let adds_required = statement.contains("add column")
+            && statement.contains("not null")
+            && !statement.contains("default");
+        adds_required.then(|| format!("a NOT NULL column without a default: {}", statement.trim()))
+    })
+}
+
+#[test]
+fn the_migration_rules_catch_a_contract_and_a_required_column() {
+    assert!(breaks_older_readers("ALTER TABLE rooms DROP COLUMN seed;").is_some());
+    assert!(breaks_older_readers("ALTER TABLE rooms RENAME TO games;").is_some());
+    assert!(breaks_older_readers("ALTER TABLE rooms ADD COLUMN x TEXT NOT NULL;").is_some());
+    assert!(
+        breaks_older_readers("ALTER TABLE rooms ADD COLUMN x TEXT NOT NULL DEFAULT '';").is_none()
+    );
+    assert!(
+        breaks_older_readers("CREATE TABLE t (a TEXT NOT NULL); -- drop table later").is_none()
+    );
+    let contract = "ALTER TABLE rooms DROP COLUMN seed;\n\
+                    INSERT INTO schema_contracts VALUES (500, '0.3.0', 'seed moved');";
+    assert!(breaks_older_readers(contract).is_none());
+}
