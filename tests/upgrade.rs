@@ -474,3 +474,22 @@ fn the_migration_rules_catch_a_contract_and_a_required_column() {
                     INSERT INTO schema_contracts VALUES (500, '0.3.0', 'seed moved');";
     assert!(breaks_older_readers(contract).is_none());
 }
+
+/// Every `welcome` says which protocol the server speaks, so a page opened before an upgrade
+/// knows the server changed under it; 0.1.0's said nothing (read as 1).
+#[tokio::test]
+async fn welcome_says_the_protocol_version() {
+    let server = TestServer::start().await;
+    let (room, _token, _) = common::seated_room(server.addr).await;
+    let mut client = Client::connect(server.addr, &room).await;
+    client.send(json!({"t": "hello"})).await;
+    let welcome = client.next_reply().await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
+    assert_eq!(welcome["d"]["protocol"], senet::protocol::PROTOCOL);
+    assert!(senet::protocol::PROTOCOL >= 2, "0.1.0 spoke protocol 1");
+    let generated = std::fs::read_to_string("web/js/protocol.js").unwrap();
+    assert!(generated.contains(&format!(
+        "export const PROTOCOL = {};",
+        senet::protocol::PROTOCOL
+    )));
+}

@@ -13,6 +13,15 @@ use super::{
 use crate::ai::Level;
 use crate::engine::Side;
 
+/// The version of the wire protocol this server speaks, in every `welcome`. It only grows, by
+/// one for each release whose protocol grew (new messages or fields; nothing is renamed or
+/// removed, docs/UPGRADES.md): 1 is 0.1.0's, which did not send it.
+pub const PROTOCOL: u32 = 2;
+
+fn first_protocol() -> u32 {
+    1
+}
+
 /// Messages sent to one connection only. [`ReplyKind`] names the variants without their data
 /// (its names are serde's, checked by a test).
 #[derive(Debug, Serialize, Deserialize, EnumDiscriminants)]
@@ -24,6 +33,10 @@ use crate::engine::Side;
 )]
 pub enum Reply {
     Welcome {
+        /// The wire protocol's version ([`PROTOCOL`]): a page built for an older one knows the
+        /// server was upgraded under it (docs/UPGRADES.md). 0.1.0 sent none (version 1).
+        #[serde(default = "first_protocol")]
+        protocol: u32,
         seat: Seat,
         state: State,
         /// This socket carries a player's cookie: a spectator may chat (docs/PROTOCOL.md, Chat).
@@ -195,6 +208,7 @@ mod tests {
     fn example(kind: ReplyKind) -> Reply {
         match kind {
             ReplyKind::Welcome => Reply::Welcome {
+                protocol: PROTOCOL,
                 seat: Seat::Spectator,
                 state: example_state(),
                 identified: false,

@@ -73,6 +73,7 @@ pub fn javascript() -> String {
         "\nexport const DEFAULT_LEVEL = '{}';\n",
         DEFAULT_LEVEL.name()
     );
+    let _ = write!(out, "\nexport const PROTOCOL = {};\n", super::PROTOCOL);
     out
 }
 

@@ -280,6 +280,7 @@ impl Connection {
         self.evicted = evicted;
         let identified = self.player.is_some();
         peer.reply(&Reply::Welcome {
+            protocol: crate::protocol::PROTOCOL,
             seat,
             state,
             identified,

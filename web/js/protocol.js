@@ -197,3 +197,5 @@ export const SeekGone = Object.freeze({
 });
 
 export const DEFAULT_LEVEL = 'medium';
+
+export const PROTOCOL = 2;
