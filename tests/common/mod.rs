@@ -645,23 +645,46 @@ impl ChildServer {
         log: &std::path::Path,
         extra: &[&str],
     ) -> ChildServer {
+        let mut command = Self::command(env!("CARGO_BIN_EXE_senet"), listen, url);
+        command
+            .args(["--max-tcp-connections-per-address", "0"])
+            .args(["--create-burst", "0", "--join-burst", "0"])
+            .args(extra);
+        Self::spawn(command, log).await
+    }
+
+    /// An earlier release's `senet serve` (the binary at `bin`) on the database `url` names,
+    /// with the flags every release has had since 0.1.0.
+    pub async fn start_release(bin: &str, url: &str, log: &std::path::Path) -> ChildServer {
+        let mut command = Self::command(bin, "127.0.0.1:0", url);
+        command
+            .args(["--max-tcp-connections-per-address", "0"])
+            .args(["--create-burst", "0", "--join-burst", "0"]);
+        Self::spawn(command, log).await
+    }
+
+    fn command(bin: &str, listen: &str, url: &str) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(bin);
+        // tungstenite logs whole messages at trace: the server must cap it.
+        command
+            .env("RUST_LOG", "debug,tungstenite=trace")
+            .arg("serve")
+            .args(["--listen", listen, "--metrics-listen", "127.0.0.1:0"])
+            .args(["--database-url", url])
+            .args(["--max-messages-per-second", "1000"])
+            .args(["--ai-delay-ms", "0"]);
+        command
+    }
+
+    /// Starts `command`, its log appended to `log`, and reads the URLs it prints.
+    async fn spawn(mut command: tokio::process::Command, log: &std::path::Path) -> ChildServer {
         use tokio::io::AsyncBufReadExt;
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(log)
             .unwrap();
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-            // tungstenite logs whole messages at trace: the server must cap it.
-            .env("RUST_LOG", "debug,tungstenite=trace")
-            .arg("serve")
-            .args(["--listen", listen, "--metrics-listen", "127.0.0.1:0"])
-            .args(["--database-url", url])
-            .args(["--max-messages-per-second", "1000"])
-            .args(["--ai-delay-ms", "0"])
-            .args(["--max-tcp-connections-per-address", "0"])
-            .args(["--create-burst", "0", "--join-burst", "0"])
-            .args(extra)
+        let mut child = command
             .stdout(std::process::Stdio::piped())
             .stderr(log)
             .kill_on_drop(true)
