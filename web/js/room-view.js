@@ -15,6 +15,8 @@ import { resultTexts, sidesOf, turnSentence } from './announce.js';
 import { DEFAULT_LEVEL, EndReason, Mode, Phase, Seat } from './protocol.js';
 
 const MOVES_SHOWN = 12;
+/** Where the room's board stands upright; senet.css lays the page out for it by the same query. */
+const UPRIGHT_BOARD = '(orientation: portrait) and (max-width: 600px)';
 const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
 
 /** Translate a stored `{key, params}` message, naming sides in the current language. */
@@ -49,7 +51,8 @@ export function ratingLine(state, side) {
 
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
 export function createRoomView(root, { onMove }) {
-  const board = createBoard(part('board', root), { onMove });
+  // A portrait phone stands the board upright: ten rows of three squares of 44 px or more.
+  const board = createBoard(part('board', root), { onMove, upright: matchMedia(UPRIGHT_BOARD) });
   const clocks = createClocks(root);
 
   function renderPlayer(model, side) {
@@ -66,7 +69,9 @@ export function createRoomView(root, { onMove }) {
     node.replaceChildren(
       svg('svg', { class: 'icon', viewBox: '-20 -20 40 40', 'aria-hidden': 'true' }, pieceShape(side)),
       el('span', { class: 'name', text: sideName(side) }),
-      seatPlayer(player) && el('span', { class: 'who', 'data-testid': `name-${side}` }, playerLabel(seatPlayer(player))),
+      // A seated person without a name is "anonymous" in the page's language; the computer and
+      // an empty seat have no name at all.
+      el('span', { class: 'who', 'data-testid': `name-${side}`, hidden: !player.seated || isComputer(model, side) }, playerLabel(seatPlayer(player))),
       el('span', { class: 'computer', 'data-testid': `computer-${side}`, hidden: !isComputer(model, side), text: computerLabel(state) }),
       el('span', { class: 'you', hidden: !you, text: t('player.you') }),
       el('span', { class: `presence ${presence}`, text: t(`presence.${presence}`) }),

@@ -19,6 +19,8 @@ import { chime } from './sound.js';
 import { ClientMessage, ErrorCode, Event, Mode, Phase, Reply, Status } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
+/** Whether the text command box was left open (this browser remembers). */
+const COMMANDS_OPEN_KEY = 'senet.commands';
 
 /** The sentence for an `error` reply: the reason's or the code's when the tables word it. */
 function errorMessage({ code, reason }) {
@@ -400,10 +402,28 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     });
     on('copy-link', copyInvite);
     part('board', root).addEventListener('click', explainOfflineClick);
+    wireCommandBox();
     part('command-form', root).addEventListener('submit', (event) => {
       event.preventDefault();
       command(part('command', root).value);
       part('command', root).value = '';
+    });
+  }
+
+  /**
+   * The text command box sits closed at the end of the side column, out of the thumb's way; "/"
+   * anywhere on the page opens it and puts the cursor in it. Opened once, it stays open.
+   */
+  function wireCommandBox() {
+    const box = part('command-box', root);
+    box.open = localStorage.getItem(COMMANDS_OPEN_KEY) === 'true';
+    box.addEventListener('toggle', () => localStorage.setItem(COMMANDS_OPEN_KEY, String(box.open)));
+    root.ownerDocument.addEventListener('keydown', (event) => {
+      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable]')) return;
+      event.preventDefault();
+      box.open = true;
+      part('command', root).focus();
     });
   }
 
