@@ -8,12 +8,14 @@
 //! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
 //! gets new asset URLs, so assets can be cached for a year while the pages, which name the
 //! current version, are revalidated on every load. The modules import each other by relative
-//! paths, so they stay under the same version.
+//! paths, so they stay under the same version. Any other address (and `/p/` without a name)
+//! is answered 404 with a page of ours that leads home, not the browser's blank error; only
+//! machine paths (`/api/`, `/ws/`, `/assets/`) keep a bare 404.
 
 use axum::{
     Router,
     extract::Path,
-    http::{HeaderMap, HeaderValue, StatusCode, header},
+    http::{HeaderMap, HeaderValue, StatusCode, Uri, header},
     response::{IntoResponse, Response},
     routing::get,
 };
@@ -46,10 +48,29 @@ where
         .route("/learn", get(learn))
         .route("/play", get(play))
         .route("/p/{name}", get(player))
+        .route("/p/", get(not_found))
         .route("/top", get(top))
         .route("/settings", get(settings))
         .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
+        .fallback(not_found)
+}
+
+/// Paths answered for programs, where a page would only be in the way.
+const MACHINE_PATHS: [&str; 3] = ["/api/", "/ws/", "/assets/"];
+
+/// An address we do not serve: our page with the ways home, with status 404 (never 304: it is
+/// not the page the address names).
+async fn not_found(uri: Uri) -> Response {
+    if MACHINE_PATHS
+        .iter()
+        .any(|prefix| uri.path().starts_with(prefix))
+    {
+        return with_security_headers((StatusCode::NOT_FOUND, "not found").into_response());
+    }
+    let mut response = page("404.html", &HeaderMap::new());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
 }
 
 /// The home page: start a game with a friend, on one screen or against the computer.
@@ -243,7 +264,8 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 7] = [
+    const PAGES: [&str; 8] = [
+        "404.html",
         "index.html",
         "room.html",
         "learn.html",
@@ -286,6 +308,23 @@ mod tests {
             let html = body_text(response).await;
             assert!(!html.contains(ASSET_PLACEHOLDER));
             assert!(html.contains(&format!("/assets/{}/js/", assets_version())));
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_address_gets_our_page_with_404_and_a_machine_path_a_bare_404() {
+        for path in ["/nowhere", "/p/", "/r/", "/learn/more"] {
+            let response = not_found(Uri::from_static(path)).await;
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+            assert!(header_of(&response, header::CONTENT_TYPE).starts_with("text/html"));
+            let html = body_text(response).await;
+            assert!(html.contains("data-testid=\"not-found-home\" "), "{path}");
+            assert!(html.contains(&format!("/assets/{}/js/not-found.js", assets_version())));
+        }
+        for path in ["/api/nothing", "/ws/nothing", "/assets/x/nothing.js"] {
+            let response = not_found(Uri::from_static(path)).await;
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+            assert_eq!(body_text(response).await, "not found");
         }
     }
 

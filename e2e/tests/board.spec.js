@@ -3,6 +3,7 @@
 // unfinished.
 import { test, expect } from '../support/fixtures.js';
 import { roomInfo, settle } from '../support/game.js';
+import { expectNoViolations } from '../support/a11y.js';
 
 const LANGUAGES = [
   { locale: 'en-US', anonymous: 'anonymous' },
@@ -96,3 +97,62 @@ for (const { locale } of LANGUAGES) {
     expect(await smallTargets(play), '/play').toEqual([]);
   });
 }
+
+test('an unknown address and /p/ get our 404 page with a way home, in the page language', async ({ open, server }) => {
+  for (const [path, locale, heading] of [
+    ['/nowhere/at/all', 'en-US', 'Page not found'],
+    ['/p/', 'zh-TW', '找不到頁面'],
+    ['/r/', 'ru-RU', 'Страница не найдена'],
+  ]) {
+    const page = await open('/settings', { locale, allowNetworkErrors: true });
+    const response = await page.goto(new URL(path, server.url).href);
+    expect(response.status(), path).toBe(404);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(heading);
+    await page.getByTestId('not-found-home').click();
+    await expect(page).toHaveURL(`${server.url}/`);
+    await expectNoViolations(page, `404 ${path}`);
+  }
+  const api = await (await open('/')).request.get(`${server.url}/api/nothing`);
+  expect(api.status()).toBe(404);
+  expect(await api.text()).toBe('not found');
+});
+
+test('a missing room shows no greyed board but the way to the lobby', async ({ open }) => {
+  const page = await open('/r/00000000000000000000000000000000', { allowNetworkErrors: true });
+  await expect(page.getByTestId('problem')).toHaveText(/This room does not exist/);
+  await expect(page.getByTestId('board')).toBeHidden();
+  await page.getByTestId('back-to-lobby').click();
+  await expect(page).toHaveURL(/\/play$/);
+});
+
+test('small things: the Chinese /play title, no "0 people watching" against the computer, no Mute for an empty seat, no box round the end title', async ({ open }) => {
+  const chinese = await open('/play', { locale: 'zh-TW' });
+  await expect(chinese).toHaveTitle('塞尼特 — 尋找對手');
+
+  const player = await open('/');
+  await player.getByTestId('create-ai').click();
+  await player.waitForURL(/\/r\/[^/]+$/);
+  await expect(player.getByTestId('room')).toHaveAttribute('data-phase', /roll|move/);
+  await expect(player.getByTestId('watchers')).toHaveText('');
+  await expect(player.getByTestId('watchers')).toBeHidden();
+
+  // Waiting for the second player, the creator has nobody to mute; once they come, Mute is offered.
+  const creator = await open('/');
+  await creator.getByTestId('online-form').locator('input[value="black"]').check();
+  await creator.getByTestId('create-online').click();
+  await creator.waitForURL(/\/r\/[^/]+$/);
+  await expect(creator.getByTestId('invite')).toBeVisible();
+  await expect(creator.getByTestId('chat')).toBeVisible();
+  await expect(creator.getByTestId('chat-mute')).toBeHidden();
+  const friend = await open(creator.url());
+  await expect(creator.getByTestId('chat-mute')).toHaveText('Mute White for this game');
+
+  // A spectator sees the end card's title focused without a box drawn round it.
+  const spectator = await open(creator.url());
+  await expect(spectator.getByTestId('seat')).toHaveText('You are watching this game.');
+  await friend.getByTestId('resign').click();
+  await friend.getByTestId('confirm-yes').click();
+  const title = spectator.getByTestId('end-title');
+  await expect(title).toBeFocused();
+  expect(await title.evaluate((node) => getComputedStyle(node).outlineStyle)).toBe('none');
+});

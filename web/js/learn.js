@@ -28,7 +28,7 @@ boardRoot.append(overlay);
 
 let lessons = [];
 let progress = loadProgress();
-/** The open lesson: `{lesson, index, picked, result}`, result null | 'right' | 'wrong' | 'empty'. */
+/** The open lesson: `{lesson, index, picked, result}`, result null | 'right' | 'wrong' | 'empty', wrong the wrong tries so far. */
 let current = null;
 let roving = null; // the square whose choice holds the board's one tab stop
 
@@ -95,6 +95,7 @@ function check(answer) {
   if (!current || solved()) return;
   const { lesson } = current;
   current.result = isRight(lesson, answer) ? 'right' : 'wrong';
+  if (current.result === 'wrong') current.wrong += 1;
   if (current.result === 'right') {
     if (!progress.done.includes(lesson.id)) progress.done.push(lesson.id);
     saveProgress();
@@ -281,7 +282,9 @@ function renderFeedback() {
     empty: lesson.kind === 'throws' ? 'learn.pickThrowsFirst' : 'learn.pickFirst',
   };
   part('verdict').textContent = result ? t(verdicts[result]) : '';
-  part('why').textContent = result === 'right' || result === 'wrong' ? text(lesson, 'why') : '';
+  // The first wrong try gets a hint to try again with; the second, the whole explanation.
+  const explained = result === 'right' || (result === 'wrong' && current.wrong >= 2);
+  part('why').textContent = explained ? text(lesson, 'why') : result === 'wrong' ? t(`learn.hint.${lesson.kind}`) : '';
 }
 
 function renderLesson() {
@@ -337,7 +340,7 @@ function renderList() {
 // ------------------------------------------------------------------------------ navigation
 
 function openLesson(index, { focus = false } = {}) {
-  current = { lesson: lessons[index], index, picked: [], result: null };
+  current = { lesson: lessons[index], index, picked: [], result: null, wrong: 0 };
   progress.open = current.lesson.id;
   saveProgress();
   page.dataset.state = 'lesson';

@@ -272,6 +272,10 @@ export function createRoomView(root, { onMove }) {
     const problem = part('problem', root);
     show(problem, Boolean(model.problem));
     if (model.problem) problem.textContent = phrase(model.problem);
+    // A room that does not exist: no greyed board, a way to a game instead.
+    const missing = model.problem?.key === 'room.notFound';
+    root.dataset.missing = String(missing);
+    show(part('missing', root), missing);
     if (!state) return;
     Object.assign(root.dataset, {
       phase: state.phase,
@@ -291,7 +295,8 @@ export function createRoomView(root, { onMove }) {
     part('message', root).textContent = model.message ? phrase(model.message) : '';
     renderDraw(model);
     renderClaim(model);
-    part('watchers', root).textContent = t('watchers', { n: model.watchers });
+    // Nobody watching is worth saying only where people come to watch: online games.
+    part('watchers', root).textContent = model.watchers > 0 || state.mode === Mode.Online ? t('watchers', { n: model.watchers }) : '';
     renderMoves(model);
     renderInvite(model);
     renderEnd(model);

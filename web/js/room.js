@@ -319,6 +319,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         if (type === Event.Moved) await view.animateMove(d);
         const before = model.state;
         model.state = applyEvent(model.state, type, d);
+        chat.seats(model.state);
         // A player who just turned the spectators' channel on reads what was said there before.
         if (type === Event.ChatSet && d.side === model.seat && d.spectators) socket.send(ClientMessage.Sync);
         if (chat.event(type, d)) return;
