@@ -132,12 +132,14 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
     svg('marker', { id: arrowId, viewBox: '0 0 10 10', refX: 5, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto' }, svg('path', { class: 'route-arrow', d: 'M2,1 L8,5 L2,9' })),
   );
   const cells = svg('g', { class: 'cells' });
+  // The last move, under the pieces: where it came from, where it went, the way along the track.
+  const trail = svg('g', { class: 'last-move', 'data-testid': 'last-move', 'aria-hidden': 'true' });
   const marks = svg('g', { class: 'marks', 'aria-hidden': 'true' });
   const pieces = svg('g', { class: 'pieces' });
   // Moves drawn over the pieces by `showMoves` (the replay's played and best moves).
   const notes = svg('g', { class: 'notes', 'aria-hidden': 'true' });
-  root.replaceChildren(defs, cells, marks, pieces, notes);
-  let view = { position: null, legal: [] };
+  root.replaceChildren(defs, cells, trail, marks, pieces, notes);
+  let view = { position: null, legal: [], last: null };
   let shape = LYING;
 
   const at = (square) => centre(square, shape);
@@ -218,12 +220,44 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
     return piece;
   }
 
-  /** Draw `position` (notation) with the server's `legal` moves highlighted. */
-  function render(position, legal = []) {
-    view = { position, legal };
+  /** A line along the track through the centres of `squares`. */
+  function path(squares, kind) {
+    const points = squares.map((square) => at(square));
+    return svg('polyline', { class: `last-path last-${kind}`, 'data-testid': 'last-path', 'data-kind': kind, 'data-from': squares[0], 'data-to': squares.at(-1), points: points.map(({ x, y }) => `${x},${y}`).join(' ') });
+  }
+
+  function squareMark(square, kind) {
+    const { x, y, width, height } = box(square, shape);
+    return svg('rect', { class: `last-${kind}`, 'data-square': square, x: x + 2, y: y + 2, width: width - 4, height: height - 4 });
+  }
+
+  /**
+   * Mark `last`, a `moved` event's data (`{from, to, effect, rest, swapped}`), until the next one:
+   * the squares it left and reached, its way along the track, a swapped piece's way back, and
+   * the water's return to the square the piece ended on.
+   */
+  function drawLast(last) {
+    trail.replaceChildren();
+    delete trail.dataset.from;
+    delete trail.dataset.to;
+    if (!last) return;
+    const end = last.effect === Effect.Water ? (last.rest ?? 15) : last.to;
+    Object.assign(trail.dataset, { from: last.from, to: end, effect: last.effect ?? '' });
+    trail.append(squareMark(last.from, 'from'), squareMark(end, 'to'), path(track(last.from, last.to), 'move'));
+    if (last.effect === Effect.Swap) trail.append(path(track(last.to, last.swapped ?? last.from), 'swap'));
+    if (last.effect === Effect.Water) trail.append(squareMark(27, 'water'), path([27, end], 'water'));
+  }
+
+  /**
+   * Draw `position` (notation) with the server's `legal` moves highlighted and the `last` move
+   * marked. The board is drawn from this state alone; `animate` only moves what is drawn.
+   */
+  function render(position, legal = [], last = null) {
+    view = { position, legal, last };
     root.dataset.position = position ?? '';
     showDestination(null);
     notes.replaceChildren();
+    drawLast(position ? last : null);
     if (!position) {
       pieces.replaceChildren();
       return;
@@ -302,7 +336,7 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
   /** Redraw the texts after a language switch (and the board after it turned). */
   function relabel() {
     drawCells();
-    render(view.position, view.legal);
+    render(view.position, view.legal, view.last);
   }
 
   upright?.addEventListener('change', relabel);

@@ -49,6 +49,17 @@ export function ratingLine(state, side) {
   return `${who}: ${changeText(state.ratings[side])}`;
 }
 
+/** The last move of the game (a pass leaves it marked): a `moved` event's data, or null. */
+function lastMove(log) {
+  return log.findLast((entry) => entry.kind === 'move') ?? null;
+}
+
+/** "Black threw 3", or "Thrown: 3" when a state read on arrival does not say who threw. */
+function throwText(thrown) {
+  if (!thrown) return t('sticks.none');
+  return thrown.side ? t('throw.by', { side: sideName(thrown.side), value: thrown.value }) : t('throw.value', { value: thrown.value });
+}
+
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
 export function createRoomView(root, { onMove }) {
   // A portrait phone stands the board upright: ten rows of three squares of 44 px or more.
@@ -104,7 +115,7 @@ export function createRoomView(root, { onMove }) {
     const thrown = model.lastThrow;
     drawSticks(part('sticks', root), thrown, { animate: model.animateThrow });
     model.animateThrow = false;
-    part('throw-value', root).textContent = thrown ? t('throw.value', { value: thrown.value }) : t('sticks.none');
+    part('throw-value', root).textContent = throwText(thrown);
     const button = part('throw', root);
     show(button, isMyTurn(model) && model.state.phase === Phase.Roll);
     button.disabled = !model.ready || model.pending;
@@ -288,7 +299,7 @@ export function createRoomView(root, { onMove }) {
     renderPlayer(model, 'white');
     clocks.update(state);
     const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending && model.ready ? state.legal : [];
-    board.render(state.position, movable);
+    board.render(state.position, movable, lastMove(model.log));
     renderHint(model);
     part('turn', root).textContent = turnText(model);
     renderThrow(model);

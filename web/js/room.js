@@ -59,7 +59,8 @@ function replaceState(model, state) {
   model.state = normalizeState(state);
   model.watchers = model.state.spectators;
   if (model.state.throw) {
-    model.lastThrow = model.state.throw;
+    // While the throw is to be played, the side to move threw it.
+    model.lastThrow = { ...model.state.throw, side: model.state.phase === Phase.Move ? model.state.turn : null };
     model.lastRoll.value = model.state.throw.value;
   }
   model.seed = model.state.seed ?? model.seed;
@@ -69,7 +70,7 @@ function replaceState(model, state) {
 function react(model, type, d) {
   switch (type) {
     case Event.Rolled:
-      model.lastThrow = { sticks: d.sticks, value: d.value };
+      model.lastThrow = { sticks: d.sticks, value: d.value, side: d.side };
       model.lastRoll.value = d.value;
       model.animateThrow = true;
       model.message = (d.legal ?? []).length === 0 ? { key: 'msg.noMove', params: { side: d.side, value: d.value } } : null;

@@ -76,6 +76,7 @@ const en = {
   'sticks.blank': 'blank',
   'sticks.label': 'Sticks: {faces}. Value {value}.',
   'throw.value': 'Thrown: {value}',
+  'throw.by': '{side} threw {value}',
 
   'notFound.pageTitle': 'Page not found — Senet',
   'notFound.heading': 'Page not found',
@@ -335,6 +336,7 @@ const zhHant = {
   'sticks.blank': '空白',
   'sticks.label': '籤：{faces}。點數 {value}。',
   'throw.value': '擲得：{value}',
+  'throw.by': '{side}擲得 {value}',
 
   'notFound.pageTitle': '找不到頁面 — 塞尼特',
   'notFound.heading': '找不到頁面',
@@ -594,6 +596,7 @@ const ru = {
   'sticks.blank': 'пустая',
   'sticks.label': 'Палочки: {faces}. Значение {value}.',
   'throw.value': 'Выпало: {value}',
+  'throw.by': '{side}: выпало {value}',
 
   'notFound.pageTitle': 'Страница не найдена — Сенет',
   'notFound.heading': 'Страница не найдена',
