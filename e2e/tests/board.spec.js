@@ -2,7 +2,7 @@
 // the upright phone board with 44-px targets, and the small things that made the site feel
 // unfinished.
 import { test, expect } from '../support/fixtures.js';
-import { roomInfo, settle } from '../support/game.js';
+import { roomInfo, settle, startOnlineGame } from '../support/game.js';
 import { expectNoViolations } from '../support/a11y.js';
 
 const LANGUAGES = [
@@ -155,4 +155,30 @@ test('small things: the Chinese /play title, no "0 people watching" against the 
   const title = spectator.getByTestId('end-title');
   await expect(title).toBeFocused();
   expect(await title.evaluate((node) => getComputedStyle(node).outlineStyle)).toBe('none');
+});
+
+test('a draw offer arrives as a banner above the board with Accept and Decline; the end card sums up', async ({ open }) => {
+  const game = await startOnlineGame(open);
+  await game.black.getByTestId('offer-draw').click();
+  const banner = game.white.getByTestId('draw-banner');
+  await expect(banner).toBeVisible();
+  await expect(banner).toHaveAttribute('data-incoming', 'true');
+  await expect(banner.getByTestId('draw-status')).toHaveText('Black offers a draw.');
+  // Above the board, with both answers in it.
+  const [bannerBox, boardBox] = await Promise.all([banner.boundingBox(), game.white.getByTestId('board').boundingBox()]);
+  expect(bannerBox.y + bannerBox.height).toBeLessThanOrEqual(boardBox.y + 1);
+  await expect(banner.getByTestId('accept-draw')).toBeVisible();
+  await expect(banner.getByTestId('decline-draw')).toBeVisible();
+  // The one who offered reads a quiet line.
+  await expect(game.black.getByTestId('draw-banner')).toHaveAttribute('data-incoming', 'false');
+  await expectNoViolations(game.white, 'a draw offer banner');
+
+  await banner.getByTestId('accept-draw').click();
+  for (const page of [game.black, game.white]) {
+    await expect(page.getByTestId('end')).toBeVisible();
+    await expect(page.getByTestId('draw-banner')).toBeHidden();
+    await expect(page.getByTestId('end-length')).toHaveText('0 moves played.');
+    await expect(page.getByTestId('end-analysis')).toHaveAttribute('href', '#after-heading');
+    await expect(page.getByTestId('rematch')).toBeVisible();
+  }
 });

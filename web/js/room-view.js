@@ -143,6 +143,10 @@ export function createRoomView(root, { onMove }) {
     if (offer && isPlaying(state)) status = offer === seat ? t('draw.yours') : t('draw.offered', { side: sideName(offer) });
     else if (player && spent) status = t('draw.spent');
     part('draw-status', root).textContent = status;
+    // The opponent's offer is a banner above the board with its two answers, not a grey line.
+    const banner = part('draw-banner', root);
+    show(banner, Boolean(status));
+    banner.dataset.incoming = String(Boolean(player && offer === opponent(seat)));
     show(part('resign', root), sidesOf(seat).length > 0 && isPlaying(state));
     part('resign', root).disabled = !canAct;
   }
@@ -222,6 +226,7 @@ export function createRoomView(root, { onMove }) {
     part('end-title', root).textContent = title;
     part('end-reason', root).textContent = because;
     part('end-you', root).textContent = you;
+    part('end-length', root).textContent = t('end.length', { n: model.log.filter((entry) => entry.kind === 'move').length });
     renderRatings(state);
     const rematch = part('rematch', root);
     // A game the operator ended is not played on.

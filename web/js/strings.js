@@ -77,6 +77,8 @@ const en = {
   'sticks.label': 'Sticks: {faces}. Value {value}.',
   'throw.value': 'Thrown: {value}',
   'throw.by': '{side} threw {value}',
+  'end.analysis': 'Analysis and replay ↓',
+  'end.length': { one: '{n} move played.', other: '{n} moves played.' },
 
   'notFound.pageTitle': 'Page not found — Senet',
   'notFound.heading': 'Page not found',
@@ -337,6 +339,8 @@ const zhHant = {
   'sticks.label': '籤：{faces}。點數 {value}。',
   'throw.value': '擲得：{value}',
   'throw.by': '{side}擲得 {value}',
+  'end.analysis': '分析與重播 ↓',
+  'end.length': { other: '共走了 {n} 步。' },
 
   'notFound.pageTitle': '找不到頁面 — 塞尼特',
   'notFound.heading': '找不到頁面',
@@ -597,6 +601,8 @@ const ru = {
   'sticks.label': 'Палочки: {faces}. Значение {value}.',
   'throw.value': 'Выпало: {value}',
   'throw.by': '{side}: выпало {value}',
+  'end.analysis': 'Разбор и повтор ↓',
+  'end.length': { one: 'Сыгран {n} ход.', few: 'Сыграно {n} хода.', many: 'Сыграно {n} ходов.', other: 'Сыграно {n} хода.' },
 
   'notFound.pageTitle': 'Страница не найдена — Сенет',
   'notFound.heading': 'Страница не найдена',
