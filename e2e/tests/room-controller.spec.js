@@ -354,3 +354,24 @@ test('the last move is marked: a swap shows both ways, the water the way back to
     ['water', '27', '15'],
   ]);
 });
+
+test('the move list holds the whole game, scrolled to the newest line, and scrolls by keyboard', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  await welcome(page, 'white', serverState());
+  const sides = ['black', 'white'];
+  let v = 1;
+  for (let n = 0; n < 16; n += 1) {
+    const side = sides[n % 2];
+    await serverSays(page, 'event', 'rolled', { side, n, sticks: [false, false, false, false], value: 5, legal: [], v: (v += 1) });
+    await serverSays(page, 'event', 'passed', { side, value: 5, next: sides[(n + 1) % 2], v: (v += 1) });
+  }
+  const list = page.getByTestId('move-list');
+  await expect(list.getByTestId('move')).toHaveCount(16);
+  await expect(list.getByTestId('move').first()).toHaveText('Black 5: no move');
+  const at = () => list.evaluate((node) => ({ top: node.scrollTop, bottom: node.scrollHeight - node.clientHeight }));
+  expect((await at()).top).toBeGreaterThanOrEqual((await at()).bottom - 1);
+  await list.focus();
+  await page.keyboard.press('Home');
+  await expect.poll(async () => (await at()).top).toBe(0);
+});

@@ -14,7 +14,6 @@ import { roomPage } from './api.js';
 import { resultTexts, sidesOf, turnSentence } from './announce.js';
 import { DEFAULT_LEVEL, EndReason, Mode, Phase, Seat } from './protocol.js';
 
-const MOVES_SHOWN = 12;
 /** Where the room's board stands upright; senet.css lays the page out for it by the same query. */
 const UPRIGHT_BOARD = '(orientation: portrait) and (max-width: 600px)';
 const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
@@ -201,11 +200,10 @@ export function createRoomView(root, { onMove }) {
     if (node.textContent !== text) node.textContent = text;
   }
 
+  /** The whole game, newest at the bottom and in view; the list scrolls (and by keyboard, focused). */
   function renderMoves(model) {
     const list = part('move-list', root);
-    const shown = model.log.slice(-MOVES_SHOWN);
-    list.start = model.log.length - shown.length + 1;
-    list.replaceChildren(...shown.map((entry) => el('li', { 'data-testid': 'move', text: describe(entry) })));
+    list.replaceChildren(...model.log.map((entry) => el('li', { 'data-testid': 'move', text: describe(entry) })));
     list.scrollTop = list.scrollHeight;
   }
 
