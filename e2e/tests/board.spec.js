@@ -182,3 +182,22 @@ test('a draw offer arrives as a banner above the board with Accept and Decline; 
     await expect(page.getByTestId('rematch')).toBeVisible();
   }
 });
+
+test('one palette for every page: a dark theme follows the system, and axe finds nothing in it', async ({ open }) => {
+  const dark = { colorScheme: 'dark', reducedMotion: 'reduce' };
+  const background = (page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  for (const path of ['/', '/play', '/learn', '/top', '/settings', '/nowhere']) {
+    const page = await open(path, { ...dark, allowNetworkErrors: true });
+    await page.waitForLoadState('networkidle');
+    expect(await background(page), path).toBe('rgb(27, 23, 18)');
+    await expectNoViolations(page, `${path} in the dark`);
+  }
+  const player = await open('/', dark);
+  await player.getByTestId('create-ai').click();
+  await player.waitForURL(/\/r\/[^/]+$/);
+  await expect(player.getByTestId('room')).toHaveAttribute('data-phase', /roll|move/);
+  expect(await background(player)).toBe('rgb(27, 23, 18)');
+  await expectNoViolations(player, 'a room in the dark');
+  const light = await open('/');
+  expect(await background(light)).toBe('rgb(246, 240, 227)');
+});
