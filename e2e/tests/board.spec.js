@@ -201,3 +201,18 @@ test('one palette for every page: a dark theme follows the system, and axe finds
   const light = await open('/');
   expect(await background(light)).toBe('rgb(246, 240, 227)');
 });
+
+for (const { locale } of LANGUAGES) {
+  test(`at 360 px in ${locale} the first action is on the first screen: the computer one tap away, the lobby beside it`, async ({ open }) => {
+    const home = await open('/', { locale, viewport: { width: 360, height: 740 } });
+    const playNow = home.getByTestId('play-now');
+    const box = await playNow.boundingBox();
+    expect(box.y + box.height).toBeLessThanOrEqual(740);
+    const lobby = await home.getByTestId('play-link').boundingBox();
+    expect(lobby.y + lobby.height).toBeLessThanOrEqual(740);
+    await playNow.click();
+    await home.waitForURL(/\/r\/[^/]+$/);
+    await expect(home.getByTestId('room')).toHaveAttribute('data-mode', 'ai');
+    await expect(home.getByTestId('room')).toHaveAttribute('data-phase', /roll|move/);
+  });
+}
