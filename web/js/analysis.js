@@ -151,7 +151,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
     if (analysis) select(nearest(event), false);
   });
   chart.addEventListener('click', (event) => {
-    if (analysis && !event.target.classList.contains('point')) choose(nearest(event));
+    if (analysis && !/** @type {Element} */ (event.target).classList.contains('point')) choose(nearest(event));
   });
 
   /** A dashed line and a caption where the game entered the endgame table (docs/AI.md). */

@@ -122,6 +122,10 @@ let boards = 0;
  * chosen by click, Enter or Space; without it the board only shows. With `upright` (a media
  * query list) the board stands upright while the query matches, and turns when it changes.
  */
+/**
+ * @param {Element} root an `<svg>`
+ * @param {{onMove?: ((from: number) => void) | null, upright?: MediaQueryList | null}} [options]
+ */
 export function createBoard(root, { onMove = null, upright = null } = {}) {
   boards += 1;
   const arrowId = `route-arrow-${boards}`;
@@ -139,6 +143,7 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
   // Moves drawn over the pieces by `showMoves` (the replay's played and best moves).
   const notes = svg('g', { class: 'notes', 'aria-hidden': 'true' });
   root.replaceChildren(defs, cells, trail, marks, pieces, notes);
+  /** @type {{position: string | null, legal: any[], last: any}} */
   let view = { position: null, legal: [], last: null };
   let shape = LYING;
 
@@ -295,7 +300,7 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
     if (prefersReducedMotion() || !view.position) return;
     const mover = pieceOn(moved.from);
     if (!mover) return;
-    mover.parentElement.classList.add('moving');
+    mover.parentElement?.classList.add('moving');
     const steps = [];
     if (moved.effect === Effect.Swap) steps.push(walk(pieceOn(moved.to), moved.to, moved.from));
     if (moved.effect === Effect.Water) {

@@ -70,6 +70,7 @@ export function createChat(section, { send, say, identify: makeIdentity }) {
   const identify = part('chat-identify', section);
   const sent = new Set(); // ids of chat frames not yet answered
   let seat = null;
+  /** @type {{lines: any[], black: any, white: any, muted?: string[]}} */
   let chat = { lines: [], black: {}, white: {} };
   let waiting = []; // sentences held back while the person types
   let reportId = null; // the report frame awaiting its answer
@@ -113,8 +114,8 @@ export function createChat(section, { send, say, identify: makeIdentity }) {
     const side = mine();
     freeText.checked = Boolean(side && chat[side]?.free_text);
     spectators.checked = Boolean(side && chat[side]?.spectators);
-    show(freeText.closest('label'), Boolean(side));
-    show(spectators.closest('label'), Boolean(side));
+    show(/** @type {HTMLElement} */ (freeText.closest('label')), Boolean(side));
+    show(/** @type {HTMLElement} */ (spectators.closest('label')), Boolean(side));
     // Text only once both players turned it on (and the server still checks who they are).
     const bothOn = Boolean(chat.black?.free_text && chat.white?.free_text);
     show(form, Boolean(side) && bothOn);

@@ -9,7 +9,7 @@ let current = initialLanguage();
 
 function initialLanguage() {
   const stored = localStorage.getItem(STORAGE_KEY);
-  if (LANGUAGES.includes(stored)) return stored;
+  if (stored !== null && LANGUAGES.includes(stored)) return stored;
   for (const tag of navigator.languages ?? [navigator.language]) {
     const lower = String(tag).toLowerCase();
     if (lower.startsWith('zh')) return 'zh-Hant';
@@ -47,6 +47,7 @@ export function sideName(side) {
 }
 
 /** Fill every `data-i18n*` attribute under `root` from the tables. */
+/** @param {ParentNode} [root] */
 export function translate(root = document) {
   document.documentElement.lang = current;
   for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);

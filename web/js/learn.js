@@ -34,7 +34,7 @@ let roving = null; // the square whose choice holds the board's one tab stop
 
 function loadProgress() {
   try {
-    const stored = JSON.parse(localStorage.getItem(PROGRESS_KEY));
+    const stored = JSON.parse(localStorage.getItem(PROGRESS_KEY) ?? 'null');
     if (stored && Array.isArray(stored.done)) {
       return { done: stored.done.filter((id) => typeof id === 'string'), open: typeof stored.open === 'string' ? stored.open : null };
     }
@@ -176,6 +176,7 @@ function choices() {
  * One tab stop on the board (a roving tabindex), not thirty: the arrows move along the track,
  * Home and End to its ends. `to` is the choice to hold the stop, else the one that held it.
  */
+/** @param {Element | null} [to] */
 function rove(to = null) {
   const all = choices();
   const holder = to ?? all.find((node) => node.dataset.square === roving) ?? all[0];
@@ -204,7 +205,7 @@ function markPicks() {
     for (const cell of boardRoot.querySelectorAll('.cell[data-square]')) {
       const order = picked.indexOf(cellValue(cell));
       cell.classList.toggle('chosen', order >= 0);
-      const label = cell.dataset.label;
+      const label = cell.dataset.label ?? '';
       if (lesson.kind === 'path') {
         cell.setAttribute('aria-label', order >= 0 ? t('learn.cellPicked', { label, n: order + 1 }) : label);
         if (order >= 0) overlay.append(orderMark(cell, order + 1));
@@ -379,7 +380,7 @@ async function start() {
   mountLanguageSwitch(part('language'));
   boardRoot.addEventListener('click', (event) => choose(event.target));
   boardRoot.addEventListener('focusin', (event) => {
-    const choice = event.target.closest('[role="button"][data-square]');
+    const choice = /** @type {Element} */ (event.target).closest('[role="button"][data-square]');
     if (choice) rove(choice);
   });
   boardRoot.addEventListener('keydown', (event) => {
@@ -387,7 +388,7 @@ async function start() {
       event.preventDefault();
       return;
     }
-    if ((event.key === 'Enter' || event.key === ' ') && event.target.closest('[role="button"]')) {
+    if ((event.key === 'Enter' || event.key === ' ') && /** @type {Element} */ (event.target).closest('[role="button"]')) {
       event.preventDefault();
       choose(event.target);
     }

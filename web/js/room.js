@@ -131,6 +131,10 @@ async function takeFreeSeat(api, roomId) {
  * Returns `start()`, which takes a seat and connects, and `relabel()` for a language switch.
  */
 export function createRoom(root, { roomId, api, connect, createView, navigate }) {
+  /**
+   * What the page knows: the server's state (its JSON, see docs/PROTOCOL.md) and this page's own.
+   * @type {{room: string, seat: string | null, state: any, ready: boolean, pending: number | null, connection: {name: string, at?: number}, lastThrow: any, animateThrow: boolean, lastRoll: {value: number | null}, log: any[], message: {key: string, params?: object} | null, problem: {key: string, params?: object} | null, watchers: number, seed: string | null}}
+   */
   const model = {
     room: roomId,
     seat: null,
@@ -147,6 +151,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     watchers: 0,
     seed: null,
   };
+  /** @type {any} */
   let socket = null;
   // This game's client seed: made when the page opens (a rematch opens a new page, so each game
   // gets a fresh one) and sent only once the server has logged the room's seed hash.
