@@ -21,6 +21,7 @@ use axum::{
 };
 use rust_embed::Embed;
 use sha2::{Digest, Sha256};
+use tower_http::compression::CompressionLayer;
 
 #[derive(Embed)]
 #[folder = "web/"]
@@ -54,6 +55,9 @@ where
         .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
         .fallback(not_found)
+        // The pages, modules and stylesheet are text (~300 kB of modules, mostly the three
+        // languages' tables): gzip takes them to about a quarter, seconds on a phone's network.
+        .layer(CompressionLayer::new())
 }
 
 /// Paths answered for programs, where a page would only be in the way.
@@ -167,8 +171,9 @@ fn page(name: &str, headers: &HeaderMap) -> Response {
         return with_security_headers(StatusCode::INTERNAL_SERVER_ERROR.into_response());
     };
     let version = assets_version();
-    let html = String::from_utf8_lossy(&file.data)
-        .replace(ASSET_PLACEHOLDER, &format!("/assets/{version}"));
+    let source = String::from_utf8_lossy(&file.data);
+    let html =
+        with_module_preloads(&source).replace(ASSET_PLACEHOLDER, &format!("/assets/{version}"));
     let etag = format!("\"{version}\"");
     respond(
         html.into_bytes(),
@@ -177,6 +182,64 @@ fn page(name: &str, headers: &HeaderMap) -> Response {
         &etag,
         headers,
     )
+}
+
+/// Where a page names its entry module.
+const ENTRY_PREFIX: &str = "<script type=\"module\" src=\"{{assets}}/";
+
+/// The page with a `<link rel="modulepreload">` for every module its entry module imports,
+/// directly or not: the browser fetches them all at once instead of one import level per round
+/// trip (on a phone's network, seconds before the page is drawn; measured by Lighthouse, see
+/// docs/UI.md). Found from the modules themselves, so the list never drifts from the code.
+fn with_module_preloads(page: &str) -> String {
+    let Some(entry) = page
+        .split_once(ENTRY_PREFIX)
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(entry, _)| entry)
+    else {
+        return page.to_owned();
+    };
+    let links: String = module_closure(entry)
+        .iter()
+        .skip(1)
+        .map(|module| {
+            format!("  <link rel=\"modulepreload\" href=\"{ASSET_PLACEHOLDER}/{module}\">\n")
+        })
+        .collect();
+    page.replacen("</head>", &format!("{links}</head>"), 1)
+}
+
+/// `entry` (a path under web/, like "js/room-page.js") and every module it imports, directly or
+/// not, entry first, each once. The client imports by relative path ("./board.js") only.
+fn module_closure(entry: &str) -> Vec<String> {
+    let mut modules = vec![entry.to_owned()];
+    let mut next = 0;
+    while let Some(module) = modules.get(next).cloned() {
+        next += 1;
+        let Some(file) = Assets::get(&module) else {
+            continue;
+        };
+        let folder = module.rsplit_once('/').map_or("", |(folder, _)| folder);
+        for import in relative_imports(&String::from_utf8_lossy(&file.data)) {
+            let path = format!("{folder}/{import}");
+            if !modules.contains(&path) {
+                modules.push(path);
+            }
+        }
+    }
+    modules
+}
+
+/// The modules a module's source imports: every `'./name.js'` literal after `from` or `import`.
+fn relative_imports(source: &str) -> Vec<String> {
+    source
+        .split("'./")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('\''))
+        .map(|(name, _)| name)
+        .filter(|name| name.ends_with(".js") && !name.contains(['/', ' ']))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A body with its validators, or 304 when the browser already holds this version.
@@ -326,6 +389,39 @@ mod tests {
             assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
             assert_eq!(body_text(response).await, "not found");
         }
+    }
+
+    #[test]
+    fn each_page_preloads_every_module_its_entry_imports() {
+        let room = with_module_preloads(&String::from_utf8_lossy(
+            &Assets::get("room.html").unwrap().data,
+        ));
+        // room-page.js → room-view.js → board.js → state.js: three levels down.
+        for module in ["room-view", "board", "state", "i18n", "strings", "dom"] {
+            let link =
+                format!("<link rel=\"modulepreload\" href=\"{{{{assets}}}}/js/{module}.js\">");
+            assert!(room.contains(&link), "room.html lacks {module}");
+        }
+        // The entry is loaded by its script tag, not preloaded again.
+        assert!(!room.contains("href=\"{{assets}}/js/room-page.js\""));
+        let closure = module_closure("js/room-page.js");
+        assert_eq!(
+            closure.len(),
+            closure
+                .iter()
+                .collect::<std::collections::HashSet<_>>()
+                .len()
+        );
+        for module in &closure {
+            assert!(
+                Assets::get(module).is_some(),
+                "{module} is imported but not embedded"
+            );
+        }
+        let not_found = with_module_preloads(&String::from_utf8_lossy(
+            &Assets::get("404.html").unwrap().data,
+        ));
+        assert!(not_found.contains("/js/i18n.js\">") && !not_found.contains("/js/board.js"));
     }
 
     #[tokio::test]

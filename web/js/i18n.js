@@ -50,6 +50,8 @@ export function sideName(side) {
 /** @param {ParentNode} [root] */
 export function translate(root = document) {
   document.documentElement.lang = current;
+  // The pages are drawn once their words are in (senet.css): no text jumps in after the paint.
+  document.documentElement.classList.add('translated');
   for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of root.querySelectorAll('[data-i18n-aria]')) {
     node.setAttribute('aria-label', t(node.dataset.i18nAria));
