@@ -246,7 +246,7 @@ export class RoomSocket {
 
   /** Something must be heard on `ws` within ANSWER_LIMIT_MS of what was just sent on it. */
   #expectAnswer(ws) {
-    if (this.#answerTimer === null) this.#answerTimer = setTimeout(() => this.#drop(ws), ANSWER_LIMIT_MS);
+    if (this.#answerTimer === undefined) this.#answerTimer = setTimeout(() => this.#drop(ws), ANSWER_LIMIT_MS);
   }
 
   #stopTimers() {
