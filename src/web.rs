@@ -8,17 +8,20 @@
 //! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
 //! gets new asset URLs, so assets can be cached for a year while the pages, which name the
 //! current version, are revalidated on every load. The modules import each other by relative
-//! paths, so they stay under the same version.
+//! paths, so they stay under the same version. Any other address (and `/p/` without a name)
+//! is answered 404 with a page of ours that leads home, not the browser's blank error; only
+//! machine paths (`/api/`, `/ws/`, `/assets/`) keep a bare 404.
 
 use axum::{
     Router,
     extract::Path,
-    http::{HeaderMap, HeaderValue, StatusCode, header},
+    http::{HeaderMap, HeaderValue, StatusCode, Uri, header},
     response::{IntoResponse, Response},
     routing::get,
 };
 use rust_embed::Embed;
 use sha2::{Digest, Sha256};
+use tower_http::compression::CompressionLayer;
 
 #[derive(Embed)]
 #[folder = "web/"]
@@ -46,10 +49,32 @@ where
         .route("/learn", get(learn))
         .route("/play", get(play))
         .route("/p/{name}", get(player))
+        .route("/p/", get(not_found))
         .route("/top", get(top))
         .route("/settings", get(settings))
         .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
+        .fallback(not_found)
+        // The pages, modules and stylesheet are text (~300 kB of modules, mostly the three
+        // languages' tables): gzip takes them to about a quarter, seconds on a phone's network.
+        .layer(CompressionLayer::new())
+}
+
+/// Paths answered for programs, where a page would only be in the way.
+const MACHINE_PATHS: [&str; 3] = ["/api/", "/ws/", "/assets/"];
+
+/// An address we do not serve: our page with the ways home, with status 404 (never 304: it is
+/// not the page the address names).
+async fn not_found(uri: Uri) -> Response {
+    if MACHINE_PATHS
+        .iter()
+        .any(|prefix| uri.path().starts_with(prefix))
+    {
+        return with_security_headers((StatusCode::NOT_FOUND, "not found").into_response());
+    }
+    let mut response = page("404.html", &HeaderMap::new());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
 }
 
 /// The home page: start a game with a friend, on one screen or against the computer.
@@ -146,8 +171,9 @@ fn page(name: &str, headers: &HeaderMap) -> Response {
         return with_security_headers(StatusCode::INTERNAL_SERVER_ERROR.into_response());
     };
     let version = assets_version();
-    let html = String::from_utf8_lossy(&file.data)
-        .replace(ASSET_PLACEHOLDER, &format!("/assets/{version}"));
+    let source = String::from_utf8_lossy(&file.data);
+    let html =
+        with_module_preloads(&source).replace(ASSET_PLACEHOLDER, &format!("/assets/{version}"));
     let etag = format!("\"{version}\"");
     respond(
         html.into_bytes(),
@@ -156,6 +182,64 @@ fn page(name: &str, headers: &HeaderMap) -> Response {
         &etag,
         headers,
     )
+}
+
+/// Where a page names its entry module.
+const ENTRY_PREFIX: &str = "<script type=\"module\" src=\"{{assets}}/";
+
+/// The page with a `<link rel="modulepreload">` for every module its entry module imports,
+/// directly or not: the browser fetches them all at once instead of one import level per round
+/// trip (on a phone's network, seconds before the page is drawn; measured by Lighthouse, see
+/// docs/UI.md). Found from the modules themselves, so the list never drifts from the code.
+fn with_module_preloads(page: &str) -> String {
+    let Some(entry) = page
+        .split_once(ENTRY_PREFIX)
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(entry, _)| entry)
+    else {
+        return page.to_owned();
+    };
+    let links: String = module_closure(entry)
+        .iter()
+        .skip(1)
+        .map(|module| {
+            format!("  <link rel=\"modulepreload\" href=\"{ASSET_PLACEHOLDER}/{module}\">\n")
+        })
+        .collect();
+    page.replacen("</head>", &format!("{links}</head>"), 1)
+}
+
+/// `entry` (a path under web/, like "js/room-page.js") and every module it imports, directly or
+/// not, entry first, each once. The client imports by relative path ("./board.js") only.
+fn module_closure(entry: &str) -> Vec<String> {
+    let mut modules = vec![entry.to_owned()];
+    let mut next = 0;
+    while let Some(module) = modules.get(next).cloned() {
+        next += 1;
+        let Some(file) = Assets::get(&module) else {
+            continue;
+        };
+        let folder = module.rsplit_once('/').map_or("", |(folder, _)| folder);
+        for import in relative_imports(&String::from_utf8_lossy(&file.data)) {
+            let path = format!("{folder}/{import}");
+            if !modules.contains(&path) {
+                modules.push(path);
+            }
+        }
+    }
+    modules
+}
+
+/// The modules a module's source imports: every `'./name.js'` literal after `from` or `import`.
+fn relative_imports(source: &str) -> Vec<String> {
+    source
+        .split("'./")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('\''))
+        .map(|(name, _)| name)
+        .filter(|name| name.ends_with(".js") && !name.contains(['/', ' ']))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A body with its validators, or 304 when the browser already holds this version.
@@ -243,7 +327,8 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 7] = [
+    const PAGES: [&str; 8] = [
+        "404.html",
         "index.html",
         "room.html",
         "learn.html",
@@ -287,6 +372,56 @@ mod tests {
             assert!(!html.contains(ASSET_PLACEHOLDER));
             assert!(html.contains(&format!("/assets/{}/js/", assets_version())));
         }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_address_gets_our_page_with_404_and_a_machine_path_a_bare_404() {
+        for path in ["/nowhere", "/p/", "/r/", "/learn/more"] {
+            let response = not_found(Uri::from_static(path)).await;
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+            assert!(header_of(&response, header::CONTENT_TYPE).starts_with("text/html"));
+            let html = body_text(response).await;
+            assert!(html.contains("data-testid=\"not-found-home\" "), "{path}");
+            assert!(html.contains(&format!("/assets/{}/js/not-found.js", assets_version())));
+        }
+        for path in ["/api/nothing", "/ws/nothing", "/assets/x/nothing.js"] {
+            let response = not_found(Uri::from_static(path)).await;
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+            assert_eq!(body_text(response).await, "not found");
+        }
+    }
+
+    #[test]
+    fn each_page_preloads_every_module_its_entry_imports() {
+        let room = with_module_preloads(&String::from_utf8_lossy(
+            &Assets::get("room.html").unwrap().data,
+        ));
+        // room-page.js → room-view.js → board.js → state.js: three levels down.
+        for module in ["room-view", "board", "state", "i18n", "strings", "dom"] {
+            let link =
+                format!("<link rel=\"modulepreload\" href=\"{{{{assets}}}}/js/{module}.js\">");
+            assert!(room.contains(&link), "room.html lacks {module}");
+        }
+        // The entry is loaded by its script tag, not preloaded again.
+        assert!(!room.contains("href=\"{{assets}}/js/room-page.js\""));
+        let closure = module_closure("js/room-page.js");
+        assert_eq!(
+            closure.len(),
+            closure
+                .iter()
+                .collect::<std::collections::HashSet<_>>()
+                .len()
+        );
+        for module in &closure {
+            assert!(
+                Assets::get(module).is_some(),
+                "{module} is imported but not embedded"
+            );
+        }
+        let not_found = with_module_preloads(&String::from_utf8_lossy(
+            &Assets::get("404.html").unwrap().data,
+        ));
+        assert!(not_found.contains("/js/i18n.js\">") && !not_found.contains("/js/board.js"));
     }
 
     #[tokio::test]

@@ -58,6 +58,13 @@ test('a finished game shows the chart; clicking a point moves the replay there',
   }
   await expect(points.nth(last)).toHaveClass(/current/);
 
+  // A click on a marked move chooses that move, though the next throw's circle overlaps it (issue 52).
+  const marked = throws.findIndex((row) => ['inaccuracy', 'mistake', 'blunder'].includes(row.label));
+  if (marked >= 0 && marked < throws.length - 1) {
+    await points.nth(marked).click({ force: true });
+    await expect(page.getByTestId('replay-step')).toHaveText(`Step ${marked + 1} of ${throws.length}`);
+  }
+
   // The keyboard: the chosen point holds the chart's one tab stop; arrows move, Enter shows.
   await points.nth(last).focus();
   await page.keyboard.press('Home');
@@ -95,6 +102,10 @@ test('the chart at 360 px: it says whose chance it draws, labels of 12 px, only 
   expect(drawn).toBeLessThanOrEqual(judged + 1);
   // A pointer over the chart moves the cursor, and its line names the throw.
   await chart.scrollIntoViewIfNeeded();
+  // A long game keeps room for each throw: the chart scrolls sideways in its box (issue 52).
+  const perThrow = await chart.evaluate((node, n) => node.getBoundingClientRect().width / n, analysis.throws.length);
+  expect(perThrow).toBeGreaterThanOrEqual(5.9);
+  await page.locator('.chart-scroll').evaluate((node) => (node.scrollLeft = node.scrollWidth));
   const box = await chart.boundingBox();
   await page.mouse.move(box.x + box.width - 8, box.y + box.height / 2);
   await expect(page.getByTestId('analysis-cursor')).toHaveText(new RegExp(`^Throw ${analysis.throws.length}, `));

@@ -175,13 +175,15 @@ test('a wrong answer shows the explanation and does not advance', async ({ open 
   await expect(page.getByTestId('picked')).toHaveText(`Your answer: ${[...right.picks].reverse().join(' → ')}`);
   await expect(page.getByTestId('feedback')).toHaveAttribute('data-result', 'wrong');
   await expect(page.getByTestId('verdict')).toHaveText('Not quite — try again.');
-  await expect(page.getByTestId('why')).toHaveText(en[`lesson.${FIRST.id}.why`]);
+  // The first wrong try gets a hint, not the answer (issue 52).
+  await expect(page.getByTestId('why')).toHaveText(en['learn.hint.path']);
   await expect(page.getByTestId('next')).toBeHidden();
   await expectLesson(page, FIRST);
 
-  // "No legal move" where the piece can move is wrong too.
+  // "No legal move" where the piece can move is wrong too: the second wrong try is explained.
   await page.getByTestId('no-move').click();
   await expect(page.getByTestId('feedback')).toHaveAttribute('data-result', 'wrong');
+  await expect(page.getByTestId('why')).toHaveText(en[`lesson.${FIRST.id}.why`]);
   await expect(page.getByTestId('next')).toBeHidden();
 
   // Not counted as done: a reload opens the same lesson, nothing done.
@@ -196,7 +198,7 @@ test('a wrong answer shows the explanation and does not advance', async ({ open 
   expect(movable).not.toContain(24);
   await give(page, { kind: 'pieces', picks: [...movable, 24] });
   await expect(page.getByTestId('feedback')).toHaveAttribute('data-result', 'wrong');
-  await expect(page.getByTestId('why')).toHaveText(en[`lesson.${seed.id}.why`]);
+  await expect(page.getByTestId('why')).toHaveText(en['learn.hint.pieces']);
   await expect(page.getByTestId('next')).toBeHidden();
   // Taking the wrong piece back gives the right answer.
   await page.getByTestId('board').locator('.piece[data-square="24"]').click();

@@ -81,6 +81,8 @@ test('settings renames an identity, says a refusal in words, moves it to a secon
   await first.getByTestId('new-name').fill('Admin');
   await first.getByTestId('rename').click();
   await expect(first.getByTestId('settings-error')).toHaveText('This name is reserved: choose another.');
+  // The earlier "Your name is now …" does not stand above the refusal (issue 52).
+  await expect(first.getByTestId('settings-status')).toHaveText('');
   await first.getByTestId('new-name').fill(freshName('Other'));
   await first.getByTestId('rename').press('Enter');
   await expect(first.getByTestId('settings-error')).toHaveText('A name can be changed once a week: try again later.');

@@ -129,7 +129,7 @@ test('events are applied in order, each move after the animation of the one befo
   // The first move waits for its animation; nothing after it is applied yet.
   await expect(room).toHaveAttribute('data-v', '2');
   await expect(room).toHaveAttribute('data-busy', 'true');
-  await expect(page.getByTestId('throw-value')).toHaveText('Thrown: 3');
+  await expect(page.getByTestId('throw-value')).toHaveText('Black threw 3');
   expect((await harness(page)).animations).toBe(1);
   await expect(moves).toHaveCount(0);
 
@@ -137,6 +137,12 @@ test('events are applied in order, each move after the animation of the one befo
   await expect(room).toHaveAttribute('data-v', '4');
   await expect(page.getByTestId('board')).toHaveAttribute('data-position', afterBlack);
   await expect(moves).toHaveText(['Black 3: 10 → 13']);
+  // The move just made is marked on the board, from and to, its way along the track (issue 52).
+  const last = page.getByTestId('board').getByTestId('last-move');
+  await expect(last).toHaveAttribute('data-from', '10');
+  await expect(last).toHaveAttribute('data-to', '13');
+  await expect(last.getByTestId('last-path')).toHaveCount(1);
+  await expect(page.getByTestId('throw-value')).toHaveText('White threw 2');
   expect((await harness(page)).animations).toBe(2);
 
   await page.evaluate(() => window.harness.animations[1].finish());
@@ -146,6 +152,9 @@ test('events are applied in order, each move after the animation of the one befo
   await expect(page.getByTestId('board')).toHaveAttribute('data-position', afterWhite);
   // Each entry has the value of the throw before it.
   await expect(moves).toHaveText(['Black 3: 10 → 13', 'White 2: 9 → 11', 'Black 5: no move']);
+  // A pass leaves the last move marked.
+  await expect(last).toHaveAttribute('data-from', '9');
+  await expect(last).toHaveAttribute('data-to', '11');
   await expect(page.getByTestId('message')).toHaveText('Black threw 5 and cannot move: the turn passes to White.');
 });
 
@@ -317,4 +326,52 @@ test('the absent opponent whose clock runs out before the claim: the page names 
   // With more time on the clock than the claim needs, the claim comes first and is named.
   await serverSays(page, 'state', serverState({ turn: 'white', clock: { ...clock, remaining: { black: 150_000, white: 120_000 } }, players: { black: { seated: true, connected: true, claim_at: null }, white: gone }, v: 10 }));
   await expect(page.getByTestId('claim-status')).toHaveText(/^White has left\. You may claim victory in (4[0-4]) s\.$/);
+});
+
+test('the last move is marked: a swap shows both ways, the water the way back to 15', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  await welcome(page, 'white', serverState());
+  const last = page.getByTestId('board').getByTestId('last-move');
+  await expect(last.getByTestId('last-path')).toHaveCount(0);
+  const swapped = 'WBWBWBWBBW.................... w';
+  await serverSays(page, 'event', 'rolled', { side: 'black', n: 0, sticks: [true, false, false, false], value: 1, legal: [{ from: 8, to: 9 }], v: 2 });
+  await serverSays(page, 'event', 'moved', { side: 'black', from: 8, to: 9, effect: 'swap', swapped: 8, position: swapped, next: 'black', extra: true, v: 3 });
+  await expect(last).toHaveAttribute('data-effect', 'swap');
+  const paths = last.getByTestId('last-path');
+  await expect(paths).toHaveCount(2);
+  expect(await paths.evaluateAll((nodes) => nodes.map((node) => [node.dataset.kind, node.dataset.from, node.dataset.to]))).toEqual([
+    ['move', '8', '9'],
+    ['swap', '9', '8'],
+  ]);
+  const watered = 'WBWBWBWBBW.................... w'.replace(/^(.{14})./, '$1B');
+  await serverSays(page, 'event', 'rolled', { side: 'black', n: 1, sticks: [true, true, false, false], value: 2, legal: [{ from: 10, to: 12 }], v: 4 });
+  await serverSays(page, 'event', 'moved', { side: 'black', from: 25, to: 27, effect: 'water', rest: 15, position: watered, next: 'white', extra: false, v: 5 });
+  await expect(last).toHaveAttribute('data-effect', 'water');
+  await expect(last).toHaveAttribute('data-to', '15');
+  expect(await paths.evaluateAll((nodes) => nodes.map((node) => [node.dataset.kind, node.dataset.from, node.dataset.to]))).toEqual([
+    ['move', '25', '27'],
+    ['water', '27', '15'],
+  ]);
+});
+
+test('the move list holds the whole game, scrolled to the newest line, and scrolls by keyboard', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  await welcome(page, 'white', serverState());
+  const sides = ['black', 'white'];
+  let v = 1;
+  for (let n = 0; n < 16; n += 1) {
+    const side = sides[n % 2];
+    await serverSays(page, 'event', 'rolled', { side, n, sticks: [false, false, false, false], value: 5, legal: [], v: (v += 1) });
+    await serverSays(page, 'event', 'passed', { side, value: 5, next: sides[(n + 1) % 2], v: (v += 1) });
+  }
+  const list = page.getByTestId('move-list');
+  await expect(list.getByTestId('move')).toHaveCount(16);
+  await expect(list.getByTestId('move').first()).toHaveText('Black 5: no move');
+  const at = () => list.evaluate((node) => ({ top: node.scrollTop, bottom: node.scrollHeight - node.clientHeight }));
+  expect((await at()).top).toBeGreaterThanOrEqual((await at()).bottom - 1);
+  await list.focus();
+  await page.keyboard.press('Home');
+  await expect.poll(async () => (await at()).top).toBe(0);
 });

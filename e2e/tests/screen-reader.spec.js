@@ -38,7 +38,10 @@ test('a whole game against the computer by text commands, reading only the live 
   await listen(page);
   // Commands answer "Connecting…" until the socket is open (slow on a loaded machine).
   await expect(page.getByTestId('room')).toHaveAttribute('data-connection', 'open');
-  await page.getByTestId('command').focus();
+  // The command box is closed out of the way; "/" opens it with the cursor in the field.
+  await expect(page.getByTestId('command')).toBeHidden();
+  await page.locator('body').press('/');
+  await expect(page.getByTestId('command')).toBeFocused();
 
   // The help and the board are read on demand.
   await type(page, 'h');
@@ -112,6 +115,7 @@ test('the commands answer in Chinese and Russian with their own letters', async 
     await page.getByTestId('create-local').click();
     await page.waitForURL(/\/r\/[^/]+$/);
     await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+    await page.getByTestId('command-toggle').click();
     await type(page, letters[0]);
     await expect(page.getByTestId('command-answer')).toHaveText(help);
     await type(page, letters[1]);

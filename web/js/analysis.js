@@ -18,6 +18,8 @@ import { t, sideName } from './i18n.js';
 for (const code of LANGUAGES) Object.assign(STRINGS[code], ANALYSIS_STRINGS[code]);
 
 const JUDGED = new Set(['inaccuracy', 'mistake', 'blunder']);
+/** The least width per throw on the analysis chart, in CSS px (the chart scrolls beyond). */
+const POINT_PX = 6;
 
 const forBlack = (side, p) => (side === 'black' ? p : 1 - p);
 const percent = (p) => Math.round(p * 100);
@@ -82,14 +84,25 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
 
   function select(i, focus) {
     current = i;
-    const points = chart.querySelectorAll('.point');
-    points.forEach((point, j) => {
-      point.setAttribute('tabindex', j === i ? '0' : '-1');
-      point.classList.toggle('current', j === i);
-    });
-    if (focus) points[i]?.focus();
+    let chosen = null;
+    for (const point of chart.querySelectorAll('.point')) {
+      const mine = Number(point.dataset.index) === i;
+      point.setAttribute('tabindex', mine ? '0' : '-1');
+      point.classList.toggle('current', mine);
+      if (mine) chosen = point;
+    }
+    if (focus) chosen?.focus();
     const row = analysis?.throws[i];
-    if (row) part('analysis-cursor', root).textContent = points[i]?.getAttribute('aria-label') ?? '';
+    if (row) part('analysis-cursor', root).textContent = chosen?.getAttribute('aria-label') ?? '';
+  }
+
+  /**
+   * The marked throw under a click, if any: on a long game the next throw's circle, drawn later,
+   * overlaps a marked one, and a click on a mistake must choose the mistake.
+   */
+  function markedAt(event) {
+    const hit = root.ownerDocument.elementsFromPoint(event.clientX, event.clientY).find((node) => node.matches('.point.marked'));
+    return hit ? Number(hit.getAttribute('data-index')) : null;
   }
 
   /** The throw nearest to a pointer over the chart, by its horizontal position. */
@@ -113,6 +126,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
         {
           class: `point${judged ? ` marked ${row.label}` : ''}`,
           'data-testid': 'analysis-point',
+          'data-index': i,
           'data-v': row.v,
           'data-label': row.label ?? row.kind,
           cx: x(i).toFixed(1),
@@ -124,10 +138,12 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
         },
         svg('title', { text: pointLabel(row, i, chances[i]) }),
       );
-      point.addEventListener('click', () => choose(i));
+      point.addEventListener('click', (event) => choose(markedAt(event) ?? i));
       return point;
     });
     chart.replaceChildren(...drawn, ...tableEntry(throws, x, y), ...points);
+    // A long game keeps 6 px per throw on a phone: the chart scrolls sideways in its box.
+    chart.style.minWidth = `${throws.length * POINT_PX}px`;
     select(current, false);
   }
 
@@ -135,7 +151,7 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
     if (analysis) select(nearest(event), false);
   });
   chart.addEventListener('click', (event) => {
-    if (analysis && !event.target.classList.contains('point')) choose(nearest(event));
+    if (analysis && !/** @type {Element} */ (event.target).classList.contains('point')) choose(nearest(event));
   });
 
   /** A dashed line and a caption where the game entered the endgame table (docs/AI.md). */

@@ -75,7 +75,7 @@ export function forgetSeat(room) {
 /** The `{seat, token}` this browser holds for a room, or null. */
 export function loadSeat(room) {
   try {
-    const seat = JSON.parse(localStorage.getItem(seatKey(room)));
+    const seat = JSON.parse(localStorage.getItem(seatKey(room)) ?? 'null');
     return typeof seat?.token === 'string' ? seat : null;
   } catch {
     return null;

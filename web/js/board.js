@@ -9,24 +9,54 @@ import { Effect } from './protocol.js';
 const CELL = 60;
 const EXIT_WIDTH = 50;
 const SLIDE_MS = 380;
-const BOARD_WIDTH = 10 * CELL + EXIT_WIDTH;
-const BOARD_HEIGHT = 3 * CELL;
+/** Per square of the way when a piece walks the track (a long move still ends within a second). */
+const STEP_MS = 110;
+
+/**
+ * The two ways the board is drawn: lying (three rows of ten, the default) and upright (ten rows
+ * of three, for a portrait phone, where lying squares would be 31 px). The upright board is the
+ * lying one turned over its diagonal, so the track still snakes 1→10, 11→20, 21→30 and off.
+ */
+const LYING = { upright: false, width: 10 * CELL + EXIT_WIDTH, height: 3 * CELL };
+const UPRIGHT = { upright: true, width: 3 * CELL, height: 10 * CELL + EXIT_WIDTH };
 
 /** Top-left corner of square n (1..30) in the snake; "off" is the exit beside square 30. */
-function corner(square) {
-  if (square === 'off') return { x: 10 * CELL, y: 2 * CELL };
-  const index = square - 1;
-  const row = Math.floor(index / 10);
-  const step = index % 10;
-  const column = row === 1 ? 9 - step : step; // the middle row runs right to left
-  return { x: column * CELL, y: row * CELL };
+function corner(square, shape) {
+  let along;
+  let across;
+  if (square === 'off') {
+    along = 10 * CELL;
+    across = 2 * CELL;
+  } else {
+    const index = square - 1;
+    const row = Math.floor(index / 10);
+    const step = index % 10;
+    along = (row === 1 ? 9 - step : step) * CELL; // the middle row runs back
+    across = row * CELL;
+  }
+  return shape.upright ? { x: across, y: along } : { x: along, y: across };
 }
 
-function centre(square) {
-  const { x, y } = corner(square);
-  const width = square === 'off' ? EXIT_WIDTH : CELL;
+/** The box of a square (or of the exit, which is narrower along the track). */
+function box(square, shape) {
+  const { x, y } = corner(square, shape);
+  const along = square === 'off' ? EXIT_WIDTH : CELL;
+  return shape.upright ? { x, y, width: CELL, height: along } : { x, y, width: along, height: CELL };
+}
+
+function centre(square, shape) {
+  const { x, y, width, height } = box(square, shape);
   // A little below the middle, clear of the square's number in the corner.
-  return { x: x + width / 2, y: y + CELL / 2 + 4 };
+  return { x: x + width / 2, y: y + height / 2 + (square === 'off' ? 0 : 4) };
+}
+
+/** The squares a piece passes on its way from `from` to `to` (a square or "off"), both included. */
+function track(from, to) {
+  const end = to === 'off' ? 31 : to;
+  const step = end >= from ? 1 : -1;
+  const squares = [];
+  for (let square = from; square !== end + step; square += step) squares.push(square === 31 ? 'off' : square);
+  return squares;
 }
 
 /** The special houses: CSS class, name key and the drawing inside the square. */
@@ -85,26 +115,48 @@ function destinationLabel(to) {
   return t('board.toSquare', { n: to });
 }
 
+let boards = 0;
+
 /**
  * A board drawn into `root` (an `<svg>`). `onMove(from)` is called when a highlighted piece is
- * chosen by click, Enter or Space; without it the board only shows.
+ * chosen by click, Enter or Space; without it the board only shows. With `upright` (a media
+ * query list) the board stands upright while the query matches, and turns when it changes.
  */
-export function createBoard(root, { onMove = null } = {}) {
-  root.setAttribute('viewBox', `-4 -4 ${BOARD_WIDTH + 8} ${BOARD_HEIGHT + 8}`);
+/**
+ * @param {Element} root an `<svg>`
+ * @param {{onMove?: ((from: number) => void) | null, upright?: MediaQueryList | null}} [options]
+ */
+export function createBoard(root, { onMove = null, upright = null } = {}) {
+  boards += 1;
+  const arrowId = `route-arrow-${boards}`;
   root.setAttribute('role', 'group');
+  const defs = svg(
+    'defs',
+    {},
+    svg('marker', { id: arrowId, viewBox: '0 0 10 10', refX: 5, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto' }, svg('path', { class: 'route-arrow', d: 'M2,1 L8,5 L2,9' })),
+  );
   const cells = svg('g', { class: 'cells' });
+  // The last move, under the pieces: where it came from, where it went, the way along the track.
+  const trail = svg('g', { class: 'last-move', 'data-testid': 'last-move', 'aria-hidden': 'true' });
   const marks = svg('g', { class: 'marks', 'aria-hidden': 'true' });
   const pieces = svg('g', { class: 'pieces' });
   // Moves drawn over the pieces by `showMoves` (the replay's played and best moves).
   const notes = svg('g', { class: 'notes', 'aria-hidden': 'true' });
-  root.replaceChildren(cells, marks, pieces, notes);
-  let view = { position: null, legal: [] };
+  root.replaceChildren(defs, cells, trail, marks, pieces, notes);
+  /** @type {{position: string | null, legal: any[], last: any}} */
+  let view = { position: null, legal: [], last: null };
+  let shape = LYING;
+
+  const at = (square) => centre(square, shape);
 
   function drawCells() {
+    shape = upright?.matches ? UPRIGHT : LYING;
+    root.dataset.layout = shape.upright ? 'upright' : 'lying';
+    root.setAttribute('viewBox', `-4 -4 ${shape.width + 8} ${shape.height + 8}`);
     root.setAttribute('aria-label', t('board.label'));
     cells.replaceChildren();
     for (let square = 1; square <= 30; square += 1) {
-      const { x, y } = corner(square);
+      const { x, y } = corner(square, shape);
       const house = HOUSES[square];
       cells.append(
         svg(
@@ -117,32 +169,29 @@ export function createBoard(root, { onMove = null } = {}) {
         ),
       );
     }
-    // The route, faintly: the snake from 1 to 30 and off the board, so the middle row's
-    // right-to-left direction is plain to see.
-    const route = [...Array.from({ length: 30 }, (_, i) => centre(i + 1)), centre('off')];
-    cells.append(svg('polyline', { class: 'route', points: route.map(({ x, y }) => `${x},${y}`).join(' ') }));
-    const exit = corner('off');
-    cells.append(
-      svg(
-        'g',
-        { class: 'cell exit', 'data-square': 'off' },
-        svg('title', { text: t('board.exit') }),
-        svg('rect', { x: exit.x + 4, y: exit.y, width: EXIT_WIDTH - 4, height: CELL }),
-        svg('path', { class: 'glyph', d: `M${exit.x + 14},${exit.y + 30} H${exit.x + 38} M${exit.x + 30},${exit.y + 22} L${exit.x + 38},${exit.y + 30} L${exit.x + 30},${exit.y + 38}` }),
-      ),
-    );
+    // The route, faintly, with its direction at every square: the snake from 1 to 30 and off
+    // the board, so the middle row's way back is plain to see.
+    const route = [...Array.from({ length: 30 }, (_, i) => at(i + 1)), at('off')];
+    cells.append(svg('polyline', { class: 'route', 'marker-mid': `url(#${arrowId})`, points: route.map(({ x, y }) => `${x},${y}`).join(' ') }));
+    const exit = box('off', shape);
+    const { x: cx, y: cy } = at('off');
+    // The arrow out points along the track: right when lying, down when upright.
+    const arrow = shape.upright
+      ? `M${cx},${cy - 12} V${cy + 12} M${cx - 8},${cy + 4} L${cx},${cy + 12} L${cx + 8},${cy + 4}`
+      : `M${cx - 12},${cy} H${cx + 12} M${cx + 4},${cy - 8} L${cx + 12},${cy} L${cx + 4},${cy + 8}`;
+    const gap = shape.upright ? { x: exit.x, y: exit.y + 4, width: exit.width, height: exit.height - 4 } : { x: exit.x + 4, y: exit.y, width: exit.width - 4, height: exit.height };
+    cells.append(svg('g', { class: 'cell exit', 'data-square': 'off' }, svg('title', { text: t('board.exit') }), svg('rect', gap), svg('path', { class: 'glyph', d: arrow })));
   }
 
   function showDestination(to) {
     marks.replaceChildren();
     if (to === null) return;
-    const { x, y } = corner(to);
-    const width = to === 'off' ? EXIT_WIDTH : CELL;
-    marks.append(svg('rect', { class: 'destination', 'data-testid': 'destination', 'data-square': to, x: x + 3, y: y + 3, width: width - 6, height: CELL - 6 }));
+    const { x, y, width, height } = box(to, shape);
+    marks.append(svg('rect', { class: 'destination', 'data-testid': 'destination', 'data-square': to, x: x + 3, y: y + 3, width: width - 6, height: height - 6 }));
   }
 
   function drawPiece(side, square, move) {
-    const { x, y } = centre(square);
+    const { x, y } = at(square);
     const label = move
       ? t('board.movablePiece', { side: sideName(side), n: square, to: destinationLabel(move.to) })
       : t('board.piece', { side: sideName(side), n: square });
@@ -176,12 +225,44 @@ export function createBoard(root, { onMove = null } = {}) {
     return piece;
   }
 
-  /** Draw `position` (notation) with the server's `legal` moves highlighted. */
-  function render(position, legal = []) {
-    view = { position, legal };
+  /** A line along the track through the centres of `squares`. */
+  function path(squares, kind) {
+    const points = squares.map((square) => at(square));
+    return svg('polyline', { class: `last-path last-${kind}`, 'data-testid': 'last-path', 'data-kind': kind, 'data-from': squares[0], 'data-to': squares.at(-1), points: points.map(({ x, y }) => `${x},${y}`).join(' ') });
+  }
+
+  function squareMark(square, kind) {
+    const { x, y, width, height } = box(square, shape);
+    return svg('rect', { class: `last-${kind}`, 'data-square': square, x: x + 2, y: y + 2, width: width - 4, height: height - 4 });
+  }
+
+  /**
+   * Mark `last`, a `moved` event's data (`{from, to, effect, rest, swapped}`), until the next one:
+   * the squares it left and reached, its way along the track, a swapped piece's way back, and
+   * the water's return to the square the piece ended on.
+   */
+  function drawLast(last) {
+    trail.replaceChildren();
+    delete trail.dataset.from;
+    delete trail.dataset.to;
+    if (!last) return;
+    const end = last.effect === Effect.Water ? (last.rest ?? 15) : last.to;
+    Object.assign(trail.dataset, { from: last.from, to: end, effect: last.effect ?? '' });
+    trail.append(squareMark(last.from, 'from'), squareMark(end, 'to'), path(track(last.from, last.to), 'move'));
+    if (last.effect === Effect.Swap) trail.append(path(track(last.to, last.swapped ?? last.from), 'swap'));
+    if (last.effect === Effect.Water) trail.append(squareMark(27, 'water'), path([27, end], 'water'));
+  }
+
+  /**
+   * Draw `position` (notation) with the server's `legal` moves highlighted and the `last` move
+   * marked. The board is drawn from this state alone; `animate` only moves what is drawn.
+   */
+  function render(position, legal = [], last = null) {
+    view = { position, legal, last };
     root.dataset.position = position ?? '';
     showDestination(null);
     notes.replaceChildren();
+    drawLast(position ? last : null);
     if (!position) {
       pieces.replaceChildren();
       return;
@@ -198,16 +279,20 @@ export function createBoard(root, { onMove = null } = {}) {
     return pieces.querySelector(`[data-square="${square}"] .travel`);
   }
 
+  /** The transform that takes a piece drawn on `from` to `to`. */
   function offset(from, to) {
-    const a = centre(from);
-    const b = centre(to);
+    const a = at(from);
+    const b = at(to);
     return `translate(${b.x - a.x}px, ${b.y - a.y}px)`;
   }
 
-  function slide(node, from, to, extra = []) {
+  /** Walk a piece from `from` to `to` square by square along the track, not across corners. */
+  function walk(node, from, to, { fade = false } = {}) {
     if (!node) return Promise.resolve();
-    const frames = [{ transform: 'translate(0px, 0px)' }, { transform: offset(from, to) }, ...extra];
-    return node.animate(frames, { duration: SLIDE_MS, easing: 'ease-in-out', fill: 'forwards' }).finished;
+    const squares = track(from, to);
+    const frames = squares.map((square, i) => ({ transform: offset(from, square), opacity: fade && i === squares.length - 1 ? 0 : 1 }));
+    const duration = Math.min(SLIDE_MS * 2.5, Math.max(SLIDE_MS, STEP_MS * (squares.length - 1)));
+    return node.animate(frames, { duration, easing: 'ease-in-out', fill: 'forwards' }).finished;
   }
 
   /** Animate a `moved` event on the board as it was before the move. */
@@ -215,11 +300,11 @@ export function createBoard(root, { onMove = null } = {}) {
     if (prefersReducedMotion() || !view.position) return;
     const mover = pieceOn(moved.from);
     if (!mover) return;
-    mover.parentElement.classList.add('moving');
+    mover.parentElement?.classList.add('moving');
     const steps = [];
-    if (moved.effect === Effect.Swap) steps.push(slide(pieceOn(moved.to), moved.to, moved.from));
+    if (moved.effect === Effect.Swap) steps.push(walk(pieceOn(moved.to), moved.to, moved.from));
     if (moved.effect === Effect.Water) {
-      await slide(mover, moved.from, 27);
+      await walk(mover, moved.from, 27);
       const sink = [
         { transform: `${offset(moved.from, 27)} scale(1)`, opacity: 1 },
         { transform: `${offset(moved.from, 27)} scale(0.2)`, opacity: 0.2, offset: 0.45 },
@@ -227,16 +312,8 @@ export function createBoard(root, { onMove = null } = {}) {
         { transform: `${offset(moved.from, moved.rest)} scale(1)`, opacity: 1 },
       ];
       steps.push(mover.animate(sink, { duration: SLIDE_MS * 2, fill: 'forwards' }).finished);
-    } else if (moved.effect === Effect.Off) {
-      steps.push(
-        mover.animate([{ transform: 'translate(0px, 0px)', opacity: 1 }, { transform: offset(moved.from, 'off'), opacity: 0 }], {
-          duration: SLIDE_MS,
-          easing: 'ease-in',
-          fill: 'forwards',
-        }).finished,
-      );
     } else {
-      steps.push(slide(mover, moved.from, moved.to));
+      steps.push(walk(mover, moved.from, moved.to, { fade: moved.effect === Effect.Off }));
     }
     await Promise.all(steps);
   }
@@ -248,8 +325,8 @@ export function createBoard(root, { onMove = null } = {}) {
   function showMoves(moves) {
     notes.replaceChildren(
       ...moves.map(({ from, to, kind }) => {
-        const a = centre(from);
-        const b = centre(to);
+        const a = at(from);
+        const b = at(to);
         return svg(
           'g',
           { class: `note note-${kind}`, 'data-testid': `note-${kind}`, 'data-from': from, 'data-to': to },
@@ -261,12 +338,13 @@ export function createBoard(root, { onMove = null } = {}) {
     );
   }
 
-  /** Redraw the texts after a language switch. */
+  /** Redraw the texts after a language switch (and the board after it turned). */
   function relabel() {
     drawCells();
-    render(view.position, view.legal);
+    render(view.position, view.legal, view.last);
   }
 
+  upright?.addEventListener('change', relabel);
   drawCells();
   return { render, animate, relabel, showMoves };
 }

@@ -7,7 +7,8 @@ import { svg } from './dom.js';
 
 export const WIDTH = 600;
 export const HEIGHT = 240;
-const PAD = { left: 70, right: 14, top: 40, bottom: 12 };
+// Room on the left for the widest tick text ("100%", "100 %") at 24 units.
+const PAD = { left: 90, right: 14, top: 40, bottom: 12 };
 
 /** The scales of `count` points over values from `min` (bottom) to `max` (top). */
 export function scales(count, min, max) {

@@ -18,6 +18,9 @@ import { ErrorCode, Event, Mode, Phase, Seat } from './protocol.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], CHAT_STRINGS[code]);
 
+/** Which seats have someone in them. */
+const seatedOf = (state) => ({ black: Boolean(state.players?.black?.seated), white: Boolean(state.players?.white?.seated) });
+
 /** The preset ids the server takes, in the order the buttons show them. */
 export const PRESETS = ['hello', 'good-luck', 'have-fun', 'you-too', 'good-game', 'well-played', 'thank-you', 'have-to-go', 'bye'];
 /** Lines kept on the page, as the server's state keeps them. */
@@ -67,11 +70,13 @@ export function createChat(section, { send, say, identify: makeIdentity }) {
   const identify = part('chat-identify', section);
   const sent = new Set(); // ids of chat frames not yet answered
   let seat = null;
+  /** @type {{lines: any[], black: any, white: any, muted?: string[]}} */
   let chat = { lines: [], black: {}, white: {} };
   let waiting = []; // sentences held back while the person types
   let reportId = null; // the report frame awaiting its answer
   let reported = false; // the server takes one report per connection
   let over = false; // after the game nobody needs muting
+  let seated = { black: false, white: false }; // nor an empty seat
   let anonymous = false; // the socket carries no identity: a spectator is offered one
 
   const mine = () => (seat === Seat.Black || seat === Seat.White ? seat : null);
@@ -109,13 +114,13 @@ export function createChat(section, { send, say, identify: makeIdentity }) {
     const side = mine();
     freeText.checked = Boolean(side && chat[side]?.free_text);
     spectators.checked = Boolean(side && chat[side]?.spectators);
-    show(freeText.closest('label'), Boolean(side));
-    show(spectators.closest('label'), Boolean(side));
+    show(/** @type {HTMLElement} */ (freeText.closest('label')), Boolean(side));
+    show(/** @type {HTMLElement} */ (spectators.closest('label')), Boolean(side));
     // Text only once both players turned it on (and the server still checks who they are).
     const bothOn = Boolean(chat.black?.free_text && chat.white?.free_text);
     show(form, Boolean(side) && bothOn);
     const other = side === Seat.Black ? Seat.White : Seat.Black;
-    show(muteOther, Boolean(side) && !over && !muted(other));
+    show(muteOther, Boolean(side) && !over && seated[other] && !muted(other));
     muteOther.textContent = t('chat.mute', { who: sideName(other) });
     show(reportOpen, !reported);
     if (reported) show(reportForm, false);
@@ -198,7 +203,15 @@ export function createChat(section, { send, say, identify: makeIdentity }) {
       show(section, state.mode === Mode.Online);
       chat = { lines: [], black: {}, white: {}, ...(state.chat ?? {}) };
       over = state.phase === Phase.Over;
+      seated = seatedOf(state);
       relabel();
+    },
+    /** After any event: who sits where (an opponent who arrives can be muted). */
+    seats(state) {
+      const now = seatedOf(state);
+      if (now.black === seated.black && now.white === seated.white) return;
+      seated = now;
+      render();
     },
     event(type, d) {
       switch (type) {

@@ -74,7 +74,8 @@ export function createClocks(root, now = () => performance.now()) {
       const key = `${text}|${low}|${running}`;
       if (shown[side] === key) continue;
       const node = nodes[side];
-      if (!shown[side]?.startsWith(`${text}|`)) node.querySelector('.time').textContent = text;
+      const time = node.querySelector('.time');
+      if (time && !shown[side]?.startsWith(`${text}|`)) time.textContent = text;
       shown[side] = key;
       Object.assign(node.dataset, { low: String(low), running: String(running), ms: String(Math.max(0, Math.round(ms))) });
       node.setAttribute('aria-label', t(low ? 'clock.lowLabel' : 'clock.label', { side: sideName(side), time: text }));

@@ -34,13 +34,18 @@ export class RoomSocket {
   #url;
   #token;
   #handlers;
+  /** @type {WebSocket | null} */
   #ws = null;
   #welcomed = false;
   #attempt = 0;
-  #retryTimer = null;
-  #pingTimer = null;
-  #answerTimer = null;
-  #welcomeTimer = null;
+  /** @type {number | undefined} */
+  #retryTimer = undefined;
+  /** @type {number | undefined} */
+  #pingTimer = undefined;
+  /** @type {number | undefined} */
+  #answerTimer = undefined;
+  /** @type {number | undefined} */
+  #welcomeTimer = undefined;
   #lastVersion = 0;
   #syncing = false;
   #nextId = 1;
@@ -79,8 +84,8 @@ export class RoomSocket {
   send(type, data = {}) {
     if (!this.ready) return null;
     const id = this.#nextId++;
-    this.#ws.send(JSON.stringify({ t: type, d: { ...data, id } }));
-    this.#expectAnswer(this.#ws);
+    this.#ws?.send(JSON.stringify({ t: type, d: { ...data, id } }));
+    if (this.#ws) this.#expectAnswer(this.#ws);
     return id;
   }
 
@@ -94,7 +99,7 @@ export class RoomSocket {
     ws.addEventListener('open', () => this.#hello(ws));
     ws.addEventListener('message', (message) => {
       clearTimeout(this.#answerTimer);
-      this.#answerTimer = null;
+      this.#answerTimer = undefined;
       this.#receive(message.data);
     });
     ws.addEventListener('close', (event) => {
@@ -241,13 +246,13 @@ export class RoomSocket {
 
   /** Something must be heard on `ws` within ANSWER_LIMIT_MS of what was just sent on it. */
   #expectAnswer(ws) {
-    if (this.#answerTimer === null) this.#answerTimer = setTimeout(() => this.#drop(ws), ANSWER_LIMIT_MS);
+    if (this.#answerTimer === undefined) this.#answerTimer = setTimeout(() => this.#drop(ws), ANSWER_LIMIT_MS);
   }
 
   #stopTimers() {
     clearInterval(this.#pingTimer);
     clearTimeout(this.#answerTimer);
     clearTimeout(this.#welcomeTimer);
-    this.#answerTimer = null;
+    this.#answerTimer = undefined;
   }
 }

@@ -43,7 +43,7 @@ function fillLevels(select) {
 
 /** The time controls, worded in the current language, keeping the choice made. */
 function fillClocks() {
-  for (const select of document.querySelectorAll('select[name="clock"]')) {
+  for (const select of /** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll('select[name="clock"]'))) {
     const chosen = select.value;
     select.replaceChildren(...PRESETS.map((preset) => el('option', { value: presetValue(preset), text: presetLabel(preset) })));
     select.value = chosen;

@@ -9,7 +9,7 @@ let current = initialLanguage();
 
 function initialLanguage() {
   const stored = localStorage.getItem(STORAGE_KEY);
-  if (LANGUAGES.includes(stored)) return stored;
+  if (stored !== null && LANGUAGES.includes(stored)) return stored;
   for (const tag of navigator.languages ?? [navigator.language]) {
     const lower = String(tag).toLowerCase();
     if (lower.startsWith('zh')) return 'zh-Hant';
@@ -47,8 +47,11 @@ export function sideName(side) {
 }
 
 /** Fill every `data-i18n*` attribute under `root` from the tables. */
+/** @param {ParentNode} [root] */
 export function translate(root = document) {
   document.documentElement.lang = current;
+  // The pages are drawn once their words are in (senet.css): no text jumps in after the paint.
+  document.documentElement.classList.add('translated');
   for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of root.querySelectorAll('[data-i18n-aria]')) {
     node.setAttribute('aria-label', t(node.dataset.i18nAria));

@@ -28,13 +28,13 @@ boardRoot.append(overlay);
 
 let lessons = [];
 let progress = loadProgress();
-/** The open lesson: `{lesson, index, picked, result}`, result null | 'right' | 'wrong' | 'empty'. */
+/** The open lesson: `{lesson, index, picked, result}`, result null | 'right' | 'wrong' | 'empty', wrong the wrong tries so far. */
 let current = null;
 let roving = null; // the square whose choice holds the board's one tab stop
 
 function loadProgress() {
   try {
-    const stored = JSON.parse(localStorage.getItem(PROGRESS_KEY));
+    const stored = JSON.parse(localStorage.getItem(PROGRESS_KEY) ?? 'null');
     if (stored && Array.isArray(stored.done)) {
       return { done: stored.done.filter((id) => typeof id === 'string'), open: typeof stored.open === 'string' ? stored.open : null };
     }
@@ -95,6 +95,7 @@ function check(answer) {
   if (!current || solved()) return;
   const { lesson } = current;
   current.result = isRight(lesson, answer) ? 'right' : 'wrong';
+  if (current.result === 'wrong') current.wrong += 1;
   if (current.result === 'right') {
     if (!progress.done.includes(lesson.id)) progress.done.push(lesson.id);
     saveProgress();
@@ -175,6 +176,7 @@ function choices() {
  * One tab stop on the board (a roving tabindex), not thirty: the arrows move along the track,
  * Home and End to its ends. `to` is the choice to hold the stop, else the one that held it.
  */
+/** @param {Element | null} [to] */
 function rove(to = null) {
   const all = choices();
   const holder = to ?? all.find((node) => node.dataset.square === roving) ?? all[0];
@@ -203,7 +205,7 @@ function markPicks() {
     for (const cell of boardRoot.querySelectorAll('.cell[data-square]')) {
       const order = picked.indexOf(cellValue(cell));
       cell.classList.toggle('chosen', order >= 0);
-      const label = cell.dataset.label;
+      const label = cell.dataset.label ?? '';
       if (lesson.kind === 'path') {
         cell.setAttribute('aria-label', order >= 0 ? t('learn.cellPicked', { label, n: order + 1 }) : label);
         if (order >= 0) overlay.append(orderMark(cell, order + 1));
@@ -281,7 +283,9 @@ function renderFeedback() {
     empty: lesson.kind === 'throws' ? 'learn.pickThrowsFirst' : 'learn.pickFirst',
   };
   part('verdict').textContent = result ? t(verdicts[result]) : '';
-  part('why').textContent = result === 'right' || result === 'wrong' ? text(lesson, 'why') : '';
+  // The first wrong try gets a hint to try again with; the second, the whole explanation.
+  const explained = result === 'right' || (result === 'wrong' && current.wrong >= 2);
+  part('why').textContent = explained ? text(lesson, 'why') : result === 'wrong' ? t(`learn.hint.${lesson.kind}`) : '';
 }
 
 function renderLesson() {
@@ -337,7 +341,7 @@ function renderList() {
 // ------------------------------------------------------------------------------ navigation
 
 function openLesson(index, { focus = false } = {}) {
-  current = { lesson: lessons[index], index, picked: [], result: null };
+  current = { lesson: lessons[index], index, picked: [], result: null, wrong: 0 };
   progress.open = current.lesson.id;
   saveProgress();
   page.dataset.state = 'lesson';
@@ -376,7 +380,7 @@ async function start() {
   mountLanguageSwitch(part('language'));
   boardRoot.addEventListener('click', (event) => choose(event.target));
   boardRoot.addEventListener('focusin', (event) => {
-    const choice = event.target.closest('[role="button"][data-square]');
+    const choice = /** @type {Element} */ (event.target).closest('[role="button"][data-square]');
     if (choice) rove(choice);
   });
   boardRoot.addEventListener('keydown', (event) => {
@@ -384,7 +388,7 @@ async function start() {
       event.preventDefault();
       return;
     }
-    if ((event.key === 'Enter' || event.key === ' ') && event.target.closest('[role="button"]')) {
+    if ((event.key === 'Enter' || event.key === ' ') && /** @type {Element} */ (event.target).closest('[role="button"]')) {
       event.preventDefault();
       choose(event.target);
     }

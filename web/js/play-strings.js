@@ -44,7 +44,7 @@ const en = {
 };
 
 const zhHant = {
-  'play.pageTitle': 'Senet — 尋找對手',
+  'play.pageTitle': '塞尼特 — 尋找對手',
   'play.heading': '尋找對手',
   'play.tagline': '加入一局公開對局、發布自己的對局，或讓伺服器把你和下一位玩家配對。',
   'play.offline': '正在重新連線到大廳…',

@@ -32,7 +32,7 @@ let own = loadOwn();
 
 function loadOwn() {
   try {
-    return JSON.parse(sessionStorage.getItem(OWN_KEY));
+    return JSON.parse(sessionStorage.getItem(OWN_KEY) ?? 'null');
   } catch {
     return null;
   }
@@ -113,7 +113,7 @@ function hold() {
 function renderWaiting() {
   show(part('waiting'), own !== null);
   if (own) part('waiting-text').textContent = t(own.quick ? 'play.looking' : 'play.waitingSeek');
-  for (const button of document.querySelectorAll('[data-testid="quick-pair"], [data-testid="post-seek"]')) {
+  for (const button of /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('[data-testid="quick-pair"], [data-testid="post-seek"]'))) {
     button.disabled = own !== null;
   }
 }

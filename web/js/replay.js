@@ -41,9 +41,12 @@ export function createReplay(root, openButton, loadRecord) {
   const board = createBoard(part('replay-board', root));
   const caption = part('replay-caption', root);
   const counter = part('replay-step', root);
+  /** @type {any[]} */
   let steps = [];
   let index = 0;
+  /** @type {(entry: any) => ({moves: any[], text: string} | null)} */
   let notes = () => null;
+  /** @type {(entry: any) => void} */
   let onStep = () => {};
 
   function draw() {

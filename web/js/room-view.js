@@ -14,7 +14,8 @@ import { roomPage } from './api.js';
 import { resultTexts, sidesOf, turnSentence } from './announce.js';
 import { DEFAULT_LEVEL, EndReason, Mode, Phase, Seat } from './protocol.js';
 
-const MOVES_SHOWN = 12;
+/** Where the room's board stands upright; senet.css lays the page out for it by the same query. */
+const UPRIGHT_BOARD = '(orientation: portrait) and (max-width: 600px)';
 const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
 
 /** Translate a stored `{key, params}` message, naming sides in the current language. */
@@ -47,9 +48,21 @@ export function ratingLine(state, side) {
   return `${who}: ${changeText(state.ratings[side])}`;
 }
 
+/** The last move of the game (a pass leaves it marked): a `moved` event's data, or null. */
+function lastMove(log) {
+  return log.findLast((entry) => entry.kind === 'move') ?? null;
+}
+
+/** "Black threw 3", or "Thrown: 3" when a state read on arrival does not say who threw. */
+function throwText(thrown) {
+  if (!thrown) return t('sticks.none');
+  return thrown.side ? t('throw.by', { side: sideName(thrown.side), value: thrown.value }) : t('throw.value', { value: thrown.value });
+}
+
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
 export function createRoomView(root, { onMove }) {
-  const board = createBoard(part('board', root), { onMove });
+  // A portrait phone stands the board upright: ten rows of three squares of 44 px or more.
+  const board = createBoard(part('board', root), { onMove, upright: matchMedia(UPRIGHT_BOARD) });
   const clocks = createClocks(root);
 
   function renderPlayer(model, side) {
@@ -66,7 +79,9 @@ export function createRoomView(root, { onMove }) {
     node.replaceChildren(
       svg('svg', { class: 'icon', viewBox: '-20 -20 40 40', 'aria-hidden': 'true' }, pieceShape(side)),
       el('span', { class: 'name', text: sideName(side) }),
-      seatPlayer(player) && el('span', { class: 'who', 'data-testid': `name-${side}` }, playerLabel(seatPlayer(player))),
+      // A seated person without a name is "anonymous" in the page's language; the computer and
+      // an empty seat have no name at all.
+      el('span', { class: 'who', 'data-testid': `name-${side}`, hidden: !player.seated || isComputer(model, side) }, playerLabel(seatPlayer(player))),
       el('span', { class: 'computer', 'data-testid': `computer-${side}`, hidden: !isComputer(model, side), text: computerLabel(state) }),
       el('span', { class: 'you', hidden: !you, text: t('player.you') }),
       el('span', { class: `presence ${presence}`, text: t(`presence.${presence}`) }),
@@ -99,7 +114,7 @@ export function createRoomView(root, { onMove }) {
     const thrown = model.lastThrow;
     drawSticks(part('sticks', root), thrown, { animate: model.animateThrow });
     model.animateThrow = false;
-    part('throw-value', root).textContent = thrown ? t('throw.value', { value: thrown.value }) : t('sticks.none');
+    part('throw-value', root).textContent = throwText(thrown);
     const button = part('throw', root);
     show(button, isMyTurn(model) && model.state.phase === Phase.Roll);
     button.disabled = !model.ready || model.pending;
@@ -127,6 +142,10 @@ export function createRoomView(root, { onMove }) {
     if (offer && isPlaying(state)) status = offer === seat ? t('draw.yours') : t('draw.offered', { side: sideName(offer) });
     else if (player && spent) status = t('draw.spent');
     part('draw-status', root).textContent = status;
+    // The opponent's offer is a banner above the board with its two answers, not a grey line.
+    const banner = part('draw-banner', root);
+    show(banner, Boolean(status));
+    banner.dataset.incoming = String(Boolean(player && offer === opponent(seat)));
     show(part('resign', root), sidesOf(seat).length > 0 && isPlaying(state));
     part('resign', root).disabled = !canAct;
   }
@@ -181,11 +200,10 @@ export function createRoomView(root, { onMove }) {
     if (node.textContent !== text) node.textContent = text;
   }
 
+  /** The whole game, newest at the bottom and in view; the list scrolls (and by keyboard, focused). */
   function renderMoves(model) {
     const list = part('move-list', root);
-    const shown = model.log.slice(-MOVES_SHOWN);
-    list.start = model.log.length - shown.length + 1;
-    list.replaceChildren(...shown.map((entry) => el('li', { 'data-testid': 'move', text: describe(entry) })));
+    list.replaceChildren(...model.log.map((entry) => el('li', { 'data-testid': 'move', text: describe(entry) })));
     list.scrollTop = list.scrollHeight;
   }
 
@@ -206,6 +224,7 @@ export function createRoomView(root, { onMove }) {
     part('end-title', root).textContent = title;
     part('end-reason', root).textContent = because;
     part('end-you', root).textContent = you;
+    part('end-length', root).textContent = t('end.length', { n: model.log.filter((entry) => entry.kind === 'move').length });
     renderRatings(state);
     const rematch = part('rematch', root);
     // A game the operator ended is not played on.
@@ -267,6 +286,10 @@ export function createRoomView(root, { onMove }) {
     const problem = part('problem', root);
     show(problem, Boolean(model.problem));
     if (model.problem) problem.textContent = phrase(model.problem);
+    // A room that does not exist: no greyed board, a way to a game instead.
+    const missing = model.problem?.key === 'room.notFound';
+    root.dataset.missing = String(missing);
+    show(part('missing', root), missing);
     if (!state) return;
     Object.assign(root.dataset, {
       phase: state.phase,
@@ -279,14 +302,15 @@ export function createRoomView(root, { onMove }) {
     renderPlayer(model, 'white');
     clocks.update(state);
     const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending && model.ready ? state.legal : [];
-    board.render(state.position, movable);
+    board.render(state.position, movable, lastMove(model.log));
     renderHint(model);
     part('turn', root).textContent = turnText(model);
     renderThrow(model);
     part('message', root).textContent = model.message ? phrase(model.message) : '';
     renderDraw(model);
     renderClaim(model);
-    part('watchers', root).textContent = t('watchers', { n: model.watchers });
+    // Nobody watching is worth saying only where people come to watch: online games.
+    part('watchers', root).textContent = model.watchers > 0 || state.mode === Mode.Online ? t('watchers', { n: model.watchers }) : '';
     renderMoves(model);
     renderInvite(model);
     renderEnd(model);

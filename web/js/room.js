@@ -19,6 +19,8 @@ import { chime } from './sound.js';
 import { ClientMessage, ErrorCode, Event, Mode, Phase, Reply, Status } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
+/** Whether the text command box was left open (this browser remembers). */
+const COMMANDS_OPEN_KEY = 'senet.commands';
 
 /** The sentence for an `error` reply: the reason's or the code's when the tables word it. */
 function errorMessage({ code, reason }) {
@@ -57,7 +59,8 @@ function replaceState(model, state) {
   model.state = normalizeState(state);
   model.watchers = model.state.spectators;
   if (model.state.throw) {
-    model.lastThrow = model.state.throw;
+    // While the throw is to be played, the side to move threw it.
+    model.lastThrow = { ...model.state.throw, side: model.state.phase === Phase.Move ? model.state.turn : null };
     model.lastRoll.value = model.state.throw.value;
   }
   model.seed = model.state.seed ?? model.seed;
@@ -67,7 +70,7 @@ function replaceState(model, state) {
 function react(model, type, d) {
   switch (type) {
     case Event.Rolled:
-      model.lastThrow = { sticks: d.sticks, value: d.value };
+      model.lastThrow = { sticks: d.sticks, value: d.value, side: d.side };
       model.lastRoll.value = d.value;
       model.animateThrow = true;
       model.message = (d.legal ?? []).length === 0 ? { key: 'msg.noMove', params: { side: d.side, value: d.value } } : null;
@@ -128,6 +131,10 @@ async function takeFreeSeat(api, roomId) {
  * Returns `start()`, which takes a seat and connects, and `relabel()` for a language switch.
  */
 export function createRoom(root, { roomId, api, connect, createView, navigate }) {
+  /**
+   * What the page knows: the server's state (its JSON, see docs/PROTOCOL.md) and this page's own.
+   * @type {{room: string, seat: string | null, state: any, ready: boolean, pending: number | null, connection: {name: string, at?: number}, lastThrow: any, animateThrow: boolean, lastRoll: {value: number | null}, log: any[], message: {key: string, params?: object} | null, problem: {key: string, params?: object} | null, watchers: number, seed: string | null}}
+   */
   const model = {
     room: roomId,
     seat: null,
@@ -144,6 +151,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     watchers: 0,
     seed: null,
   };
+  /** @type {any} */
   let socket = null;
   // This game's client seed: made when the page opens (a rematch opens a new page, so each game
   // gets a fresh one) and sent only once the server has logged the room's seed hash.
@@ -317,6 +325,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         if (type === Event.Moved) await view.animateMove(d);
         const before = model.state;
         model.state = applyEvent(model.state, type, d);
+        chat.seats(model.state);
         // A player who just turned the spectators' channel on reads what was said there before.
         if (type === Event.ChatSet && d.side === model.seat && d.spectators) socket.send(ClientMessage.Sync);
         if (chat.event(type, d)) return;
@@ -400,10 +409,28 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     });
     on('copy-link', copyInvite);
     part('board', root).addEventListener('click', explainOfflineClick);
+    wireCommandBox();
     part('command-form', root).addEventListener('submit', (event) => {
       event.preventDefault();
       command(part('command', root).value);
       part('command', root).value = '';
+    });
+  }
+
+  /**
+   * The text command box sits closed at the end of the side column, out of the thumb's way; "/"
+   * anywhere on the page opens it and puts the cursor in it. Opened once, it stays open.
+   */
+  function wireCommandBox() {
+    const box = part('command-box', root);
+    box.open = localStorage.getItem(COMMANDS_OPEN_KEY) === 'true';
+    box.addEventListener('toggle', () => localStorage.setItem(COMMANDS_OPEN_KEY, String(box.open)));
+    root.ownerDocument.addEventListener('keydown', (event) => {
+      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable]')) return;
+      event.preventDefault();
+      box.open = true;
+      part('command', root).focus();
     });
   }
 

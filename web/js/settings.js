@@ -23,6 +23,9 @@ function say(key, params = {}) {
 }
 
 function refuse(err) {
+  // The last success no longer stands above the refusal ("Your name is now …", then an error).
+  said = null;
+  part('settings-status').textContent = '';
   const key = `settings.error.${err.code}`;
   problem.textContent = err.status === 0 ? t('lobby.unreachable') : hasText(key) ? t(key) : t('settings.error.other', { code: err.code });
   show(problem, true);

@@ -14,7 +14,16 @@ export function ratingsOf(d) {
   return { black: d.black, white: d.white };
 }
 
-/** The player bound to a seat (a PlayerRef flattened into the seat's state), or null. */
+/**
+ * A player as the server names one (docs/PROTOCOL.md, PlayerRef).
+ * @typedef {{id: string, name: string, named: boolean, deleted?: boolean, rating: number, provisional: boolean}} PlayerRef
+ */
+
+/**
+ * The player bound to a seat (a PlayerRef flattened into the seat's state), or null.
+ * @param {any} seat a seat of the server's state
+ * @returns {PlayerRef | null}
+ */
 export function seatPlayer(seat) {
   return seat?.id ? seat : null;
 }
@@ -26,6 +35,7 @@ export function opponent(side) {
 
 /** Squares of each side and the number borne off, read from the position notation. */
 export function readPosition(position) {
+  /** @type {{black: number[], white: number[]}} */
   const squares = { black: [], white: [] };
   for (let i = 0; i < 30; i += 1) {
     if (position[i] === 'B') squares.black.push(i + 1);
