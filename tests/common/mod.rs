@@ -67,6 +67,7 @@ impl TestServer {
         // per-address caps and quotas are tested on their own (tests/edge.rs).
         config.edge.max_tcp_connections_per_address = 0;
         config.edge.create_burst = 0;
+        config.edge.identify_burst = 0;
         config.edge.join_burst = 0;
         adjust(&mut config);
         let shutdown = CancellationToken::new();
