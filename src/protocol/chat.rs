@@ -231,7 +231,10 @@ fn separator(c: char) -> bool {
             c.general_category(),
             GeneralCategory::DashPunctuation | GeneralCategory::ConnectorPunctuation
         )
-        || matches!(c, '.' | ',' | ':' | ';' | '/' | '#' | '\'' | '"' | '|' | '+' | '=')
+        || matches!(
+            c,
+            '.' | ',' | ':' | ';' | '/' | '#' | '\'' | '"' | '|' | '+' | '='
+        )
 }
 
 #[cfg(test)]
@@ -257,7 +260,14 @@ mod tests {
         // Issue 44: NFC after cleaning; line and paragraph separators out; invisible is empty.
         assert_eq!(clean("cafe\u{200F}\u{301}"), Ok("caf\u{e9}".to_string()));
         assert_eq!(clean("a\u{2028}b\u{2029}c"), Ok("abc".to_string()));
-        for blank in ["\u{200B}", "\u{3164}", "\u{2800}", "\u{200D}", "\u{FEFF}", "\u{115F}\u{AD}"] {
+        for blank in [
+            "\u{200B}",
+            "\u{3164}",
+            "\u{2800}",
+            "\u{200D}",
+            "\u{FEFF}",
+            "\u{115F}\u{AD}",
+        ] {
             assert_eq!(clean(blank), Err(TextProblem::Empty), "{blank:?}");
         }
         // A family emoji keeps its joiners.

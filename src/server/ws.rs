@@ -83,7 +83,13 @@ pub async fn upgrade(
     });
     // No span of its own (one per connection costs ~350 B while it lives): the room's task has
     // one, and the connection's few log lines name the room.
-    Ok(socket::open(ws, &state, client, connection, tracing::Span::none()))
+    Ok(socket::open(
+        ws,
+        &state,
+        client,
+        connection,
+        tracing::Span::none(),
+    ))
 }
 
 /// A seat in a room, held while the connection lives.

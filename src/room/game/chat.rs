@@ -397,7 +397,9 @@ impl Game {
             _ => return,
         }
         match budget_of(event) {
-            Some(Some(side)) => chat.logged[index(side)] = chat.logged[index(side)].saturating_add(1),
+            Some(Some(side)) => {
+                chat.logged[index(side)] = chat.logged[index(side)].saturating_add(1)
+            }
             Some(None) => chat.spectators_logged = chat.spectators_logged.saturating_add(1),
             None => {}
         }

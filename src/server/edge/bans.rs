@@ -128,7 +128,11 @@ impl BanWatch {
                 // The list is gone with the server: its shutdown ends the socket.
                 return std::future::pending().await;
             }
-            if self.list.find(self.client.0, crate::room::now_ms()).is_some() {
+            if self
+                .list
+                .find(self.client.0, crate::room::now_ms())
+                .is_some()
+            {
                 return;
             }
         }

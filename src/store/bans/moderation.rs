@@ -162,7 +162,11 @@ impl BanStore {
                 .bind(&report.reporter),
             fetch_one
         );
-        Ok(if earlier > 0 { Filed::Again } else { Filed::Full })
+        Ok(if earlier > 0 {
+            Filed::Again
+        } else {
+            Filed::Full
+        })
     }
 
     /// The last `limit` reports, newest first.
