@@ -689,7 +689,14 @@ impl ChildServer {
             .args(["--max-messages-per-second", "1000"])
             .args(["--ai-delay-ms", "0"])
             .args(["--max-tcp-connections-per-address", "0"])
-            .args(["--create-burst", "0", "--join-burst", "0", "--identify-burst", "0"])
+            .args([
+                "--create-burst",
+                "0",
+                "--join-burst",
+                "0",
+                "--identify-burst",
+                "0",
+            ])
             .args(extra)
             .stdout(std::process::Stdio::piped())
             .stderr(log)

@@ -85,18 +85,33 @@ fn side_of(seat: Seat) -> Result<Side, Refusal> {
     }
 }
 
-/// The side whose budget a chat event counts against; `None`: the spectators' (a message on
-/// their channel) or nobody's (an operator's hide).
-fn budget_of(event: &Event) -> Option<Option<Side>> {
-    match event {
-        Event::Said { by, channel, .. } => Some(match channel {
-            Channel::Spectators => None,
-            Channel::Players => [Side::Black, Side::White]
+/// Whose chat budget an event takes from.
+#[derive(Clone, Copy)]
+enum Budget {
+    Player(Side),
+    Spectators,
+}
+
+impl Budget {
+    /// A speaker's: their side's, or the spectators'.
+    fn of_seat(seat: Seat) -> Budget {
+        side_of(seat).map_or(Budget::Spectators, Budget::Player)
+    }
+
+    /// A logged chat event's; `None` for an operator's hide, which takes from nobody's.
+    fn of_event(event: &Event) -> Option<Budget> {
+        match event {
+            Event::Said {
+                channel: Channel::Spectators,
+                ..
+            } => Some(Budget::Spectators),
+            Event::Said { by, .. } => [Side::Black, Side::White]
                 .into_iter()
-                .find(|side| side_name(*side) == by),
-        }),
-        Event::ChatSet { side, .. } | Event::Muted { side, .. } => Some(Some(*side)),
-        _ => None,
+                .find(|side| side_name(*side) == by)
+                .map(Budget::Player),
+            Event::ChatSet { side, .. } | Event::Muted { side, .. } => Some(Budget::Player(*side)),
+            _ => None,
+        }
     }
 }
 
@@ -132,7 +147,7 @@ impl Game {
         now: UnixMs,
     ) -> Result<Decision, Refusal> {
         self.check_chat_room()?;
-        self.check_budget(side_of(speaker.seat).ok())?;
+        self.check_budget(Budget::of_seat(speaker.seat))?;
         let channel = match speaker.seat {
             // A spectator speaks as their player, whom a mute and the flood limits follow
             // across reconnects; an anonymous one would be a stranger on every socket.
@@ -180,7 +195,7 @@ impl Game {
     ) -> Result<Decision, Refusal> {
         self.check_chat_room()?;
         let side = side_of(seat)?;
-        self.check_budget(Some(side))?;
+        self.check_budget(Budget::Player(side))?;
         let old = self.chat.settings[index(side)];
         let new = ChatSettings {
             free_text: free_text.unwrap_or(old.free_text),
@@ -206,7 +221,7 @@ impl Game {
     pub fn decide_mute(&self, seat: Seat, who: &str, now: UnixMs) -> Result<Decision, Refusal> {
         self.check_chat_room()?;
         let side = side_of(seat)?;
-        self.check_budget(Some(side))?;
+        self.check_budget(Budget::Player(side))?;
         let spoke = self.chat.lines.iter().any(|line| line.by == who);
         if who == side_name(side) || !(who == side_name(side.other()) || spoke) {
             return Err(Refusal::CannotMute(who.to_string()));
@@ -240,13 +255,13 @@ impl Game {
         Ok(())
     }
 
-    /// Whether `side`'s budget (`None`: the spectators') has room for one more chat event. The
-    /// spectators' also stops [`SPECTATORS_CHAT_UNTIL`], so that the last events before
-    /// [`CHATTER_UNTIL`] are never theirs.
-    fn check_budget(&self, side: Option<Side>) -> Result<(), Refusal> {
-        let full = match side {
-            Some(side) => self.chat.logged[index(side)] >= MAX_PLAYER_CHAT_EVENTS,
-            None => {
+    /// Whether `budget` has room for one more chat event. The spectators' also stops at
+    /// [`SPECTATORS_CHAT_UNTIL`], so that the last events before [`CHATTER_UNTIL`] are never
+    /// theirs.
+    fn check_budget(&self, budget: Budget) -> Result<(), Refusal> {
+        let full = match budget {
+            Budget::Player(side) => self.chat.logged[index(side)] >= MAX_PLAYER_CHAT_EVENTS,
+            Budget::Spectators => {
                 self.chat.spectators_logged >= MAX_SPECTATOR_CHAT_EVENTS
                     || self.v >= SPECTATORS_CHAT_UNTIL
             }
@@ -396,11 +411,13 @@ impl Game {
             Event::ChatHidden { message } => chat.lines.retain(|line| line.v != *message),
             _ => return,
         }
-        match budget_of(event) {
-            Some(Some(side)) => {
-                chat.logged[index(side)] = chat.logged[index(side)].saturating_add(1)
+        match Budget::of_event(event) {
+            Some(Budget::Player(side)) => {
+                chat.logged[index(side)] = chat.logged[index(side)].saturating_add(1);
             }
-            Some(None) => chat.spectators_logged = chat.spectators_logged.saturating_add(1),
+            Some(Budget::Spectators) => {
+                chat.spectators_logged = chat.spectators_logged.saturating_add(1);
+            }
             None => {}
         }
     }
