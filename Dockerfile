@@ -41,14 +41,14 @@ COPY --from=builder /usr/local/bin/senet /usr/local/bin/senet
 # SENET_PUBLIC_ORIGIN (such as https://senet.example) or it refuses to start. /metrics is on a
 # port of its own, for Prometheus on the container network; publish 8080 only.
 ENV SENET_LISTEN=0.0.0.0:8080 \
-    SENET_METRICS_LISTEN=0.0.0.0:9100 \
+    SENET_METRICS_LISTEN=0.0.0.0:8808 \
     DATABASE_URL=sqlite:///data/senet.db \
     RUST_LOG=info
 VOLUME ["/data"]
 WORKDIR /data
 # Numeric, so the runtime can check it is not root without reading /etc/passwd.
 USER 10001:10001
-EXPOSE 8080 9100
+EXPOSE 8080 8808
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
     CMD ["senet", "healthcheck"]
 # Exec form: the server is PID 1 and receives SIGTERM itself, so it shuts down gracefully.

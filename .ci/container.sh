@@ -152,10 +152,10 @@ make_postgres_base() {
 # The WebSockets open on compose container $1, from its metrics (the image has no HTTP client
 # to run inside it).
 open_sockets() {
-    sed -n 's/^senet_connections_open \([0-9]*\).*/\1/p' <<<"$(curl -fsS "$(instance_url "$1" 9100)/metrics")"
+    sed -n 's/^senet_connections_open \([0-9]*\).*/\1/p' <<<"$(curl -fsS "$(instance_url "$1" 8808)/metrics")"
 }
 # Compose container $1's own URL, at its address on the compose network, on port $2 (8080: the
-# public listener; 9100: /metrics).
+# public listener; 8808: /metrics).
 instance_url() {
     echo "http://$(podman inspect --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"):${2:-8080}"
 }
@@ -359,7 +359,7 @@ check_rolling() {
     ok "$((generators * games)) timed games under way through nginx, $(open_sockets senetci_senet1_1) + $(open_sockets senetci_senet2_1) sockets"
     sleep 5
     for instance in senet1 senet2; do
-        curl -fsS "$(instance_url "senetci_${instance}_1" 9100)/metrics" >>"$work/metrics-retired"
+        curl -fsS "$(instance_url "senetci_${instance}_1" 8808)/metrics" >>"$work/metrics-retired"
         upstream down "$instance"
         took=$EPOCHREALTIME
         podman stop --time 30 "senetci_${instance}_1" >/dev/null
@@ -406,7 +406,7 @@ since() { awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $1 }"; }
 instance_metrics() {
     local instance
     for instance in senetci_senet1_1 senetci_senet2_1; do
-        curl -fsS "$(instance_url "$instance" 9100)/metrics"
+        curl -fsS "$(instance_url "$instance" 8808)/metrics"
     done
 }
 

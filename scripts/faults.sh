@@ -105,7 +105,7 @@ start_postgres() {
 serve() {
     local n=$1 port_var="port$1"
     "$bin" serve --listen "127.0.0.1:${!port_var}" --metrics-listen 127.0.0.1:0 \
-        --database-url "$database" --create-burst 0 --join-burst 0 \
+        --database-url "$database" --create-burst 0 --identify-burst 0 --join-burst 0 \
         --max-tcp-connections-per-address 0 >> "$work/serve$n.log" 2>&1 &
     echo $! > "$work/serve$n.pid"
     disown

@@ -80,7 +80,7 @@ start_instance() {
     # /metrics is served only on its own listener (--metrics-listen).
     local metrics_port=$((port + 10000))
     "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
-        --max-tcp-connections-per-address 0 --create-burst 0 --join-burst 0 \
+        --max-tcp-connections-per-address 0 --create-burst 0 --identify-burst 0 --join-burst 0 \
         --metrics-listen "127.0.0.1:$metrics_port" \
         --trusted-proxies 127.0.0.1/32 ${SENET_SERVE_FLAGS:-} >>"$work/server$i.log" 2>&1 &
     pids[i - 1]=$! ports[i - 1]=$port metrics_ports[i - 1]=$metrics_port

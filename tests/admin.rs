@@ -4,6 +4,7 @@
 //! listed, lifted, and every action is in the audit log with who did it and why. A game ended
 //! from the command line ends for its players and spectators on both instances within seconds,
 //! with the operator's reason, in its record (which `senet verify` accepts) and the audit log.
+//! A ban closes the banned client's open sockets on every instance within seconds (issue 44).
 
 mod common;
 mod postgres_support;
@@ -305,5 +306,62 @@ async fn an_operator_ends_a_game_from_the_command_line() {
 
 postgres_support::postgres_tests!(
     bans_reach_every_instance,
-    an_operator_ends_a_game_on_every_instance
+    an_operator_ends_a_game_on_every_instance,
+    a_ban_closes_the_open_sockets_on_every_instance,
 );
+
+/// How soon an open socket of a banned client is closed (the bans are read every 2 s).
+const BAN_REACHES_SOCKETS: Duration = Duration::from_secs(5);
+
+/// Issue 44, item 2: the banned address's open sockets — a seated player's on one instance, a
+/// spectator's on the other — are closed with 4003 within [`BAN_REACHES_SOCKETS`] of the ban
+/// (before, they went on talking); another address's socket stays open and served.
+async fn a_ban_closes_the_open_sockets_on_every_instance(url: String) {
+    let trusting = |config: &mut senet::server::config::Config| {
+        config.edge.trusted_proxies = "127.0.0.1".parse().unwrap();
+    };
+    let one = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), trusting).await;
+    let two = TestServer::start_on(tempfile::tempdir().unwrap(), url.clone(), trusting).await;
+    let created = create_room(one.addr, "online", "black").await;
+    let room = created["room"].as_str().unwrap().to_string();
+    join_room(one.addr, &room).await;
+    let player = Client::connect_from(one.addr, &room, None, Some(BANNED)).await;
+    let mut player = player.hello(created["token"].as_str()).await;
+    let mut watcher = Client::connect_from(two.addr, &room, None, Some(BANNED))
+        .await
+        .hello(None)
+        .await;
+    let mut other = Client::connect_from(two.addr, &room, None, Some(OTHER))
+        .await
+        .hello(None)
+        .await;
+    player
+        .ok("chat", serde_json::json!({"preset": "hello"}))
+        .await;
+
+    let reason = ["--reason", "abusive chat", "--as", "alice"];
+    let ban = [&["ban", BANNED, "--for", "1h"][..], &reason].concat();
+    let (code, _, stderr) = admin(&url, &ban).await;
+    assert_eq!(code, 0, "{stderr}");
+    let banned = Instant::now();
+    for client in [&mut player, &mut watcher] {
+        let closed = tokio::time::timeout(BAN_REACHES_SOCKETS, client.closed())
+            .await
+            .expect("the banned client's socket is still open");
+        assert_eq!(closed, Closed::Code(4003));
+    }
+    println!(
+        "both banned sockets closed {:?} after the ban",
+        banned.elapsed()
+    );
+    assert_eq!(other.sync().await["room"], room.as_str());
+    one.stop().await;
+    two.stop().await;
+}
+
+#[tokio::test]
+async fn a_ban_closes_the_open_sockets_on_every_instance_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    a_ban_closes_the_open_sockets_on_every_instance(url).await;
+}

@@ -1,5 +1,6 @@
 //! The edge against hostile clients, over real sockets: idle and slow connections are cut off,
-//! the TCP connection caps hold for plain HTTP, and slow requests time out.
+//! the TCP connection caps hold for plain HTTP, and slow requests time out. A listener whose
+//! address is taken says which it is and how to move it (issue 44).
 
 mod common;
 
@@ -362,4 +363,45 @@ async fn metrics_are_served_only_on_their_own_listener() {
     assert_eq!(status, 200);
     assert!(body.contains("senet_tcp_connections_open"), "{body}");
     server.stop().await;
+}
+
+/// Issue 44, item 8: the metrics listener's default is not node_exporter's 9100 (nor any port of
+/// the Prometheus exporters' 9100–9999, or the server's own 9090–9093), and a listener whose port
+/// another process holds fails saying which listener it is and how to move it (before: a bare
+/// "Address already in use").
+#[tokio::test]
+async fn a_taken_port_says_which_listener_and_how_to_move_it() {
+    let default: SocketAddr = senet::server::config::DEFAULT_METRICS_LISTEN
+        .parse()
+        .unwrap();
+    assert!(!(9090..=9999).contains(&default.port()), "{default}");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("senet.db").display());
+    for (metrics, listen, names) in [
+        (
+            address.as_str(),
+            "127.0.0.1:0",
+            [
+                "metrics listener",
+                "--metrics-listen",
+                "SENET_METRICS_LISTEN",
+            ],
+        ),
+        (
+            "127.0.0.1:0",
+            address.as_str(),
+            ["public listener", "--listen", "SENET_LISTEN"],
+        ),
+    ] {
+        let mut config = Config::with_database(url.clone());
+        config.listen = listen.into();
+        config.metrics_listen = metrics.into();
+        let bound = senet::server::Server::bind(&config, Default::default()).await;
+        let error = format!("{:#}", bound.err().expect("the port is taken"));
+        for said in names.iter().chain([&address.as_str()]) {
+            assert!(error.contains(said), "{error:?} does not say {said:?}");
+        }
+    }
 }

@@ -682,8 +682,8 @@ async fn identity_routes_with_a_cookie_keeping_browser() {
 #[tokio::test]
 async fn creating_and_redeeming_have_a_quota_and_https_cookies_are_secure() {
     let server = common::TestServer::start_with(|config| {
-        config.edge.create_burst = 2;
-        config.edge.create_per_minute = 1;
+        config.edge.identify_burst = 2;
+        config.edge.identify_per_hour = 1;
         config.connections.public_origin = "https://senet.example".parse().unwrap();
     })
     .await;

@@ -35,8 +35,8 @@ export async function startServer({ extraArgs = [], dataDir = null, listen = '12
   if (!existsSync(binary)) throw new Error(`no server binary at ${binary}: build it (cargo build --release) or set SENET_BIN`);
   const dir = dataDir ?? newDataDir();
   // The browser creates and joins rooms from 127.0.0.1 faster than people: no quotas here.
-  const quotas = ['--create-burst', '0', '--join-burst', '0'];
-  // /metrics on a free port of its own: its default (127.0.0.1:9100) is one port for all workers.
+  const quotas = ['--create-burst', '0', '--join-burst', '0', '--identify-burst', '0'];
+  // /metrics on a free port of its own: its default (127.0.0.1:8808) is one port for all workers.
   const metrics = ['--metrics-listen', '127.0.0.1:0'];
   const args = ['serve', '--listen', listen, '--database-url', `sqlite://${dir}/senet.db`, ...quotas, ...metrics, ...extraArgs];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });

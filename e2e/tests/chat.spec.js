@@ -172,3 +172,27 @@ test('a message the operator hides leaves the open pages with nothing else happe
   // SQLite's instance reads the operator's appends every 2 s.
   for (const page of [anna, boris]) await expect(page.getByTestId('chat-line')).toHaveCount(0, { timeout: 10_000 });
 });
+
+// Issue 44: the message box takes the server's 140 characters, emoji included (its `maxlength`
+// counted UTF-16 units, so 70 emoji were the most); and a ban closes the open pages, which say
+// why they stopped, each in its language, and do not try again.
+test('a box of 140 emoji, then a ban closes the open pages with a sentence that says so', async ({ open, serve }) => {
+  const server = await serve();
+  const openHere = (path, options) => open(new URL(path, server.url).href, { ...options, allowNetworkErrors: true });
+  const { anna, boris } = await seatBoth(openHere, { identities: true });
+  await anna.getByTestId('chat-free-text').check();
+  await boris.getByTestId('chat-free-text').check();
+  const box = anna.getByTestId('chat-input');
+  await box.pressSequentially('😀'.repeat(141));
+  expect([...(await box.inputValue())].length).toBe(140);
+  await box.press('Enter');
+  await expect(boris.getByTestId('chat-line').last()).toHaveText(`Чёрные: ${'😀'.repeat(140)}`);
+
+  execFileSync(serverBinary(), [
+    'admin', 'ban', '127.0.0.1', '--for', '1h', '--reason', 'test', '--as', 'olga', '--database-url', `sqlite://${server.dataDir}/senet.db`,
+  ]);
+  // Every instance reads the bans every 2 s.
+  await expect(anna.getByTestId('connection')).toHaveText(/^An operator barred your address from this server/, { timeout: 10_000 });
+  await expect(boris.getByTestId('connection')).toHaveText(/^Оператор заблокировал ваш адрес/, { timeout: 10_000 });
+  await expect(anna.getByTestId('room')).toHaveAttribute('data-connection', 'banned');
+});

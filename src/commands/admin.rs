@@ -18,6 +18,10 @@ use crate::store::bans::{AuditOnCommit, BanStore, Operator};
 /// The longest reason an operator may give (it is shown to players and banned clients).
 const MAX_REASON_CHARS: usize = 500;
 
+/// The longest ban or time-out, in days (a century): longer is a typo, and would overflow the
+/// milliseconds the end is stored in.
+const MAX_DURATION_DAYS: u64 = 36_500;
+
 /// Operator commands on the database: bans and the audit log.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -159,7 +163,8 @@ fn parse_reason(text: &str) -> Result<String, String> {
     }
 }
 
-/// `90s`, `30m`, `24h`, `7d`, or a bare number of seconds; more than zero.
+/// `90s`, `30m`, `24h`, `7d`, or a bare number of seconds; more than zero, at most
+/// [`MAX_DURATION_DAYS`].
 pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(at) => text.split_at(at),
@@ -172,9 +177,13 @@ pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
         "d" => 86_400,
         _ => return Err(format!("{text:?}: use a number with s, m, h or d (24h)")),
     };
-    match number.parse::<u64>() {
-        Ok(count) if count > 0 => Ok(Duration::from_secs(count * seconds_per)),
-        _ => Err(format!("{text:?}: use a number with s, m, h or d (24h)")),
+    let seconds = match number.parse::<u64>() {
+        Ok(count) if count > 0 => count.checked_mul(seconds_per),
+        _ => return Err(format!("{text:?}: use a number with s, m, h or d (24h)")),
+    };
+    match seconds {
+        Some(seconds) if seconds <= MAX_DURATION_DAYS * 86_400 => Ok(Duration::from_secs(seconds)),
+        _ => Err(format!("{text:?}: at most {MAX_DURATION_DAYS}d")),
     }
 }
 
@@ -190,6 +199,10 @@ mod tests {
         assert!(parse_duration("0h").is_err());
         assert!(parse_duration("5 weeks").is_err());
         assert!(parse_duration("h").is_err());
+        assert!(parse_duration("36500d").is_ok());
+        assert!(parse_duration("36501d").is_err());
+        assert!(parse_duration("150000000000d").is_err());
+        assert!(parse_duration("99999999999999999999d").is_err());
         assert_eq!(
             parse_network("203.0.113.7").unwrap().to_string(),
             "203.0.113.7/32"

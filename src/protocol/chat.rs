@@ -1,10 +1,14 @@
 //! A room's chat on the wire (issue 33): the preset messages everyone may send, free text as the
 //! server accepts it, the two channels, and the lines a state shows. Free text is cleaned here,
-//! once, where a client frame is read: NFC, control and bidi-override characters removed, at
-//! most [`MAX_TEXT_CHARS`], and nothing that looks like a seat token or a URL carrying one.
-
+//! once, where a client frame is read: control, line-break and bidi-override characters removed,
+//! then NFC (so what is stored is NFC whatever was removed), at most [`MAX_TEXT_CHARS`], not
+//! invisible, and nothing that looks like a secret (issue 44): the check reads the text as a
+//! reader sees it, without format characters (Unicode category Cf: zero-width spaces, word
+//! joiners, soft hyphens), width folded (NFKC: full-width digits are digits) and across
+//! separators (spaces, dashes, dots), and refuses a run of [`SECRET_HEX_DIGITS`] hex digits.
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 use super::{UnixMs, Version};
 
@@ -23,6 +27,11 @@ pub const PRESETS: [&str; 9] = [
 
 /// The longest free text, in characters (Unicode scalar values after NFC and cleaning).
 pub const MAX_TEXT_CHARS: usize = 140;
+
+/// Hex digits in a run (over separators, format characters removed) that make text look like a
+/// secret: seat tokens and player secrets are 64, a room's id 32; half a token is 32 too, so a
+/// room's id is refused with it (the page shares a room by its own button, not in chat).
+pub const SECRET_HEX_DIGITS: usize = 32;
 
 /// The longest reason a report may give, in characters.
 pub const MAX_REASON_CHARS: usize = 200;
@@ -135,12 +144,13 @@ pub fn say(preset_id: Option<&str>, text: Option<&str>) -> Result<Say, TextProbl
     }
 }
 
-/// Free text as the server keeps it: NFC, without control, format-override or isolate
-/// characters, trimmed; refused when empty, too long or holding a secret.
+/// Free text as the server keeps it: without control, line-break, format-override or isolate
+/// characters, then NFC, trimmed; refused when nothing visible is left, too long or holding a
+/// secret.
 pub fn clean(raw: &str) -> Result<String, TextProblem> {
-    let text: String = raw.nfc().filter(|&c| !removed(c)).collect();
+    let text = cleaned(raw);
     let text = text.trim();
-    if text.is_empty() {
+    if !text.chars().any(visible) {
         return Err(TextProblem::Empty);
     }
     if text.chars().count() > MAX_TEXT_CHARS {
@@ -154,30 +164,77 @@ pub fn clean(raw: &str) -> Result<String, TextProblem> {
 
 /// A report's reason, cleaned as text is, shortened rather than refused.
 pub fn reason(raw: &str) -> String {
-    let text: String = raw.nfc().filter(|&c| !removed(c)).collect();
-    text.trim().chars().take(MAX_REASON_CHARS).collect()
+    cleaned(raw).trim().chars().take(MAX_REASON_CHARS).collect()
 }
 
-/// Control characters (line breaks included: a message is one line) and the bidi embeddings,
-/// overrides, isolates and marks that make text read other than it is stored.
+/// `raw` without the [`removed`] characters, then NFC: removing a character between a letter and
+/// its combining mark must not leave the text unnormalized.
+fn cleaned(raw: &str) -> String {
+    raw.chars().filter(|&c| !removed(c)).nfc().collect()
+}
+
+/// Control characters and line and paragraph separators (a message is one line), and the bidi
+/// embeddings, overrides, isolates and marks that make text read other than it is stored.
 fn removed(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+        )
 }
 
-/// Seat tokens and player secrets are 64 hex digits; room ids 32. A run of 40 or more hex
-/// digits, or anything naming a token, is refused: a room's link alone (32) is fine.
+/// Whether a reader sees `c`: not a space, not a format character (zero-width space and joiners,
+/// word joiner, soft hyphen, BOM), not one of the letters and symbols drawn blank (the Hangul
+/// fillers, the braille blank).
+fn visible(c: char) -> bool {
+    !c.is_whitespace()
+        && c.general_category() != GeneralCategory::Format
+        && !matches!(
+            c,
+            '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{2800}'
+        )
+}
+
+/// Anything naming a token, or [`SECRET_HEX_DIGITS`] hex digits in a run, read without format
+/// characters, width folded (NFKC) and over separators.
 fn looks_secret(text: &str) -> bool {
-    let lower = text.to_lowercase();
+    let read: String = text
+        .nfkc()
+        .filter(|c| c.general_category() != GeneralCategory::Format)
+        .collect();
+    let lower = read.to_lowercase();
     let names_token = ["token=", "token:", "token\"", "senet_player"]
         .iter()
         .any(|marker| lower.contains(marker));
-    let longest_hex = text
-        .split(|c: char| !c.is_ascii_hexdigit())
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    names_token || longest_hex >= 40
+    names_token || longest_hex_run(&read) >= SECRET_HEX_DIGITS
+}
+
+/// The most hex digits in a run that only [`separator`]s break up.
+fn longest_hex_run(text: &str) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    for c in text.chars() {
+        if c.is_ascii_hexdigit() {
+            run += 1;
+            longest = longest.max(run);
+        } else if !separator(c) {
+            run = 0;
+        }
+    }
+    longest
+}
+
+/// What may stand between the groups of a pasted secret: spaces, dashes and connectors, and the
+/// punctuation of a link or a list.
+fn separator(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c.general_category(),
+            GeneralCategory::DashPunctuation | GeneralCategory::ConnectorPunctuation
+        )
+        || matches!(
+            c,
+            '.' | ',' | ':' | ';' | '/' | '#' | '\'' | '"' | '|' | '+' | '='
+        )
 }
 
 #[cfg(test)]
@@ -200,10 +257,26 @@ mod tests {
         assert!(clean(&"ж".repeat(140)).is_ok());
         assert_eq!(clean(&"ж".repeat(141)), Err(TextProblem::TooLong));
         assert_eq!(clean("<b>hi</b>"), Ok("<b>hi</b>".to_string()));
+        // Issue 44: NFC after cleaning; line and paragraph separators out; invisible is empty.
+        assert_eq!(clean("cafe\u{200F}\u{301}"), Ok("caf\u{e9}".to_string()));
+        assert_eq!(clean("a\u{2028}b\u{2029}c"), Ok("abc".to_string()));
+        for blank in [
+            "\u{200B}",
+            "\u{3164}",
+            "\u{2800}",
+            "\u{200D}",
+            "\u{FEFF}",
+            "\u{115F}\u{AD}",
+        ] {
+            assert_eq!(clean(blank), Err(TextProblem::Empty), "{blank:?}");
+        }
+        // A family emoji keeps its joiners.
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}";
+        assert_eq!(clean(family), Ok(family.to_string()));
     }
 
     #[test]
-    fn secrets_are_refused_but_room_links_pass() {
+    fn secrets_are_refused_however_they_are_dressed() {
         let token = "9c1e".repeat(16);
         assert_eq!(clean(&token), Err(TextProblem::Token));
         assert_eq!(
@@ -211,6 +284,25 @@ mod tests {
             Err(TextProblem::Token)
         );
         assert_eq!(clean("my token=abc"), Err(TextProblem::Token));
-        assert!(clean(&format!("watch /r/{}", "ab12".repeat(8))).is_ok());
+        let (first, second) = token.split_at(32);
+        let wide: String = token
+            .chars()
+            .map(|c| char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap())
+            .collect();
+        let dashed: Vec<&str> = (0..8).map(|i| &token[i * 8..i * 8 + 8]).collect();
+        for dressed in [
+            format!("{first}\u{200B}{second}"),
+            format!("{first}\u{2060}{second}"),
+            format!("{first}\u{AD}{second}"),
+            wide,
+            format!("{first} {second}"),
+            dashed.join("-"),
+            first.to_string(),
+            format!("half: {}", &second[..16]) + " " + &second[16..],
+        ] {
+            assert_eq!(clean(&dressed), Err(TextProblem::Token), "{dressed:?}");
+        }
+        assert!(clean("deadbeef cafe 2024-12-07 10:15 bad face").is_ok());
+        assert!(clean("a bad deed, 12 34 56").is_ok());
     }
 }

@@ -10,10 +10,13 @@
 //!   [`MAX_CLIENT_SEEDS`] before the first throw (then `client_seed_locked`).
 //! - draw and rematch offers were bounded already: one draw offer per turn of one's own, one
 //!   rematch offer per side, one rematch.
-//! - chat (issue 33): a room logs at most [`MAX_CHAT_EVENTS`] chat events (messages, choices,
-//!   mutes) and none once the log holds [`CHATTER_UNTIL`] events, so talk never takes the
-//!   room a game needs; a state shows the last [`CHAT_SHOWN`] messages; a sender may not repeat
-//!   either of their last two nor send more than [`FLOOD_MESSAGES`] in [`FLOOD_WINDOW_MS`]; a
+//! - chat (issue 33): each player logs at most [`MAX_PLAYER_CHAT_EVENTS`] chat events (messages,
+//!   choices, mutes) and the spectators together [`MAX_SPECTATOR_CHAT_EVENTS`] messages, none
+//!   past [`SPECTATORS_CHAT_UNTIL`] events (issue 44: budgets apart, so that a crowd of
+//!   spectators or the other player never silences a player); nobody chats once the log holds
+//!   [`CHATTER_UNTIL`] events, so talk never takes the room a game needs; a state shows the last
+//!   [`CHAT_SHOWN`] messages; a sender may not repeat either of their last two nor send more than
+//!   [`FLOOD_MESSAGES`] in [`FLOOD_WINDOW_MS`], and a player changes their choices as often; a
 //!   player mutes at most [`MAX_MUTES`] speakers. Every chat frame also counts against the
 //!   seat's message budget like any other.
 //! - the cap: a decision that would take the log past [`MAX_ROOM_EVENTS`] is refused
@@ -50,8 +53,16 @@ pub const CHATTER_UNTIL: Version = 4_000;
 /// Client seeds each side may set before the first throw.
 pub const MAX_CLIENT_SEEDS: u8 = 8;
 
-/// Chat events a room's log may hold.
-pub const MAX_CHAT_EVENTS: u32 = 1_000;
+/// Chat events (messages, choices, mutes) each player may log in a room: at the flood limit's
+/// pace, some 17 minutes of non-stop talk, more than any game's.
+pub const MAX_PLAYER_CHAT_EVENTS: u32 = 500;
+
+/// Messages the spectators of a room may log together.
+pub const MAX_SPECTATOR_CHAT_EVENTS: u32 = 1_000;
+
+/// Past this many events the spectators' channel is full: the players' budgets keep the room
+/// between it and [`CHATTER_UNTIL`].
+pub const SPECTATORS_CHAT_UNTIL: Version = CHATTER_UNTIL - 2 * MAX_PLAYER_CHAT_EVENTS as Version;
 
 /// Messages a state shows (and a room keeps in memory), the newest.
 pub const CHAT_SHOWN: usize = 200;

@@ -74,6 +74,10 @@ pub enum Refusal {
     BadClock(String),
     #[error("chat is for the players and spectators of online rooms")]
     ChatNotOnline,
+    #[error("chat settings and mutes are the players'")]
+    ChatPlayersOnly,
+    #[error("an operator ended this game: its chat is closed (a report is still taken)")]
+    ChatClosed,
     #[error("free text is for identified players (and spectators): create a player first")]
     FreeTextNeedsPlayers,
     #[error("spectators chat with an identity: create a player first (POST /api/me)")]
@@ -84,7 +88,7 @@ pub enum Refusal {
     CannotMute(String),
     #[error("that repeats one of your last two messages")]
     ChatRepeat,
-    #[error("too many messages: at most 5 in 10 seconds")]
+    #[error("too many messages or chat settings changes: at most 5 in 10 seconds")]
     ChatFlood,
     #[error("the reader muted you for the rest of this game")]
     ChatMuted,
@@ -105,6 +109,7 @@ impl Refusal {
                 | Refusal::ClaimNotOnline
                 | Refusal::BadClock(_)
                 | Refusal::ChatNotOnline
+                | Refusal::ChatPlayersOnly
                 | Refusal::FreeTextNeedsPlayers
                 | Refusal::SpectatorNeedsPlayer
         )

@@ -25,8 +25,11 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://senet.db";
 /// Seconds between pings on each WebSocket.
 pub const DEFAULT_PING_INTERVAL: Duration = Duration::from_secs(15);
-/// Where `/metrics` is served by default: loopback only, never the public listener.
-pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:9100";
+/// Where `/metrics` is served by default: loopback only, never the public listener. Not 9100
+/// (node_exporter's, on most monitored hosts) nor any port of the Prometheus wiki's "Default
+/// port allocations" (9090–9093, 9100–9999: full since 2023); 8808 is not in `/etc/services`
+/// either.
+pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:8808";
 /// How long shutdown waits for connections and rooms, below a container's 10 s stop timeout.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(8);
 

@@ -80,7 +80,9 @@ fn refusal_code(refusal: &Refusal) -> ErrorCode {
         Refusal::RoomLogFull(_) => ErrorCode::RoomLogFull,
         Refusal::RematchAlreadyAsked | Refusal::BadClock(_) => ErrorCode::BadRequest,
         Refusal::SeatTaken(_) | Refusal::RoomFull => ErrorCode::RoomFull,
+        Refusal::ChatClosed => ErrorCode::GameOver,
         Refusal::ChatNotOnline
+        | Refusal::ChatPlayersOnly
         | Refusal::FreeTextNeedsPlayers
         | Refusal::FreeTextOff
         | Refusal::CannotMute(_) => ErrorCode::ChatNotAllowed,

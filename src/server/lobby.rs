@@ -122,7 +122,7 @@ fn poster(player: Option<&PlayerRow>, rated: bool, range: Option<[i64; 2]>) -> P
 
 /// `GET /ws/lobby`: 403 for another site's page, 429 past a connection cap, before the upgrade.
 pub async fn upgrade(State(state): State<AppState>, admitted: Admitted) -> Response {
-    let Admitted { ws, permit, .. } = admitted;
+    let Admitted { ws, permit, client } = admitted;
     let Listing { first, changes } = state.lobby.join_list();
     let connection = Box::new(LobbySocket {
         lobby: state.lobby.clone(),
@@ -131,7 +131,7 @@ pub async fn upgrade(State(state): State<AppState>, admitted: Admitted) -> Respo
         holds: Vec::new(),
         _permit: permit,
     });
-    socket::open(ws, &state, connection, tracing::info_span!("lobby"))
+    socket::open(ws, &state, client, connection, tracing::info_span!("lobby"))
 }
 
 struct LobbySocket {

@@ -164,6 +164,39 @@ pub fn metrics_app(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// One of the server's listeners, as an error names it: what it serves and how to move it.
+struct ListenerName {
+    serves: &'static str,
+    flag: &'static str,
+    env: &'static str,
+}
+
+const PUBLIC_LISTENER: ListenerName = ListenerName {
+    serves: "the public listener (pages, API, WebSockets)",
+    flag: "--listen",
+    env: "SENET_LISTEN",
+};
+
+const METRICS_LISTENER: ListenerName = ListenerName {
+    serves: "the metrics listener (/metrics)",
+    flag: "--metrics-listen",
+    env: "SENET_METRICS_LISTEN",
+};
+
+/// Binds `address` for `name`; a failure says which listener it was and how to move it (another
+/// process, a second `senet serve` or an exporter, may hold the port).
+async fn bind_listener(address: &str, name: ListenerName) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(address).await.map_err(|error| {
+        anyhow::anyhow!(
+            "{} could not listen on {address}: {error}; move it with {} ADDRESS:PORT or {}=ADDRESS:PORT \
+             (port 0 picks a free one)",
+            name.serves,
+            name.flag,
+            name.env
+        )
+    })
+}
+
 /// A bound server, not yet running: tests read its address first.
 pub struct Server {
     listener: TcpListener,
@@ -210,9 +243,9 @@ impl Server {
         .await?;
         let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let moderation = crate::store::bans::BanStore::open(&config.database_url).await?;
-        let listener = TcpListener::bind(&config.listen).await?;
+        let listener = bind_listener(&config.listen, PUBLIC_LISTENER).await?;
         origin::check_public(listener.local_addr()?, &config.connections.public_origin)?;
-        let metrics_listener = TcpListener::bind(&config.metrics_listen).await?;
+        let metrics_listener = bind_listener(&config.metrics_listen, METRICS_LISTENER).await?;
         Ok(Server {
             listener,
             metrics_listener,
@@ -234,9 +267,9 @@ impl Server {
                         config.edge.join_burst,
                         config.edge.join_per_minute,
                     )),
-                    identify: Arc::new(edge::Quota::new(
-                        config.edge.create_burst,
-                        config.edge.create_per_minute,
+                    identify: Arc::new(edge::Quota::per_hour(
+                        config.edge.identify_burst,
+                        config.edge.identify_per_hour,
                     )),
                 }),
                 bans,

@@ -27,6 +27,7 @@ use tracing::{Instrument, Span};
 
 use super::AppState;
 use super::edge::ClientAddr;
+use super::edge::bans::BanWatch;
 use super::error::WireError;
 use super::limits::ConnectionPermit;
 use super::limits::Gate;
@@ -44,6 +45,9 @@ pub(super) const CLOSE_INVALID_DATA: u16 = 1007;
 pub(super) const CLOSE_POLICY: u16 = 1008;
 pub(super) const CLOSE_TOO_BIG: u16 = 1009;
 pub(super) const CLOSE_RESTART: u16 = 1012;
+/// An operator banned the client's address (`senet admin ban`) while the socket was open
+/// (issue 44; `web/js/connection.js` says so on the page). 4000 + HTTP's 403.
+pub const CLOSE_BANNED: u16 = 4003;
 
 /// What one kind of socket does; [`open`] and [`run`] do the rest.
 pub(super) trait Handler: Send {
@@ -125,9 +129,11 @@ impl FromRequestParts<AppState> for Admitted {
 pub(super) fn open<H: Handler + 'static>(
     ws: WebSocketUpgrade,
     state: &AppState,
+    client: ClientAddr,
     handler: Box<H>,
     span: Span,
 ) -> Response {
+    let bans = state.bans.watch(client);
     let rate = RateLimit::new(state.max_messages_per_second);
     let (shutdown, ping_every) = (state.shutdown.clone(), state.ping_every);
     let send_timeout = state.gate.send_timeout;
@@ -139,7 +145,7 @@ pub(super) fn open<H: Handler + 'static>(
         };
         // `run`'s future itself, not one awaiting it: an async block around it would keep its
         // own copy of the handler and the socket for the connection's whole life.
-        let life = run(handler, peer, rate, ping_every, shutdown);
+        let life = run(handler, peer, rate, ping_every, shutdown, bans);
         tracker.track_future(life.instrument(span))
     })
 }
@@ -162,6 +168,7 @@ fn run<H: Handler>(
     rate: RateLimit,
     ping_every: Duration,
     shutdown: CancellationToken,
+    mut bans: BanWatch,
 ) -> impl Future<Output = ()> + Send {
     async move {
         let mut heartbeat = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
@@ -174,6 +181,9 @@ fn run<H: Handler>(
             }
             step = tokio::select! {
                 _ = shutdown.cancelled() => Box::pin(pass_on_ready(&mut *handler, &mut peer)).await,
+                () = bans.banned() => {
+                    Err(Close::With(CLOSE_BANNED, "an operator barred this address"))
+                }
                 // The handlers are boxed: inline, the state of their deepest await (a few KiB)
                 // would be carried by every idle connection for its whole life; boxed, it
                 // exists only while a message is handled (docs/PERFORMANCE.md, memory).

@@ -68,7 +68,6 @@ pub async fn upgrade(
         player_name: player.as_ref().map(|row| shown::player_ref(row).name),
         player: player.map(|row| row.id),
         moderation: state.moderation.clone(),
-        reported: false,
         players: state.players.clone(),
         attached: None,
         evicted: CancellationToken::new(),
@@ -84,7 +83,13 @@ pub async fn upgrade(
     });
     // No span of its own (one per connection costs ~350 B while it lives): the room's task has
     // one, and the connection's few log lines name the room.
-    Ok(socket::open(ws, &state, connection, tracing::Span::none()))
+    Ok(socket::open(
+        ws,
+        &state,
+        client,
+        connection,
+        tracing::Span::none(),
+    ))
 }
 
 /// A seat in a room, held while the connection lives.
@@ -114,8 +119,6 @@ struct Connection {
     players: Arc<dyn PlayerStore>,
     /// Chat time-outs and reports (`ws/chat.rs`).
     moderation: BanStore,
-    /// A socket files one report (`ws/chat.rs`).
-    reported: bool,
     attached: Option<Seated>,
     /// Cancelled by the room when this seat's newer sockets push this one out; never cancelled
     /// before hello.

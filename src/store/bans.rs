@@ -79,6 +79,8 @@ pub enum BansError {
     UnsupportedUrl,
     #[error("no ban {0} is in force")]
     NoSuchBan(i64),
+    #[error("no player {0}: `senet admin timeout` takes a player's public id")]
+    NoSuchPlayer(String),
     #[error("room {0} has no message {1}")]
     NoSuchMessage(String, crate::protocol::Version),
     #[error(transparent)]
@@ -169,11 +171,14 @@ const POSTGRES: Sql = Sql {
 };
 
 /// Runs `$body` with `$tx` a transaction and `$sql` the SQL of whichever backend `$store` is.
+/// On SQLite the transaction takes the write lock as it begins (`BEGIN IMMEDIATE`), waiting for
+/// it under the busy timeout: a deferred one that read first could not take it later while the
+/// server writes (`database is locked` at once, whatever the timeout; issue 44).
 macro_rules! in_transaction {
     ($store:expr, |$tx:ident, $sql:ident| $body:block) => {
         match $store {
             BanStore::Sqlite(pool) => {
-                let mut $tx = pool.begin().await?;
+                let mut $tx = pool.begin_with("BEGIN IMMEDIATE").await?;
                 let $sql = &SQLITE;
                 let out = $body;
                 $tx.commit().await?;

@@ -67,6 +67,7 @@ impl TestServer {
         // per-address caps and quotas are tested on their own (tests/edge.rs).
         config.edge.max_tcp_connections_per_address = 0;
         config.edge.create_burst = 0;
+        config.edge.identify_burst = 0;
         config.edge.join_burst = 0;
         adjust(&mut config);
         let shutdown = CancellationToken::new();
@@ -206,6 +207,8 @@ pub struct Answer {
     pub status: u16,
     pub body: Value,
     pub set_cookie: Option<String>,
+    /// `Retry-After`, in seconds.
+    pub retry_after: Option<u64>,
 }
 
 impl Browser {
@@ -234,6 +237,10 @@ impl Browser {
         let body = Full::new(Bytes::from(body.map(|b| b.to_string()).unwrap_or_default()));
         let response = client.request(request.body(body).unwrap()).await.unwrap();
         let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(hyper::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok()?.parse().ok());
         let set_cookie = response
             .headers()
             .get(hyper::header::SET_COOKIE)
@@ -253,6 +260,7 @@ impl Browser {
             status,
             body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
             set_cookie,
+            retry_after,
         }
     }
 }
@@ -372,12 +380,27 @@ impl Client {
 
     /// Connects with a browser's player cookie (the secret), as a page's socket carries it.
     pub async fn connect_as(addr: SocketAddr, room: &str, cookie: Option<&str>) -> Client {
+        Client::connect_from(addr, room, cookie, None).await
+    }
+
+    /// [`Client::connect_as`] through a proxy that says the client is `from`
+    /// (`X-Forwarded-For`; the server must trust 127.0.0.1 as its proxy).
+    pub async fn connect_from(
+        addr: SocketAddr,
+        room: &str,
+        cookie: Option<&str>,
+        from: Option<&str>,
+    ) -> Client {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let url = format!("ws://{addr}/ws/rooms/{room}");
         let mut request = url.into_client_request().unwrap();
         if let Some(secret) = cookie {
             let value = format!("senet_player={secret}").parse().unwrap();
             request.headers_mut().insert(hyper::header::COOKIE, value);
+        }
+        if let Some(from) = from {
+            let value = from.parse().unwrap();
+            request.headers_mut().insert("x-forwarded-for", value);
         }
         let (ws, _) = tokio_tungstenite::connect_async_with_config(request, None, true)
             .await
@@ -406,7 +429,13 @@ impl Client {
         token: Option<&str>,
         cookie: Option<&str>,
     ) -> Client {
-        let mut client = Client::connect_as(addr, room, cookie).await;
+        let client = Client::connect_as(addr, room, cookie).await;
+        client.hello(token).await
+    }
+
+    /// Says hello on a connected socket; the welcome's state is kept in `state`.
+    pub async fn hello(mut self, token: Option<&str>) -> Client {
+        let client = &mut self;
         let hello = match token {
             Some(token) => json!({"t": "hello", "d": {"token": token}}),
             None => json!({"t": "hello"}),
@@ -417,7 +446,7 @@ impl Client {
         client.seat = welcome["d"]["seat"].as_str().unwrap().to_string();
         client.state = welcome["d"]["state"].clone();
         client.token = token.map(str::to_string);
-        client
+        self
     }
 
     pub async fn send(&mut self, frame: Value) {
@@ -649,6 +678,7 @@ impl ChildServer {
         command
             .args(["--max-tcp-connections-per-address", "0"])
             .args(["--create-burst", "0", "--join-burst", "0"])
+            .args(["--identify-burst", "0"])
             .args(extra);
         Self::spawn(command, log).await
     }

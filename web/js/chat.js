@@ -25,6 +25,8 @@ const seatedOf = (state) => ({ black: Boolean(state.players?.black?.seated), whi
 export const PRESETS = ['hello', 'good-luck', 'have-fun', 'you-too', 'good-game', 'well-played', 'thank-you', 'have-to-go', 'bye'];
 /** Lines kept on the page, as the server's state keeps them. */
 const KEPT = 200;
+// The longest message, in characters (code points): the server's `MAX_TEXT_CHARS`.
+const MAX_TEXT_CHARS = 140;
 
 /** A line's speaker in words, for this seat: "You", a side's name, a spectator's name. */
 function speaker(seat, line) {
@@ -74,10 +76,17 @@ export function createChat(section, { send, say, identify: makeIdentity }) {
   let chat = { lines: [], black: {}, white: {} };
   let waiting = []; // sentences held back while the person types
   let reportId = null; // the report frame awaiting its answer
-  let reported = false; // the server takes one report per connection
+  let reported = false; // the server takes one report per player (or spectator) and room
   let over = false; // after the game nobody needs muting
   let seated = { black: false, white: false }; // nor an empty seat
   let anonymous = false; // the socket carries no identity: a spectator is offered one
+
+  // `maxlength` counts UTF-16 units (an emoji is two): it is set at twice the server's bound, and
+  // the input is cut to the server's characters (code points) here, so an emoji counts once.
+  input.addEventListener('input', () => {
+    const chars = [...input.value];
+    if (chars.length > MAX_TEXT_CHARS) input.value = chars.slice(0, MAX_TEXT_CHARS).join('');
+  });
 
   const mine = () => (seat === Seat.Black || seat === Seat.White ? seat : null);
   const typing = () => section.ownerDocument.activeElement === input && input.value.trim() !== '';

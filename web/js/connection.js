@@ -19,10 +19,14 @@ const WELCOME_LIMIT_MS = 4_000;
 // The server closed this socket because the same seat opened newer ones (another tab): trying
 // again would push one of those out in turn.
 const CLOSE_SEAT_ELSEWHERE = 4000;
+// An operator banned this address while the socket was open (issue 44): every new request is
+// refused too, so trying again would only fail.
+const CLOSE_BANNED = 4003;
 
 /**
  * Handlers: `status(name, detail)` with name "connecting" | "open" | "retrying" (detail.at = ms
- * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry) | "closed"
+ * timestamp of the next try) | "displaced" (the seat was opened elsewhere; no retry) | "banned" (an
+ * operator barred this address; no retry) | "closed"
  * (the hello was refused for good; no retry);
  * `welcome(d)`; `state(d)`; `event(t, d)` for versioned room events in order; `reply(t, d)` for
  * ack/error/pong (an event that answers an action is passed on as an ack too); `seat(d)`;
@@ -104,6 +108,7 @@ export class RoomSocket {
     });
     ws.addEventListener('close', (event) => {
       if (event.code === CLOSE_SEAT_ELSEWHERE) this.#stop(ws, 'displaced');
+      else if (event.code === CLOSE_BANNED) this.#stop(ws, 'banned');
       else this.#drop(ws);
     });
   }

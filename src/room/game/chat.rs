@@ -2,17 +2,20 @@
 //! and mutes, all folded from the log like everything else, so every instance and every replay
 //! judges a message alike. Deciding a message checks who may say what (presets for everyone,
 //! free text only between identified players who both turned it on; spectators only with an
-//! identity), the sender's mutes and floods, and the room's bound; reading checks who may see
-//! which channel.
+//! identity), the sender's mutes and floods, and the room's bounds; reading checks who may see
+//! which channel. Issue 44: each player's chat events (messages, choices, mutes) have a budget of
+//! their own and the spectators theirs, so neither a crowd nor the other player can use up a
+//! player's; choices are paced like messages; a game the operator ended has no chat.
 
 use std::collections::VecDeque;
 
-use super::{Decision, Game, Next, index};
+use super::{Decision, Game, Next, Stage, index};
 use crate::engine::Side;
 use crate::protocol::chat::{Channel, ChatLine, ChatSettings, ChatState, Say};
-use crate::protocol::{Event, Mode, Seat, UnixMs};
+use crate::protocol::{EndReason, Event, Mode, Seat, UnixMs};
 use crate::room::bounds::{
-    CHAT_SHOWN, CHATTER_UNTIL, FLOOD_MESSAGES, FLOOD_WINDOW_MS, MAX_CHAT_EVENTS, MAX_MUTES,
+    CHAT_SHOWN, CHATTER_UNTIL, FLOOD_MESSAGES, FLOOD_WINDOW_MS, MAX_MUTES, MAX_PLAYER_CHAT_EVENTS,
+    MAX_SPECTATOR_CHAT_EVENTS, SPECTATORS_CHAT_UNTIL,
 };
 use crate::room::error::Refusal;
 
@@ -24,8 +27,14 @@ pub(super) struct Chat {
     settings: [ChatSettings; 2],
     /// Whom each side (black, white) muted.
     muted: [Vec<String>; 2],
-    /// Chat events in the log: bounded by [`MAX_CHAT_EVENTS`].
-    logged: u32,
+    /// Each side's chat events in the log (its messages, choices and mutes): bounded by
+    /// [`MAX_PLAYER_CHAT_EVENTS`].
+    logged: [u32; 2],
+    /// The spectators' messages in the log: bounded by [`MAX_SPECTATOR_CHAT_EVENTS`].
+    spectators_logged: u32,
+    /// When each side last changed its choices, the newest [`FLOOD_MESSAGES`]: paced like
+    /// messages.
+    set_at: [VecDeque<UnixMs>; 2],
 }
 
 /// Who speaks, as the room and the server know them.
@@ -71,8 +80,38 @@ fn side_of(seat: Seat) -> Result<Side, Refusal> {
     match seat {
         Seat::Black => Ok(Side::Black),
         Seat::White => Ok(Side::White),
-        Seat::Spectator => Err(Refusal::NotSeated),
+        Seat::Spectator => Err(Refusal::ChatPlayersOnly),
         Seat::Both => Err(Refusal::ChatNotOnline),
+    }
+}
+
+/// Whose chat budget an event takes from.
+#[derive(Clone, Copy)]
+enum Budget {
+    Player(Side),
+    Spectators,
+}
+
+impl Budget {
+    /// A speaker's: their side's, or the spectators'.
+    fn of_seat(seat: Seat) -> Budget {
+        side_of(seat).map_or(Budget::Spectators, Budget::Player)
+    }
+
+    /// A logged chat event's; `None` for an operator's hide, which takes from nobody's.
+    fn of_event(event: &Event) -> Option<Budget> {
+        match event {
+            Event::Said {
+                channel: Channel::Spectators,
+                ..
+            } => Some(Budget::Spectators),
+            Event::Said { by, .. } => [Side::Black, Side::White]
+                .into_iter()
+                .find(|side| side_name(*side) == by)
+                .map(Budget::Player),
+            Event::ChatSet { side, .. } | Event::Muted { side, .. } => Some(Budget::Player(*side)),
+            _ => None,
+        }
     }
 }
 
@@ -108,6 +147,7 @@ impl Game {
         now: UnixMs,
     ) -> Result<Decision, Refusal> {
         self.check_chat_room()?;
+        self.check_budget(Budget::of_seat(speaker.seat))?;
         let channel = match speaker.seat {
             // A spectator speaks as their player, whom a mute and the flood limits follow
             // across reconnects; an anonymous one would be a stranger on every socket.
@@ -155,6 +195,7 @@ impl Game {
     ) -> Result<Decision, Refusal> {
         self.check_chat_room()?;
         let side = side_of(seat)?;
+        self.check_budget(Budget::Player(side))?;
         let old = self.chat.settings[index(side)];
         let new = ChatSettings {
             free_text: free_text.unwrap_or(old.free_text),
@@ -162,6 +203,11 @@ impl Game {
         };
         let mut next = Next::from(self, now);
         if new != old {
+            let set_at = &self.chat.set_at[index(side)];
+            let recent = set_at.iter().filter(|at| **at > now - FLOOD_WINDOW_MS);
+            if recent.count() >= FLOOD_MESSAGES {
+                return Err(Refusal::ChatFlood);
+            }
             next.push(Event::ChatSet {
                 side,
                 free_text: new.free_text,
@@ -175,6 +221,7 @@ impl Game {
     pub fn decide_mute(&self, seat: Seat, who: &str, now: UnixMs) -> Result<Decision, Refusal> {
         self.check_chat_room()?;
         let side = side_of(seat)?;
+        self.check_budget(Budget::Player(side))?;
         let spoke = self.chat.lines.iter().any(|line| line.by == who);
         if who == side_name(side) || !(who == side_name(side.other()) || spoke) {
             return Err(Refusal::CannotMute(who.to_string()));
@@ -194,12 +241,32 @@ impl Game {
         Ok(next.done())
     }
 
-    /// Online rooms only, while the room's chat has room.
+    /// Online rooms only, not once an operator ended the game, while the log has room.
     fn check_chat_room(&self) -> Result<(), Refusal> {
         if self.room.mode != Mode::Online {
             return Err(Refusal::ChatNotOnline);
         }
-        if self.chat.logged >= MAX_CHAT_EVENTS || self.v >= CHATTER_UNTIL {
+        if matches!(self.stage, Stage::Over(_, EndReason::Operator)) {
+            return Err(Refusal::ChatClosed);
+        }
+        if self.v >= CHATTER_UNTIL {
+            return Err(Refusal::ChatFull);
+        }
+        Ok(())
+    }
+
+    /// Whether `budget` has room for one more chat event. The spectators' also stops at
+    /// [`SPECTATORS_CHAT_UNTIL`], so that the last events before [`CHATTER_UNTIL`] are never
+    /// theirs.
+    fn check_budget(&self, budget: Budget) -> Result<(), Refusal> {
+        let full = match budget {
+            Budget::Player(side) => self.chat.logged[index(side)] >= MAX_PLAYER_CHAT_EVENTS,
+            Budget::Spectators => {
+                self.chat.spectators_logged >= MAX_SPECTATOR_CHAT_EVENTS
+                    || self.v >= SPECTATORS_CHAT_UNTIL
+            }
+        };
+        if full {
             return Err(Refusal::ChatFull);
         }
         Ok(())
@@ -334,11 +401,24 @@ impl Game {
                     free_text: *free_text,
                     spectators: *spectators,
                 };
+                let set_at = &mut chat.set_at[index(*side)];
+                if set_at.len() >= FLOOD_MESSAGES {
+                    set_at.pop_front();
+                }
+                set_at.push_back(at);
             }
             Event::Muted { side, who } => chat.muted[index(*side)].push(who.clone()),
             Event::ChatHidden { message } => chat.lines.retain(|line| line.v != *message),
             _ => return,
         }
-        chat.logged = chat.logged.saturating_add(1);
+        match Budget::of_event(event) {
+            Some(Budget::Player(side)) => {
+                chat.logged[index(side)] = chat.logged[index(side)].saturating_add(1);
+            }
+            Some(Budget::Spectators) => {
+                chat.spectators_logged = chat.spectators_logged.saturating_add(1);
+            }
+            None => {}
+        }
     }
 }

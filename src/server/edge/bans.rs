@@ -7,6 +7,11 @@
 //! query of a few rows, on SQLite and PostgreSQL alike), so a ban made on any instance, or by
 //! `senet admin` from anywhere, is enforced by all of them within seconds. Between two reads
 //! the last list holds; a failed read keeps it and is logged.
+//!
+//! A ban also ends what the banned client has open (issue 44): when a read finds the list
+//! changed, every WebSocket's [`BanWatch`] looks its client up in it, and a banned one closes
+//! with [`crate::server::socket::CLOSE_BANNED`], which the page explains. So an open socket
+//! stops within a read of the ban, on every instance, like a new request.
 
 use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
@@ -18,6 +23,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use ipnet::IpNet;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::ClientAddr;
@@ -28,7 +34,7 @@ use crate::store::bans::{BanRow, BanStore};
 pub const REFRESH: Duration = Duration::from_secs(2);
 
 /// A ban as the edge applies it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Ban {
     network: IpNet,
     until: UnixMs,
@@ -36,9 +42,20 @@ struct Ban {
 }
 
 /// The bans in force, as last read.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct BanList {
     bans: RwLock<Arc<Vec<Ban>>>,
+    /// Told whenever a read changes the list.
+    changes: watch::Sender<()>,
+}
+
+impl Default for BanList {
+    fn default() -> Self {
+        BanList {
+            bans: RwLock::default(),
+            changes: watch::channel(()).0,
+        }
+    }
 }
 
 impl BanList {
@@ -65,9 +82,26 @@ impl BanList {
 
     async fn refresh(&self, store: &BanStore) -> anyhow::Result<()> {
         let rows = store.active(crate::room::now_ms()).await?;
-        let bans = rows.into_iter().filter_map(parse).collect();
-        *self.bans.write().expect("not poisoned") = Arc::new(bans);
+        let bans: Vec<Ban> = rows.into_iter().filter_map(parse).collect();
+        let changed = {
+            let mut kept = self.bans.write().expect("not poisoned");
+            let changed = **kept != bans;
+            *kept = Arc::new(bans);
+            changed
+        };
+        if changed {
+            self.changes.send_replace(());
+        }
         Ok(())
+    }
+
+    /// A watch on the bans for a socket of `client`'s.
+    pub fn watch(self: &Arc<Self>, client: ClientAddr) -> BanWatch {
+        BanWatch {
+            list: self.clone(),
+            changes: self.changes.subscribe(),
+            client,
+        }
     }
 
     /// The ban that covers `ip` at `now`, if any.
@@ -76,6 +110,32 @@ impl BanList {
         bans.iter()
             .find(|ban| ban.until > now && ban.network.contains(&ip))
             .cloned()
+    }
+}
+
+/// What an open socket knows of the bans: the list, and when it changed.
+pub struct BanWatch {
+    list: Arc<BanList>,
+    changes: watch::Receiver<()>,
+    client: ClientAddr,
+}
+
+impl BanWatch {
+    /// Resolves once a change of the list bans this socket's client. Cancel safe.
+    pub async fn banned(&mut self) {
+        loop {
+            if self.changes.changed().await.is_err() {
+                // The list is gone with the server: its shutdown ends the socket.
+                return std::future::pending().await;
+            }
+            if self
+                .list
+                .find(self.client.0, crate::room::now_ms())
+                .is_some()
+            {
+                return;
+            }
+        }
     }
 }
 

@@ -41,8 +41,9 @@ pub struct Quotas {
     pub create: Arc<Quota>,
     /// `POST /api/rooms/{id}/join`, `POST /api/seeks/{id}/take`.
     pub join: Arc<Quota>,
-    /// `POST /api/me` and `POST /api/me/redeem` (what bounds guessing transfer codes), with
-    /// the numbers of `create` and an allowance of their own.
+    /// `POST /api/me` and `POST /api/me/redeem` (what bounds guessing transfer codes): new
+    /// identities, each of which may chat as a spectator, so far fewer than rooms (issue 44;
+    /// `--identify-burst`, `--identify-per-hour`).
     pub identify: Arc<Quota>,
 }
 
@@ -56,9 +57,20 @@ pub struct Quota {
 impl Quota {
     /// `burst` requests at once, then `per_minute` (at least 1); a burst of 0 is no quota.
     pub fn new(burst: u32, per_minute: u32) -> Quota {
+        Quota::per_period(burst, per_minute, Duration::from_secs(60))
+    }
+
+    /// `burst` requests at once, then `per_hour` (at least 1); a burst of 0 is no quota.
+    pub fn per_hour(burst: u32, per_hour: u32) -> Quota {
+        Quota::per_period(burst, per_hour, Duration::from_secs(3600))
+    }
+
+    /// `burst` requests at once, then `count` (at least 1) each `period`.
+    fn per_period(burst: u32, count: u32, period: Duration) -> Quota {
         let limiter = NonZeroU32::new(burst).map(|burst| {
-            let per_minute = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
-            RateLimiter::keyed(governor::Quota::per_minute(per_minute).allow_burst(burst))
+            let every = period / count.max(1);
+            let quota = governor::Quota::with_period(every).expect("a period of at least 1 ms");
+            RateLimiter::keyed(quota.allow_burst(burst))
         });
         Quota {
             limiter,

@@ -16,6 +16,11 @@ pub const DEFAULT_CREATE_BURST: u32 = 30;
 pub const DEFAULT_CREATE_PER_MINUTE: u32 = 30;
 pub const DEFAULT_JOIN_BURST: u32 = 60;
 pub const DEFAULT_JOIN_PER_MINUTE: u32 = 60;
+/// New identities (`POST /api/me`, `POST /api/me/redeem`) one address may make at once, then
+/// [`DEFAULT_IDENTIFY_PER_HOUR`] (issue 44): a family or a small office at once, never a crowd
+/// of spectators (docs/MODERATION.md measures what an address can field).
+pub const DEFAULT_IDENTIFY_BURST: u32 = 5;
+pub const DEFAULT_IDENTIFY_PER_HOUR: u32 = 6;
 
 /// `senet serve` settings for the public listener: every TCP connection from the moment it is
 /// accepted (WebSockets have their own, in [`ConnectionSettings`], on top of these), who a
@@ -69,6 +74,16 @@ pub struct EdgeSettings {
     /// Joins one client address may make per minute after its burst.
     #[arg(long, env = "SENET_JOIN_PER_MINUTE", default_value_t = DEFAULT_JOIN_PER_MINUTE, value_parser = clap::value_parser!(u32).range(1..))]
     pub join_per_minute: u32,
+
+    /// New identities one client address may make at once: `POST /api/me` and
+    /// `POST /api/me/redeem` (what bounds guessing transfer codes); past it and the rate, 429
+    /// with `Retry-After`. A quota of its own, apart from rooms'. 0: no quota.
+    #[arg(long, env = "SENET_IDENTIFY_BURST", default_value_t = DEFAULT_IDENTIFY_BURST)]
+    pub identify_burst: u32,
+
+    /// New identities one client address may make per hour after its burst.
+    #[arg(long, env = "SENET_IDENTIFY_PER_HOUR", default_value_t = DEFAULT_IDENTIFY_PER_HOUR, value_parser = clap::value_parser!(u32).range(1..))]
+    pub identify_per_hour: u32,
 }
 
 impl Default for EdgeSettings {
@@ -84,6 +99,8 @@ impl Default for EdgeSettings {
             create_per_minute: DEFAULT_CREATE_PER_MINUTE,
             join_burst: DEFAULT_JOIN_BURST,
             join_per_minute: DEFAULT_JOIN_PER_MINUTE,
+            identify_burst: DEFAULT_IDENTIFY_BURST,
+            identify_per_hour: DEFAULT_IDENTIFY_PER_HOUR,
         }
     }
 }

@@ -2,16 +2,21 @@
 //! judges the rest — whether an operator timed the sender out, and whether the sender is an
 //! identified player (both seats' players, for free text between them); a report is filed in
 //! the operators' tables with the room's last messages.
+//!
+//! Issue 44: a time-out binds the seat as well as the cookie — a player's message is refused
+//! while either the player bound to the seat or the one the socket's cookie names is timed out,
+//! so a seat token on a socket without the cookie does not escape it. A report is filed once per
+//! reporter (a side, a spectator's identity) and room, not once per socket.
 
 use serde_json::Value;
 
 use super::{Connection, error_reply, hello_required};
-use crate::protocol::chat::ChatRequest;
+use crate::protocol::chat::{ChatRequest, Say};
 use crate::protocol::{ErrorCode, Seat};
 use crate::room::{ChatAnswer, ChatCommand, now_ms};
 use crate::server::error::WireError;
 use crate::server::socket::{Close, Peer};
-use crate::store::bans::moderation::Report;
+use crate::store::bans::moderation::{Filed, Report};
 
 impl Connection {
     pub(super) async fn chat(
@@ -25,10 +30,6 @@ impl Connection {
         };
         let (room, conn, seat) = (seated.room.clone(), seated.conn, seated.seat);
         let reason = match &request {
-            ChatRequest::Report { .. } if self.reported => {
-                let error = WireError::new(ErrorCode::BadRequest, "this socket already reported");
-                return peer.reply(&error_reply(error, id)).await;
-            }
             ChatRequest::Report { reason } => Some(reason.clone()),
             _ => None,
         };
@@ -53,14 +54,17 @@ impl Connection {
                     lines: serde_json::to_string(&lines).expect("lines serialize"),
                 };
                 let error = match self.moderation.report(&report).await {
-                    Ok(true) => {
-                        self.reported = true;
+                    Ok(Filed::Yes) => {
                         let v = self.last_v;
                         return peer.reply(&crate::protocol::Reply::Ack { id, v }).await;
                     }
-                    Ok(false) => WireError::new(
+                    Ok(Filed::Again) => {
+                        WireError::new(ErrorCode::BadRequest, "you already reported this room")
+                    }
+                    Ok(Filed::Full) => WireError::new(
                         ErrorCode::ChatFull,
-                        "this room has as many reports as it keeps: the operators have them",
+                        "this room has as many spectators' reports as it keeps: the operators \
+                         have them",
                     ),
                     Err(error) => WireError::internal(&error),
                 };
@@ -70,39 +74,52 @@ impl Connection {
         }
     }
 
-    /// For a message: refused while an operator's time-out runs; otherwise whether the sender
-    /// counts as identified (see [`crate::room::Speaker::identified`]), asked only for text.
+    /// For a message: refused while an operator's time-out of the seat's player or the cookie's
+    /// runs; otherwise whether the sender counts as identified (see
+    /// [`crate::room::Speaker::identified`]).
     async fn check_sender(&self, request: &ChatRequest, seat: Seat) -> Result<bool, WireError> {
         let ChatRequest::Say(say) = request else {
             return Ok(false);
         };
+        let seated = match seat {
+            Seat::Black | Seat::White => self
+                .players
+                .room_players(&self.room)
+                .await
+                .map_err(WireError::from)?,
+            Seat::Spectator | Seat::Both => None,
+        };
+        let holder = seated.as_ref().and_then(|seated| match seat {
+            Seat::Black => seated.black.as_deref(),
+            _ => seated.white.as_deref(),
+        });
+        for player in holder.into_iter().chain(self.player.as_deref()) {
+            self.check_time_out(player).await?;
+        }
         let Some(player) = self.player.as_deref() else {
             return Ok(false);
         };
+        if !matches!(say, Say::Text(_)) || seat == Seat::Spectator {
+            return Ok(true);
+        }
+        Ok(seated.as_ref().is_some_and(|seated| {
+            seated.black.is_some() && seated.white.is_some() && holder == Some(player)
+        }))
+    }
+
+    /// `chat_timed_out` while an operator's time-out of `player` runs.
+    async fn check_time_out(&self, player: &str) -> Result<(), WireError> {
         let until = self
             .moderation
             .timed_out_until(player, now_ms())
             .await
             .map_err(|error| WireError::internal(&error))?;
-        if let Some(until) = until {
-            let message = format!("an operator timed you out of chat until {until} (unix ms)");
-            return Err(WireError::new(ErrorCode::ChatTimedOut, message));
+        match until {
+            Some(until) => Err(WireError::new(
+                ErrorCode::ChatTimedOut,
+                format!("an operator timed you out of chat until {until} (unix ms)"),
+            )),
+            None => Ok(()),
         }
-        if !matches!(say, crate::protocol::chat::Say::Text(_)) || seat == Seat::Spectator {
-            return Ok(true);
-        }
-        let seated = self
-            .players
-            .room_players(&self.room)
-            .await
-            .map_err(WireError::from)?;
-        Ok(seated.is_some_and(|seated| {
-            let mine = if seat == Seat::Black {
-                &seated.black
-            } else {
-                &seated.white
-            };
-            seated.black.is_some() && seated.white.is_some() && mine.as_deref() == Some(player)
-        }))
     }
 }

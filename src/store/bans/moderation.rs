@@ -1,6 +1,7 @@
 //! Chat moderation on the operators' store (issue 33): reports of a room's last messages, kept
-//! for the operators (at most [`MAX_REPORTS_PER_ROOM`] a room, so strangers cannot fill the
-//! table); operators' time-outs of a player from chat; and hiding a message, which appends a
+//! for the operators (one per reporter and room — a side, a spectator's identity, the anonymous
+//! spectators together — and at most [`MAX_REPORTS_PER_ROOM`] spectators' a room, so strangers
+//! cannot fill the table nor crowd out the players', issue 44); operators' time-outs of a player from chat; and hiding a message, which appends a
 //! `chat-hidden` event to the room's log (with `pg_notify` on PostgreSQL, so every instance
 //! holding the room passes it on; a SQLite server hears of it by polling the audit log, see
 //! `store::sqlite::news`).
@@ -13,8 +14,18 @@ use super::{BanStore, BansError, Operator, POSTGRES, SQLITE};
 use crate::protocol::{Event, UnixMs, Version};
 use crate::store::postgres::listener;
 
-/// Reports kept per room.
+/// Spectators' reports kept per room (the players' are kept whatever the spectators filed).
 pub const MAX_REPORTS_PER_ROOM: i64 = 10;
+
+/// What became of a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filed {
+    Yes,
+    /// This reporter reported this room already.
+    Again,
+    /// The room has [`MAX_REPORTS_PER_ROOM`] spectators' reports.
+    Full,
+}
 
 /// A report as the server files it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
@@ -40,8 +51,10 @@ pub struct ReportRow {
 
 struct ChatSql {
     insert_report: &'static str,
+    reported: &'static str,
     reports: &'static str,
     insert_timeout: &'static str,
+    player_exists: &'static str,
     timed_out: &'static str,
     said_at: &'static str,
     last_v: &'static str,
@@ -53,12 +66,16 @@ struct ChatSql {
 const CHAT_SQLITE: ChatSql = ChatSql {
     insert_report: "INSERT INTO chat_reports (room, at, reporter, player, reason, lines) \
                     SELECT ?1, ?2, ?3, ?4, ?5, ?6 \
-                    WHERE (SELECT COUNT(*) FROM chat_reports WHERE room = ?1) < ?7",
+                    WHERE NOT EXISTS (SELECT 1 FROM chat_reports WHERE room = ?1 AND reporter = ?3) \
+                    AND (?3 IN ('black', 'white') OR (SELECT COUNT(*) FROM chat_reports \
+                    WHERE room = ?1 AND reporter NOT IN ('black', 'white')) < ?7)",
+    reported: "SELECT COUNT(*) FROM chat_reports WHERE room = ? AND reporter = ?",
     reports: "SELECT id, room, at, reporter, player, reason, lines FROM chat_reports \
               ORDER BY id DESC LIMIT ?",
     insert_timeout: "INSERT INTO chat_timeouts (player, until_ms, reason, created_by, created_at) \
                      VALUES (?, ?, ?, ?, ?) RETURNING id",
     timed_out: "SELECT MAX(until_ms) FROM chat_timeouts WHERE player = ? AND until_ms > ?",
+    player_exists: "SELECT COUNT(*) FROM players WHERE id = ?",
     said_at: "SELECT kind FROM events WHERE room = ? AND v = ?",
     last_v: "SELECT COALESCE(MAX(v), 0) FROM events WHERE room = ?",
     insert_event: "INSERT INTO events (room, v, at, kind, data) VALUES (?, ?, ?, ?, ?)",
@@ -68,12 +85,16 @@ const CHAT_SQLITE: ChatSql = ChatSql {
 const CHAT_POSTGRES: ChatSql = ChatSql {
     insert_report: "INSERT INTO chat_reports (room, at, reporter, player, reason, lines) \
                     SELECT $1, $2, $3, $4, $5, $6 \
-                    WHERE (SELECT COUNT(*) FROM chat_reports WHERE room = $1) < $7",
+                    WHERE NOT EXISTS (SELECT 1 FROM chat_reports WHERE room = $1 AND reporter = $3) \
+                    AND ($3 IN ('black', 'white') OR (SELECT COUNT(*) FROM chat_reports \
+                    WHERE room = $1 AND reporter NOT IN ('black', 'white')) < $7)",
+    reported: "SELECT COUNT(*) FROM chat_reports WHERE room = $1 AND reporter = $2",
     reports: "SELECT id, room, at, reporter, player, reason, lines FROM chat_reports \
               ORDER BY id DESC LIMIT $1",
     insert_timeout: "INSERT INTO chat_timeouts (player, until_ms, reason, created_by, created_at) \
                      VALUES ($1, $2, $3, $4, $5) RETURNING id",
     timed_out: "SELECT MAX(until_ms) FROM chat_timeouts WHERE player = $1 AND until_ms > $2",
+    player_exists: "SELECT COUNT(*) FROM players WHERE id = $1",
     said_at: "SELECT kind FROM events WHERE room = $1 AND v = $2",
     last_v: "SELECT COALESCE(MAX(v), 0) FROM events WHERE room = $1",
     insert_event: "INSERT INTO events (room, v, at, kind, data) VALUES ($1, $2, $3, $4, $5)",
@@ -115,8 +136,9 @@ fn chat_sql<DB: ChatBackend>(_: &sqlx::Transaction<'_, DB>) -> &'static ChatSql 
 }
 
 impl BanStore {
-    /// Files a report; `false` when the room already has [`MAX_REPORTS_PER_ROOM`].
-    pub async fn report(&self, report: &Report) -> Result<bool, BansError> {
+    /// Files a report, once per reporter and room; a spectator's only while the room has fewer
+    /// than [`MAX_REPORTS_PER_ROOM`] spectators' reports.
+    pub async fn report(&self, report: &Report) -> Result<Filed, BansError> {
         let filed = on_pool!(
             self,
             |sql| sqlx::query(sql.insert_report)
@@ -130,7 +152,21 @@ impl BanStore {
             execute,
             rows_affected
         );
-        Ok(filed == 1)
+        if filed == 1 {
+            return Ok(Filed::Yes);
+        }
+        let earlier: i64 = on_pool!(
+            self,
+            |sql| sqlx::query_scalar(sql.reported)
+                .bind(&report.room)
+                .bind(&report.reporter),
+            fetch_one
+        );
+        Ok(if earlier > 0 {
+            Filed::Again
+        } else {
+            Filed::Full
+        })
     }
 
     /// The last `limit` reports, newest first.
@@ -142,7 +178,8 @@ impl BanStore {
         ))
     }
 
-    /// Times `player` out of chat until `until`, recorded as `by`'s action; the time-out's id.
+    /// Times `player` (one the players' table knows) out of chat until `until`, recorded as
+    /// `by`'s action; the time-out's id.
     pub async fn time_out(
         &self,
         player: &str,
@@ -151,6 +188,13 @@ impl BanStore {
     ) -> Result<i64, BansError> {
         let id = in_transaction!(self, |tx, audit_sql| {
             let sql = chat_sql(&tx);
+            let known: i64 = sqlx::query_scalar(sql.player_exists)
+                .bind(player)
+                .fetch_one(&mut *tx)
+                .await?;
+            if known == 0 {
+                return Err(BansError::NoSuchPlayer(player.to_string()));
+            }
             let id: i64 = sqlx::query_scalar(sql.insert_timeout)
                 .bind(player)
                 .bind(until)
