@@ -1,0 +1,200 @@
+//! Correspondence games (issue 46) over real sockets: the days-per-move control is offered and
+//! checked, an idle game is not held in memory (nor loaded by a restart), its clock survives a
+//! restart as the log has it (no time given back), and a game whose days ran out is timed out
+//! by the server with nobody connected, found through the store.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::{Client, TestServer, http, play_turn, record, verify_accepted};
+use serde_json::{Value, json};
+
+const DAY_MS: i64 = 86_400_000;
+
+/// An online correspondence room of `days` a move, black created, white joined: the tokens.
+async fn correspondence_game(addr: SocketAddr, days: u8) -> (String, String, String) {
+    let body = json!({"mode": "online", "side": "black", "clock": {"days": days}});
+    let (status, created) = http(addr, "POST", "/api/rooms", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["room"].as_str().unwrap().to_string();
+    let joined = common::join_room(addr, &room).await;
+    let token = |v: &Value| v["token"].as_str().unwrap().to_string();
+    (room, token(&created), token(&joined))
+}
+
+/// Rooms idle out at once: what stays in memory is what must.
+async fn server() -> TestServer {
+    TestServer::start_with(|config| config.room_idle_after = Duration::from_millis(100)).await
+}
+
+async fn until_no_room_in_memory(server: &TestServer) {
+    for _ in 0..100 {
+        if server.rooms.live_count() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{} rooms still in memory", server.rooms.live_count());
+}
+
+#[tokio::test]
+async fn only_the_offered_days_make_a_correspondence_room_and_only_online() {
+    let server = server().await;
+    for days in [1, 2, 3, 5, 7, 14] {
+        let body = json!({"mode": "online", "side": "black", "clock": {"days": days}});
+        let (status, created) = http(server.addr, "POST", "/api/rooms", Some(body)).await;
+        assert_eq!(status, 201, "{days} days: {created}");
+    }
+    let refused = [
+        json!({"mode": "online", "side": "black", "clock": {"days": 4}}),
+        json!({"mode": "online", "side": "black", "clock": {"days": 3, "increment": 5}}),
+        json!({"mode": "local", "side": "black", "clock": {"days": 3}}),
+        json!({"mode": "ai", "side": "black", "level": "easy", "clock": {"days": 3}}),
+    ];
+    for body in refused {
+        let (status, answer) = http(server.addr, "POST", "/api/rooms", Some(body.clone())).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert_eq!(answer["error"], "bad_request", "{answer}");
+    }
+}
+
+/// The clock a player sees is the log's: a turn's end sets the mover's back to the whole
+/// allowance; an idle game leaves memory with its clock running, a restart does not load it
+/// and gives no time back (no `resumed`), and the deadline is where it was.
+#[tokio::test]
+async fn a_correspondence_clock_runs_on_over_idleness_and_a_restart() {
+    let server = server().await;
+    let (room, black, white) = correspondence_game(server.addr, 3).await;
+    let mut black_client = Client::join(server.addr, &room, Some(&black)).await;
+    assert_eq!(
+        black_client.state["clock"]["control"],
+        json!({"initial": 259_200, "increment": 0, "days": 3})
+    );
+    let events = play_turn(&mut black_client, "black").await;
+    let ended = events
+        .iter()
+        .rev()
+        .find(|e| e["t"] == "moved" || e["t"] == "passed")
+        .unwrap_or_else(|| panic!("{events:?} {}", black_client.state));
+    assert_eq!(ended["d"]["clocks"]["black"], 3 * DAY_MS, "{ended}");
+    let white_left = ended["d"]["clocks"]["white"].as_i64().unwrap();
+    let logged = record(server.addr, &room).await;
+    let ended_at = logged["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["v"] == ended["d"]["v"])
+        .unwrap_or_else(|| panic!("{ended} not in {logged}"))["at"]
+        .as_i64()
+        .unwrap();
+    let white_deadline = ended_at + white_left;
+    black_client.close().await;
+    // Nobody there: the room leaves memory though its clock runs.
+    until_no_room_in_memory(&server).await;
+
+    let server = server
+        .restart_with(|config| config.room_idle_after = Duration::from_millis(100))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        server.rooms.live_count(),
+        0,
+        "a restart loads no correspondence game"
+    );
+    let looking = senet::room::now_ms();
+    let watcher = Client::join(server.addr, &room, None).await;
+    let clock = &watcher.state["clock"];
+    assert_eq!(clock["running"], "white");
+    let shown = clock["remaining"]["white"].as_i64().unwrap();
+    let deadline_shown = looking + shown;
+    assert!(
+        (white_deadline - deadline_shown).abs() < 2_000,
+        "white's deadline moved: {white_deadline} then, {deadline_shown} now"
+    );
+    let record = record(server.addr, &room).await;
+    let kinds: Vec<&str> = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["t"].as_str().unwrap())
+        .collect();
+    assert!(!kinds.contains(&"resumed"), "{kinds:?}");
+    // `senet verify` re-judges the clocks of the whole game, once it is over.
+    let mut white = Client::join(server.addr, &room, Some(&white)).await;
+    play_turn(&mut white, "white").await;
+    white.ok("resign", Value::Null).await;
+    verify_accepted(&common::record(server.addr, &room).await).await;
+}
+
+/// Moves the room's logged times and its stored deadline `by` ms into the past, as if its
+/// events had been played then: the clock of the test, injected through the log.
+async fn age_room(server: &TestServer, room: &str, by: i64) {
+    let url = format!("sqlite://{}", server.dir.path().join("senet.db").display());
+    let mut db = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+    for statement in [
+        "UPDATE events SET at = at - $1 WHERE room = $2",
+        "UPDATE correspondence_turns SET due_at = due_at - $1 WHERE room = $2",
+    ] {
+        let done = sqlx::query(statement)
+            .bind(by)
+            .bind(room)
+            .execute(&mut db)
+            .await
+            .unwrap();
+        assert!(done.rows_affected() > 0, "{statement}");
+    }
+}
+
+/// A game whose side to move let its days run out ends by timeout, the server finding it in
+/// the store with nobody connected and the room not in memory; the winner is the other side.
+#[tokio::test]
+async fn a_correspondence_game_whose_days_ran_out_times_out_with_nobody_there() {
+    let server = server().await;
+    let (room, _, _) = correspondence_game(server.addr, 1).await;
+    until_no_room_in_memory(&server).await;
+    let server = server
+        .restart_with(|config| config.room_idle_after = Duration::from_millis(100))
+        .await;
+    // A day and a second ago, black's turn began; nobody has been there since.
+    age_room(&server, &room, DAY_MS + 1_000).await;
+    let server = server
+        .restart_with(|config| {
+            config.room_idle_after = Duration::from_millis(100);
+            config.due_turn_check = Duration::from_millis(100);
+        })
+        .await;
+    let mut over = None;
+    for _ in 0..100 {
+        let record = record(server.addr, &room).await;
+        over = record["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["t"] == "game-over")
+            .cloned();
+        if over.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let over = over.expect("no timeout logged");
+    assert_eq!(
+        (&over["d"]["winner"], &over["d"]["reason"]),
+        (&json!("white"), &json!("timeout")),
+        "{over}"
+    );
+    // The game is over: no turn is due any more, and the room idles out again.
+    until_no_room_in_memory(&server).await;
+    let due = server
+        .rooms
+        .store()
+        .log
+        .due_turns(senet::room::now_ms() + 30 * DAY_MS, 10)
+        .await
+        .unwrap();
+    assert!(due.is_empty(), "{due:?}");
+}
