@@ -84,9 +84,10 @@ impl TimeControl {
     /// The control stored as two columns: a correspondence one is its allowance with no
     /// increment, whole days long (no live control is: `MAX_CLOCK_INITIAL` is two hours).
     pub fn from_columns(initial: u32, increment: u32) -> TimeControl {
-        let days = (increment == 0 && initial >= DAY_SECONDS && initial % DAY_SECONDS == 0)
-            .then(|| u8::try_from(initial / DAY_SECONDS).ok())
-            .flatten();
+        let days =
+            (increment == 0 && initial >= DAY_SECONDS && initial.is_multiple_of(DAY_SECONDS))
+                .then(|| u8::try_from(initial / DAY_SECONDS).ok())
+                .flatten();
         match days {
             Some(days) => TimeControl::correspondence(days),
             None => TimeControl::fischer(initial, increment),
