@@ -1,14 +1,16 @@
 //! Correspondence games (issue 46) over real sockets: the days-per-move control is offered and
 //! checked, an idle game is not held in memory (nor loaded by a restart), its clock survives a
 //! restart as the log has it (no time given back), and a game whose days ran out is timed out
-//! by the server with nobody connected, found through the store.
+//! by the server with nobody connected, found through the store; on PostgreSQL the same over
+//! killed instances.
 
 mod common;
+mod postgres_support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{Client, TestServer, http, play_turn, record, verify_accepted};
+use common::{ChildServer, Client, TestServer, http, play_turn, record, verify_accepted};
 use serde_json::{Value, json};
 
 const DAY_MS: i64 = 86_400_000;
@@ -198,3 +200,113 @@ async fn a_correspondence_game_whose_days_ran_out_times_out_with_nobody_there() 
         .unwrap();
     assert!(due.is_empty(), "{due:?}");
 }
+
+/// The side to move's deadline in a room's record: its last clock-carrying event's time plus
+/// that side's time then.
+fn deadline_of(record: &Value, side: &str) -> i64 {
+    let last = record["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|e| e["d"]["clocks"].is_object())
+        .unwrap_or_else(|| panic!("no clocks in {record}"));
+    last["at"].as_i64().unwrap() + last["d"]["clocks"][side].as_i64().unwrap()
+}
+
+/// On PostgreSQL a correspondence game outlives the instances that served it: killed mid-game,
+/// the next instance shows the same deadline (no `resumed`, no time given back), a turn there
+/// sets the mover's clock back to the whole day, and once the side to move's day has run out a
+/// third instance, started after the second is killed, times the game out by itself.
+async fn a_correspondence_game_outlives_killed_instances_on_postgres(url: String) {
+    let logs = tempfile::tempdir().unwrap();
+    let one = ChildServer::start_url(&url, &logs.path().join("one.log"), &[]).await;
+    let (room, black, white) = correspondence_game(one.addr, 1).await;
+    let mut black = Client::join(one.addr, &room, Some(&black)).await;
+    play_turn(&mut black, "black").await;
+    let white_deadline = deadline_of(&record(one.addr, &room).await, "white");
+    one.kill().await;
+
+    let two = ChildServer::start_url(&url, &logs.path().join("two.log"), &[]).await;
+    let looking = senet::room::now_ms();
+    let mut white = Client::join(two.addr, &room, Some(&white)).await;
+    let shown = white.state["clock"]["remaining"]["white"].as_i64().unwrap();
+    assert_eq!(white.state["clock"]["running"], "white");
+    assert!(
+        (looking + shown - white_deadline).abs() < 2_000,
+        "white's deadline moved from {white_deadline} to {}",
+        looking + shown
+    );
+    play_turn(&mut white, "white").await;
+    let logged = record(two.addr, &room).await;
+    assert!(
+        !logged["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["t"] == "resumed"),
+        "{logged}"
+    );
+    let black_deadline = deadline_of(&logged, "black");
+    let last_at = logged["events"].as_array().unwrap().last().unwrap()["at"]
+        .as_i64()
+        .unwrap();
+    assert!(black_deadline - last_at <= DAY_MS && black_deadline - last_at > DAY_MS - 5_000);
+    two.kill().await;
+
+    // A day and a second pass (the log and the stored deadline aged by as much).
+    let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+    let due: (String, i64) =
+        sqlx::query_as("SELECT side, due_at FROM correspondence_turns WHERE room = $1")
+            .bind(&room)
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+    assert_eq!(due, ("black".to_string(), black_deadline));
+    for statement in [
+        "UPDATE events SET at = at - $1 WHERE room = $2",
+        "UPDATE correspondence_turns SET due_at = due_at - $1 WHERE room = $2",
+    ] {
+        sqlx::query(statement)
+            .bind(DAY_MS + 1_000)
+            .bind(&room)
+            .execute(&mut db)
+            .await
+            .unwrap();
+    }
+    let three = ChildServer::start_url(
+        &url,
+        &logs.path().join("three.log"),
+        &["--due-turn-check", "1"],
+    )
+    .await;
+    for _ in 0..100 {
+        let logged = record(three.addr, &room).await;
+        if let Some(over) = logged["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["t"] == "game-over")
+        {
+            assert_eq!(
+                (&over["d"]["winner"], &over["d"]["reason"]),
+                (&json!("white"), &json!("timeout")),
+                "{over}"
+            );
+            let left: Option<(i64,)> =
+                sqlx::query_as("SELECT due_at FROM correspondence_turns WHERE room = $1")
+                    .bind(&room)
+                    .fetch_optional(&mut db)
+                    .await
+                    .unwrap();
+            assert_eq!(left, None, "an ended game has no turn");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no timeout on the third instance");
+}
+
+postgres_support::postgres_tests!(a_correspondence_game_outlives_killed_instances_on_postgres);
