@@ -14,7 +14,9 @@
 //! The task ends when the server shuts down, when the room has had no
 //! connection for `idle_after`, or when the registry, holding as many rooms
 //! as it may, lets this idle one go ([`Command::LetGo`]); the log keeps
-//! everything, and the next use loads the room again. A timed game being played keeps its task: the task
+//! everything, and the next use loads the room again. A correspondence game (days a move) does
+//! not keep its task: its timeout is found in the store (`Rooms::time_out_due_turns`), and its
+//! clock is never resumed nor paused (`room/game/clock.rs`). A live timed game being played keeps its task: the task
 //! holds one timer for the side to move's deadline ([`Game::deadline`]), a
 //! branch of the same `select!`, and when it fires decides the `timeout`
 //! itself, connected players or not. A task that starts on a timed game

@@ -1,6 +1,7 @@
-//! The registry's background work: after a restart, the timed rooms being played are loaded so
-//! their clocks run; on a drain, the clocks of this instance's players on turn are paused; now
-//! and then, the rooms whose game never started are swept.
+//! The registry's background work: after a restart, the live timed rooms being played are loaded
+//! so their clocks run; on a drain, the clocks of this instance's players on turn are paused; now
+//! and then, the correspondence games whose days ran out are loaded to time out, and the rooms
+//! whose game never started are swept.
 
 use std::time::Duration;
 

@@ -134,8 +134,9 @@ pub trait RoomLog: Send + Sync + 'static {
     async fn delete_unstarted(&self, before: UnixMs, limit: u32)
     -> Result<Vec<String>, StoreError>;
 
-    /// Ids of timed rooms whose game has started and not ended, above `after` in id order, at
-    /// most `limit`: a starting server loads them so that their clocks run with nobody there.
+    /// Ids of live timed rooms (not correspondence ones: see `store/turns.rs`) whose game has
+    /// started and not ended, above `after` in id order, at most `limit`: a starting server
+    /// loads them so that their clocks run with nobody there.
     async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError>;
 
     /// Succeeds when the database answers and every migration is applied (`GET /readyz`).

@@ -35,8 +35,8 @@ pub(super) struct Statements {
     pub insert_analysis: &'static str,
     /// Ids of rooms created before a time whose log has no `started` event, at most a number.
     pub select_unstarted: &'static str,
-    /// Ids of timed rooms whose log has `started` and no `game-over`, above an id, in id order,
-    /// at most a number.
+    /// Ids of live timed rooms (a control whole days long with no increment is correspondence)
+    /// whose log has `started` and no `game-over`, above an id, in id order, at most a number.
     pub select_timed_in_play: &'static str,
     /// The room by id if it still has not started, locked until the transaction ends where the
     /// database can (so that no event is appended to it meanwhile).
