@@ -62,6 +62,52 @@ async fn only_the_offered_days_make_a_correspondence_room_and_only_online() {
     }
 }
 
+/// Quick pairing matches correspondence controls by their days, never with a live one, and
+/// the room it starts is a correspondence game; a seek's room has its control with its days.
+#[tokio::test]
+async fn quick_pairing_and_seeks_carry_a_correspondence_control() {
+    let server = TestServer::start_with(|config| config.max_seeks_per_address = 0).await;
+    let pair = |visitor: &'static str, clock: Value| {
+        let body = json!({"clock": clock, "visitor": visitor});
+        async move {
+            let (status, paired) = http(server.addr, "POST", "/api/pairing", Some(body)).await;
+            assert_eq!(status, 200, "{paired}");
+            paired
+        }
+    };
+    assert_eq!(pair("ann", json!({"days": 3})).await["paired"], false);
+    assert_eq!(pair("bob", json!({"days": 7})).await["paired"], false);
+    let live = json!({"initial": 259_200, "increment": 1});
+    let (status, refused) = http(
+        server.addr,
+        "POST",
+        "/api/pairing",
+        Some(json!({"clock": live, "visitor": "cy"})),
+    )
+    .await;
+    assert_eq!(status, 400, "a live clock of days is refused: {refused}");
+    let paired = pair("dee", json!({"days": 3})).await;
+    assert_eq!(paired["paired"], true, "{paired}");
+    let room = paired["room"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{paired}"));
+    let watcher = Client::join(server.addr, room, None).await;
+    assert_eq!(watcher.state["clock"]["control"]["days"], 3);
+    assert_eq!(watcher.state["phase"], "roll");
+
+    let body = json!({"side": "black", "clock": {"days": 14}, "visitor": "eve"});
+    let (status, posted) = http(server.addr, "POST", "/api/seeks", Some(body)).await;
+    assert_eq!(status, 201, "{posted}");
+    let seek_room = posted["room"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{posted}"));
+    let looking = Client::join(server.addr, seek_room, None).await;
+    assert_eq!(
+        looking.state["clock"]["control"],
+        json!({"initial": 14 * 86_400, "increment": 0, "days": 14})
+    );
+}
+
 /// The clock a player sees is the log's: a turn's end sets the mover's back to the whole
 /// allowance; an idle game leaves memory with its clock running, a restart does not load it
 /// and gives no time back (no `resumed`), and the deadline is where it was.
