@@ -1350,10 +1350,7 @@ async fn a_rolling_update_through_nginx_loses_nothing_and_charges_no_time(url: S
         split_players: false,
         reconnect: true,
         rated: false,
-        clock: Some(senet::protocol::TimeControl {
-            initial: 600,
-            increment: 5,
-        }),
+        clock: Some(senet::protocol::TimeControl::fischer(600, 5)),
     };
     let (url_for_roll, logs_path) = (url.clone(), logs.path().to_path_buf());
     let roll = tokio::spawn(async move {

@@ -442,10 +442,7 @@ async fn a_small_load_run_answers_every_action_without_errors() {
         reconnect: false,
         rated: false,
         // Timed games: every turn also carries both clocks and moves the room's timer.
-        clock: Some(senet::protocol::TimeControl {
-            initial: 600,
-            increment: 5,
-        }),
+        clock: Some(senet::protocol::TimeControl::fischer(600, 5)),
     };
     let report = loadgen::run_server(vec![base], &config).await;
     assert_eq!(report.errors, 0, "{:?}", report.error_kinds);

@@ -250,10 +250,7 @@ async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &Store) {
 /// Timed rooms whose log has `started` and no `game-over`, a page at a time in id order.
 async fn timed_rooms_in_play_are_listed_by_pages(store: &Store) {
     let timed = |id: &str| RoomRow {
-        clock: Some(TimeControl {
-            initial: 60,
-            increment: 1,
-        }),
+        clock: Some(TimeControl::fischer(60, 1)),
         ..room(id)
     };
     let started = [event(1, "started"), event(2, "rolled")];
@@ -384,10 +381,7 @@ async fn seeks_are_listed_within_their_caps(store: &Store) {
     let seek = |owner: &str| SeekRow {
         room: "s3".into(),
         side: SideChoice::Black,
-        clock: Some(TimeControl {
-            initial: 60,
-            increment: 1,
-        }),
+        clock: Some(TimeControl::fischer(60, 1)),
         created_at: 3_000,
         expires_at: 4_000,
         owner: owner.into(),
@@ -519,10 +513,7 @@ async fn pairing_takes_the_oldest_compatible_seek(store: &Store) {
         own,
         at: 4_000,
     };
-    let timed = Some(TimeControl {
-        initial: 60,
-        increment: 0,
-    });
+    let timed = Some(TimeControl::fischer(60, 0));
     assert_eq!(
         store
             .seeks

@@ -21,7 +21,8 @@ const msLeft = async (page, side) => Number(await clock(page, side).getAttribute
 test('the lobby offers time controls and the room shows both clocks, black running', async ({ open }) => {
   const creator = await open('/');
   const select = creator.getByTestId('online-clock');
-  await expect(select.locator('option')).toHaveText(['Untimed', '3 min + 2 s', '5 min + 3 s', '10 min + 5 s']);
+  const days = [1, 2, 3, 5, 7, 14].map((d) => `Correspondence, ${d} d a move`);
+  await expect(select.locator('option')).toHaveText(['Untimed', '3 min + 2 s', '5 min + 3 s', '10 min + 5 s', ...days]);
   await expect(creator.getByTestId('local-clock').locator('option')).toHaveCount(4);
   // By keyboard: focus the list, step down to 5+3, create.
   await select.focus();
@@ -112,3 +113,25 @@ test('the clocks fit a 360-pixel screen', async ({ open }) => {
   }
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 });
+
+// Correspondence (issue 46): days a move, from the online form only; the room's clocks count
+// days and hours, and survive a reload of both pages as the server keeps them.
+test('a correspondence game is made from the online form and its clocks show days', async ({ open }) => {
+  const creator = await open('/');
+  await creator.getByTestId('online-clock').selectOption({ label: 'Correspondence, 3 d a move' });
+  await expect(creator.getByTestId('online-clock')).toHaveValue('3d');
+  await creator.getByTestId('online-form').getByRole('radio', { name: 'Black' }).check();
+  await creator.getByTestId('create-online').click();
+  await creator.waitForURL(/\/r\/[^/]+$/);
+  const friend = await open(await creator.getByTestId('invite-link').inputValue());
+  for (const page of [creator, friend]) {
+    await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+    await expect(clock(page, 'white')).toHaveText('3 d 0 h');
+    await expect(clock(page, 'black')).toHaveText('2 d 23 h');
+    await expect(clock(page, 'black')).toHaveAttribute('data-running', 'true');
+    await page.reload();
+    await expect(clock(page, 'white')).toHaveText('3 d 0 h');
+    await expect(clock(page, 'black')).toHaveAttribute('data-running', 'true');
+  }
+});
+

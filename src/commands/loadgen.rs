@@ -20,7 +20,7 @@ fn parse_clock(text: &str) -> Result<TimeControl, String> {
         .split_once('+')
         .map(|(i, inc)| (number(i), number(inc)))
     {
-        Some((Some(initial), Some(increment))) => Ok(TimeControl { initial, increment }),
+        Some((Some(initial), Some(increment))) => Ok(TimeControl::fischer(initial, increment)),
         _ => Err(format!(
             "{text:?} is not <initial>+<increment> in seconds, e.g. 600+5"
         )),

@@ -7,7 +7,7 @@ use serde_json::Value;
 use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 
 use super::chat::Channel;
-use super::{UnixMs, Version};
+use super::{TimeControl, UnixMs, Version};
 use crate::engine::Side;
 
 /// A move's landing square by count: a square (27 for the water) or `"off"`.
@@ -80,24 +80,6 @@ impl ClientSeeds {
 pub struct Presence {
     pub connected: bool,
     pub claim_at: Option<UnixMs>,
-}
-
-/// A Fischer time control, in seconds: each side starts with `initial`, and `increment` is
-/// added to a side's time when its turn ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TimeControl {
-    pub initial: u32,
-    pub increment: u32,
-}
-
-impl TimeControl {
-    pub fn initial_ms(self) -> i64 {
-        i64::from(self.initial) * 1000
-    }
-
-    pub fn increment_ms(self) -> i64 {
-        i64::from(self.increment) * 1000
-    }
 }
 
 /// Both sides' remaining time in milliseconds, at the moment of the event that carries them.

@@ -7,6 +7,7 @@
 //! - [`client`]: WebSocket frames from a client, and how they are parsed;
 //! - [`reply`]: WebSocket frames to one connection, and the room [`State`] they carry;
 //! - [`event`]: what happened in a room, as logged and broadcast;
+//! - [`clock`]: time controls, live and correspondence;
 //! - [`lobby`]: the lobby's seeks, quick pairing and `/ws/lobby` frames;
 //! - [`players`]: players and their ratings as the identity routes, pages and frames show them;
 //! - [`player_page`]: the player page's and the leaderboard's bodies;
@@ -18,6 +19,7 @@
 
 pub mod chat;
 pub mod client;
+pub mod clock;
 pub mod error;
 pub mod event;
 pub mod http;
@@ -29,6 +31,7 @@ pub mod reply;
 pub mod vocabulary;
 
 pub use client::*;
+pub use clock::*;
 pub use error::*;
 pub use event::*;
 pub use http::*;

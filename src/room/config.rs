@@ -14,6 +14,8 @@ pub const DEFAULT_IDLE_TURN_AFTER: Duration = Duration::from_secs(300);
 pub const DEFAULT_MIN_CLOCK_INITIAL: u32 = 30;
 /// How long a room may wait for its second player before it is deleted: a day.
 pub const DEFAULT_UNSTARTED_TTL: Duration = Duration::from_secs(24 * 3600);
+/// How often the store is asked for correspondence games whose side to move ran out of days.
+pub const DEFAULT_DUE_TURN_CHECK: Duration = Duration::from_secs(60);
 /// How long a room with no connection stays in memory.
 pub const DEFAULT_IDLE_AFTER: Duration = Duration::from_secs(30);
 /// Rooms held in memory by default: an idle room costs about 15 KiB (docs/PERFORMANCE.md, "Rooms
@@ -62,6 +64,9 @@ pub struct RoomConfig {
     pub unstarted_ttl: Duration,
     /// Rooms held in memory before the least recently used idle one is let go.
     pub max_in_memory: usize,
+    /// How often the correspondence games whose time ran out are looked for in the store (they
+    /// are not held in memory while idle): a timeout is logged at most this late.
+    pub due_turn_check: Duration,
 }
 
 impl Default for RoomConfig {
@@ -82,6 +87,7 @@ impl Default for RoomConfig {
             seat_messages_per_second: DEFAULT_MESSAGES_PER_SECOND,
             unstarted_ttl: DEFAULT_UNSTARTED_TTL,
             max_in_memory: DEFAULT_MAX_IN_MEMORY,
+            due_turn_check: DEFAULT_DUE_TURN_CHECK,
         }
     }
 }

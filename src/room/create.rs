@@ -6,7 +6,10 @@ use super::{Rooms, now_ms, stored_event};
 use crate::ai::Level;
 use crate::engine::Side;
 use crate::fairness::new_seed;
-use crate::protocol::{ClientSeed, Mode, RoomCreated, Seat, SideChoice, TimeControl, room_url};
+use crate::protocol::{
+    CORRESPONDENCE_DAYS, ClientSeed, DAY_SECONDS, Mode, RoomCreated, Seat, SideChoice, TimeControl,
+    room_url,
+};
 use crate::room::error::{Refusal, RoomError};
 use crate::room::game::{Game, Room};
 use crate::room::seats::{Seats, Sitter};
@@ -30,6 +33,9 @@ pub const MAX_CLOCK_INITIAL: u32 = 2 * 60 * 60;
 /// The largest increment, in seconds.
 pub const MAX_CLOCK_INCREMENT: u32 = 60;
 
+// A stored control whole days long is a correspondence one (`TimeControl::from_columns`).
+const _: () = assert!(MAX_CLOCK_INITIAL < DAY_SECONDS);
+
 impl NewRoom {
     /// Checks a time control for this kind of room: `ai` rooms are untimed, and the times
     /// must be in range (`min_initial` is the server's setting).
@@ -42,6 +48,9 @@ impl NewRoom {
                 "games against the computer are untimed: send \"clock\": null".into(),
             ));
         }
+        if let Some(days) = clock.days {
+            return self.check_correspondence(days);
+        }
         if !(min_initial..=MAX_CLOCK_INITIAL).contains(&clock.initial) {
             return Err(Refusal::BadClock(format!(
                 "clock.initial must be {min_initial} to {MAX_CLOCK_INITIAL} seconds"
@@ -50,6 +59,21 @@ impl NewRoom {
         if clock.increment > MAX_CLOCK_INCREMENT {
             return Err(Refusal::BadClock(format!(
                 "clock.increment must be 0 to {MAX_CLOCK_INCREMENT} seconds"
+            )));
+        }
+        Ok(())
+    }
+
+    /// A correspondence control: online games only, at one of the offered allowances.
+    fn check_correspondence(self, days: u8) -> Result<(), Refusal> {
+        if self != NewRoom::Online {
+            return Err(Refusal::BadClock(
+                "correspondence clocks are for online games between two players".into(),
+            ));
+        }
+        if !CORRESPONDENCE_DAYS.contains(&days) {
+            return Err(Refusal::BadClock(format!(
+                "clock.days must be one of {CORRESPONDENCE_DAYS:?}"
             )));
         }
         Ok(())

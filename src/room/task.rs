@@ -14,7 +14,9 @@
 //! The task ends when the server shuts down, when the room has had no
 //! connection for `idle_after`, or when the registry, holding as many rooms
 //! as it may, lets this idle one go ([`Command::LetGo`]); the log keeps
-//! everything, and the next use loads the room again. A timed game being played keeps its task: the task
+//! everything, and the next use loads the room again. A correspondence game (days a move) does
+//! not keep its task: its timeout is found in the store (`Rooms::time_out_due_turns`), and its
+//! clock is never resumed nor paused (`room/game/clock.rs`). A live timed game being played keeps its task: the task
 //! holds one timer for the side to move's deadline ([`Game::deadline`]), a
 //! branch of the same `select!`, and when it fires decides the `timeout`
 //! itself, connected players or not. A task that starts on a timed game
@@ -284,17 +286,23 @@ impl RoomTask {
         let mut presence_check = tokio::time::interval_at(Instant::now() + every, every);
         presence_check.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut bot_turn = BotTurn::default();
-        let timed = self.game.room().clock.is_some() && !self.game.is_over();
-        if timed {
+        // A correspondence clock is kept by nobody (`task/clock.rs`): only a live one is taken up.
+        let correspondence = self.game.is_correspondence();
+        let live_clock =
+            self.game.room().clock.is_some() && !self.game.is_over() && !correspondence;
+        if live_clock {
             Box::pin(self.take_up_clock()).await;
+        } else if correspondence {
+            Box::pin(self.mend_turn()).await;
         }
         loop {
             self.schedule_bot(&mut bot_turn);
             let clock_due = self.game.clock_due().map(instant_of);
-            // A running (or paused) clock keeps the room in memory: its timeout (or its pause's
-            // end) needs no one connected.
+            // A running (or paused) live clock keeps the room in memory: its timeout (or its
+            // pause's end) needs no one connected. A correspondence one does not: its timeout,
+            // days away, is found in the store by `Rooms::time_out_due_turns`.
             let idle_deadline = idle_since
-                .filter(|_| clock_due.is_none())
+                .filter(|_| clock_due.is_none() || self.game.is_correspondence())
                 .map(|since| since + self.config.idle_after);
             idle.store(idle_deadline.is_some(), Ordering::Relaxed);
             // The handlers are boxed, as the sockets' are (src/server/ws.rs): inline, the state
@@ -332,7 +340,7 @@ impl RoomTask {
             Box::pin(self.log_presence()).await;
         }
         self.watchers.set_here(self.game.id(), 0);
-        if timed
+        if live_clock
             && let Some(cluster) = &self.store.cluster
             && let Err(error) = cluster.let_go_of_clock(self.game.id()).await
         {

@@ -1,6 +1,7 @@
-//! The registry's background work: after a restart, the timed rooms being played are loaded so
-//! their clocks run; on a drain, the clocks of this instance's players on turn are paused; now
-//! and then, the rooms whose game never started are swept.
+//! The registry's background work: after a restart, the live timed rooms being played are loaded
+//! so their clocks run; on a drain, the clocks of this instance's players on turn are paused; now
+//! and then, the correspondence games whose days ran out are loaded to time out, and the rooms
+//! whose game never started are swept.
 
 use std::time::Duration;
 
@@ -66,6 +67,51 @@ impl Rooms {
                 _ => return Ok(loaded),
             }
         }
+    }
+
+    /// Loads the correspondence games whose time ran out ([`Rooms::time_out_due_turns`]) in
+    /// the background until shutdown, every `due_turn_check`.
+    pub fn time_out_due_turns_now_and_then(&self) {
+        let rooms = self.clone();
+        let every = self.inner.config.due_turn_check;
+        let shutdown = self.inner.shutdown.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = ticks.tick() => {}
+                }
+                match rooms.time_out_due_turns().await {
+                    Ok(0) => {}
+                    Ok(loaded) => tracing::info!(loaded, "correspondence games out of time loaded"),
+                    Err(error) => {
+                        tracing::warn!(%error, "could not look for correspondence timeouts")
+                    }
+                }
+            }
+        });
+    }
+
+    /// Loads up to a batch of the correspondence games whose side to move's days ran out: each
+    /// task, starting past its deadline, logs the timeout at once (and then idles out). One
+    /// batch a call, so a row that is not (yet) due after all never spins the loop: the load
+    /// mends it. Returns how many were loaded.
+    pub async fn time_out_due_turns(&self) -> Result<usize, RoomError> {
+        const BATCH: u32 = 500;
+        let due = self.inner.store.log.due_turns(now_ms(), BATCH).await?;
+        let mut loaded = 0;
+        for id in &due {
+            if self.inner.shutdown.is_cancelled() {
+                break;
+            }
+            match self.handle(id).await {
+                Ok(_) => loaded += 1,
+                Err(error) => tracing::warn!(room = %id, %error, "could not load a due game"),
+            }
+        }
+        Ok(loaded)
     }
 
     /// Sweeps unstarted rooms ([`Rooms::sweep_unstarted`]) in the background until shutdown,

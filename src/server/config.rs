@@ -13,7 +13,7 @@ use crate::lobby::{DEFAULT_MAX_SEEKS_PER_ADDRESS, DEFAULT_SEEK_GRACE, LobbyConfi
 use crate::room::bot::default_max_concurrent;
 use crate::room::{
     BotConfig, DEFAULT_ABANDON_AFTER, DEFAULT_AI_DELAY_MS, DEFAULT_BROADCAST_CAPACITY,
-    DEFAULT_IDLE_AFTER, DEFAULT_IDLE_TURN_AFTER, DEFAULT_MAX_IN_MEMORY,
+    DEFAULT_DUE_TURN_CHECK, DEFAULT_IDLE_AFTER, DEFAULT_IDLE_TURN_AFTER, DEFAULT_MAX_IN_MEMORY,
     DEFAULT_MAX_SOCKETS_PER_SEAT, DEFAULT_MESSAGES_PER_SECOND, DEFAULT_MIN_CLOCK_INITIAL,
     DEFAULT_PRESENCE_CHECK, DEFAULT_UNSTARTED_TTL, RoomConfig,
 };
@@ -65,6 +65,11 @@ pub struct Config {
     /// Seconds a room with no connection stays in memory before its task ends.
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = seconds(DEFAULT_IDLE_AFTER), value_parser = parse_seconds)]
     pub room_idle_after: Duration,
+
+    /// Seconds between looks in the database for correspondence games whose side to move ran
+    /// out of days (those rooms are not kept in memory): a timeout is logged at most this late.
+    #[arg(long, env = "SENET_DUE_TURN_CHECK", default_value = seconds(DEFAULT_DUE_TURN_CHECK), value_parser = parse_positive_seconds)]
+    pub due_turn_check: Duration,
 
     /// Rooms held in memory: past it, loading another lets the least recently used idle room
     /// (no connection, no running clock) go. Rooms in use are never let go.
@@ -144,6 +149,7 @@ impl Default for Config {
             min_clock_initial: DEFAULT_MIN_CLOCK_INITIAL,
             unstarted_room_ttl: DEFAULT_UNSTARTED_TTL,
             room_idle_after: DEFAULT_IDLE_AFTER,
+            due_turn_check: DEFAULT_DUE_TURN_CHECK,
             max_rooms_in_memory: DEFAULT_MAX_IN_MEMORY,
             broadcast_capacity: DEFAULT_BROADCAST_CAPACITY,
             ping_interval: DEFAULT_PING_INTERVAL,
@@ -189,6 +195,7 @@ impl Config {
             seat_messages_per_second: self.max_messages_per_second,
             unstarted_ttl: self.unstarted_room_ttl,
             max_in_memory: self.max_rooms_in_memory,
+            due_turn_check: self.due_turn_check,
             ..RoomConfig::default()
         }
     }

@@ -232,6 +232,7 @@ impl Server {
         rooms.follow(listener.subscribe());
         rooms.sweep_now_and_then();
         rooms.resume_clocks();
+        rooms.time_out_due_turns_now_and_then();
         rooms.backfill_summaries();
         let lobby = Lobby::start(
             rooms.clone(),

@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::{Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, StoreError, StoredEvent};
+use super::{
+    Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, StoreError, StoredEvent, Turn,
+};
 use crate::engine::Side;
 use crate::protocol::{UnixMs, Version};
 
@@ -157,6 +159,14 @@ impl<S: RoomLog> RoomLog for Deadlined<S> {
 
     async fn ping(&self) -> Result<(), StoreError> {
         self.within(self.inner.ping()).await
+    }
+
+    async fn set_turn(&self, room: &str, turn: Option<Turn>) -> Result<(), StoreError> {
+        self.within(self.inner.set_turn(room, turn)).await
+    }
+
+    async fn due_turns(&self, before: UnixMs, limit: u32) -> Result<Vec<String>, StoreError> {
+        self.within(self.inner.due_turns(before, limit)).await
     }
 }
 

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use super::turns::Turn;
 use super::{StoreError, postgres, rows, sqlite};
 use crate::engine::Side;
 use crate::fairness::Seed;
@@ -133,12 +134,41 @@ pub trait RoomLog: Send + Sync + 'static {
     async fn delete_unstarted(&self, before: UnixMs, limit: u32)
     -> Result<Vec<String>, StoreError>;
 
-    /// Ids of timed rooms whose game has started and not ended, above `after` in id order, at
-    /// most `limit`: a starting server loads them so that their clocks run with nobody there.
+    /// Ids of live timed rooms (not correspondence ones: see `store/turns.rs`) whose game has
+    /// started and not ended, above `after` in id order, at most `limit`: a starting server
+    /// loads them so that their clocks run with nobody there.
     async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError>;
 
     /// Succeeds when the database answers and every migration is applied (`GET /readyz`).
     async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Stores a correspondence game's turn as it is (`None`: not being played), outside an
+    /// append (see `store/turns.rs`).
+    async fn set_turn(&self, room: &str, turn: Option<Turn>) -> Result<(), StoreError>;
+
+    /// Ids of the correspondence games whose side to move's time runs out at or before
+    /// `before`, soonest first, at most `limit`.
+    async fn due_turns(&self, before: UnixMs, limit: u32) -> Result<Vec<String>, StoreError>;
+}
+
+/// Several pieces of work in one append's transaction, in order.
+pub struct AllOnCommit(pub Vec<Arc<dyn InCommit>>);
+
+#[async_trait]
+impl InCommit for AllOnCommit {
+    async fn on_sqlite(&self, connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        for work in &self.0 {
+            work.on_sqlite(connection).await?;
+        }
+        Ok(())
+    }
+
+    async fn on_postgres(&self, connection: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+        for work in &self.0 {
+            work.on_postgres(connection).await?;
+        }
+        Ok(())
+    }
 }
 
 /// A room made in the transaction of another room's append: a rematch's room with the

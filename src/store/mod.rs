@@ -25,12 +25,14 @@ pub mod schema;
 mod seeks;
 pub mod sqlite;
 mod summaries;
+mod turns;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
-pub use log::{CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
+pub use log::{AllOnCommit, CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
+pub use turns::{Turn, TurnOnCommit};
 
 use std::sync::Arc;
 

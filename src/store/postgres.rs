@@ -27,6 +27,7 @@ use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries::{self, push_upsert};
+use super::turns::{self, Turn};
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
     StoreError, StoredEvent,
@@ -123,6 +124,7 @@ pub(super) const SQL: Statements = Statements {
     // An append checks its room's row (the foreign key) with a lock that this one excludes: no
     // event can be appended between this check and the deletion.
     select_timed_in_play: "SELECT id FROM rooms WHERE clock_initial IS NOT NULL AND id > $1 \
+                           AND (clock_increment <> 0 OR clock_initial < 86400) \
                            AND EXISTS (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') \
                            AND NOT EXISTS \
                            (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
@@ -244,6 +246,14 @@ impl RoomLog for PgStore {
 
     async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
         rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
+    }
+
+    async fn set_turn(&self, room: &str, turn: Option<Turn>) -> Result<(), StoreError> {
+        Ok(turns::write_turn!(&self.pool, room, turn)?)
+    }
+
+    async fn due_turns(&self, before: UnixMs, limit: u32) -> Result<Vec<String>, StoreError> {
+        rows::due_turns(&self.pool, before, i64::from(limit)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -12,7 +12,7 @@ use super::group_commit::Append;
 use super::summaries::push_upsert;
 use super::{RoomRow, SeatRow, StoreError, StoredEvent};
 use crate::engine::Side;
-use crate::protocol::{Mode, TimeControl, Version};
+use crate::protocol::{Mode, TimeControl, UnixMs, Version};
 
 /// One backend's SQL for the statements whose logic every backend shares
 /// (they differ only in placeholder syntax).
@@ -35,8 +35,8 @@ pub(super) struct Statements {
     pub insert_analysis: &'static str,
     /// Ids of rooms created before a time whose log has no `started` event, at most a number.
     pub select_unstarted: &'static str,
-    /// Ids of timed rooms whose log has `started` and no `game-over`, above an id, in id order,
-    /// at most a number.
+    /// Ids of live timed rooms (a control whole days long with no increment is correspondence)
+    /// whose log has `started` and no `game-over`, above an id, in id order, at most a number.
     pub select_timed_in_play: &'static str,
     /// The room by id if it still has not started, locked until the transaction ends where the
     /// database can (so that no event is appended to it meanwhile).
@@ -323,6 +323,29 @@ where
     Ok(row.map(|row| row.try_get(0)).transpose()?)
 }
 
+/// The correspondence games due at or before `before` (see [`super::RoomLog::due_turns`]).
+pub(super) async fn due_turns<DB>(
+    pool: &Pool<DB>,
+    before: UnixMs,
+    limit: i64,
+) -> Result<Vec<String>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + for<'r> Decode<'r, DB> + Type<DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB>,
+    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    let mut conn = pool.acquire().await?;
+    let ids: Vec<(String,)> = sqlx::query_as(super::turns::DUE)
+        .bind(before)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(ids.into_iter().map(|(id,)| id).collect())
+}
+
 /// One page of timed rooms being played (see [`Statements::select_timed_in_play`]).
 pub(super) async fn timed_in_play<DB>(
     pool: &Pool<DB>,
@@ -447,10 +470,10 @@ pub(super) fn clock_from(
     };
     match (initial, increment) {
         (None, None) => Ok(None),
-        (Some(initial), Some(increment)) => Ok(Some(TimeControl {
-            initial: seconds(initial)?,
-            increment: seconds(increment)?,
-        })),
+        (Some(initial), Some(increment)) => Ok(Some(TimeControl::from_columns(
+            seconds(initial)?,
+            seconds(increment)?,
+        ))),
         _ => Err(StoreError::Corrupt("half a time control".into())),
     }
 }

@@ -15,6 +15,7 @@ use super::group_commit::Append;
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries;
+use super::turns::{self, Turn};
 use super::{
     InCommit, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent,
 };
@@ -124,6 +125,7 @@ pub(super) const SQL: Statements = Statements {
     // SQLite has one writer: a transaction that has read and then writes fails (and is tried at
     // the next sweep) if another wrote in between, so no lock is needed.
     select_timed_in_play: "SELECT id FROM rooms WHERE clock_initial IS NOT NULL AND id > ? \
+                           AND (clock_increment <> 0 OR clock_initial < 86400) \
                            AND EXISTS (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'started') \
                            AND NOT EXISTS \
                            (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
@@ -247,6 +249,16 @@ impl RoomLog for SqliteStore {
 
     async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {
         rows::timed_in_play(&self.pool, &SQL, after, i64::from(limit)).await
+    }
+
+    async fn set_turn(&self, room: &str, turn: Option<Turn>) -> Result<(), StoreError> {
+        let pool = &self.pool;
+        let write = async move { Ok(turns::write_turn!(pool, room, turn)?) };
+        self.writer.write(write).await
+    }
+
+    async fn due_turns(&self, before: UnixMs, limit: u32) -> Result<Vec<String>, StoreError> {
+        rows::due_turns(&self.pool, before, i64::from(limit)).await
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

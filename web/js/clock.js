@@ -13,29 +13,42 @@ import { sideName, t } from './i18n.js';
 /** The lobby's time controls, in seconds: `null` is untimed. */
 export const PRESETS = [null, { initial: 180, increment: 2 }, { initial: 300, increment: 3 }, { initial: 600, increment: 5 }];
 
+/** The correspondence controls (days a move), offered for online games only. */
+export const CORRESPONDENCE = [1, 2, 3, 5, 7, 14].map((days) => ({ days }));
+
+const DAY_MS = 86_400_000;
+
 /** Under this, a clock shows tenths and warns. */
 export const LOW_MS = 20_000;
 
 const SIDES = ['black', 'white'];
 
-/** A preset's form value ("180+2", "" when untimed) and back. */
+/** A preset's form value ("180+2", "3d" for 3 days a move, "" when untimed) and back. */
 export function presetValue(control) {
+  if (control?.days) return `${control.days}d`;
   return control ? `${control.initial}+${control.increment}` : '';
 }
 
 export function parsePreset(value) {
+  const days = /^(\d+)d$/.exec(value ?? '');
+  if (days) return { days: Number(days[1]) };
   const match = /^(\d+)\+(\d+)$/.exec(value ?? '');
   return match ? { initial: Number(match[1]), increment: Number(match[2]) } : null;
 }
 
-/** A preset in words: "Untimed", "3 min + 2 s". */
+/** A preset in words: "Untimed", "3 min + 2 s", "Correspondence, 3 d a move". */
 export function presetLabel(control) {
+  if (control?.days) return t('clock.days', { d: control.days });
   return control ? t('clock.preset', { m: control.initial / 60, s: control.increment }) : t('clock.untimed');
 }
 
-/** "4:59", "1:02:03"; under 20 s "0:19.4". Never below zero. */
+/** "4:59", "1:02:03"; under 20 s "0:19.4"; a day or more "2 d 5 h". Never below zero. */
 export function formatClock(ms) {
   const left = Math.max(0, ms);
+  if (left >= DAY_MS) {
+    const hours = Math.floor(left / 3_600_000);
+    return t('clock.daysLeft', { d: Math.floor(hours / 24), h: hours % 24 });
+  }
   if (left < LOW_MS) {
     const tenths = Math.floor(left / 100);
     return `0:${String(Math.floor(tenths / 10)).padStart(2, '0')}.${tenths % 10}`;

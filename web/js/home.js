@@ -5,7 +5,7 @@ import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
 import { newRoom, saveSeat } from './api.js';
 import { createBoard } from './board.js';
-import { PRESETS, parsePreset, presetLabel, presetValue } from './clock.js';
+import { CORRESPONDENCE, PRESETS, parsePreset, presetLabel, presetValue } from './clock.js';
 import { DEFAULT_LEVEL, ErrorCode, Level, Mode } from './protocol.js';
 import './players-view.js';
 
@@ -41,11 +41,13 @@ function fillLevels(select) {
   );
 }
 
-/** The time controls, worded in the current language, keeping the choice made. */
+/** The time controls, worded in the current language, keeping the choice made; correspondence
+ * (days a move) for online games only. */
 function fillClocks() {
   for (const select of /** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll('select[name="clock"]'))) {
     const chosen = select.value;
-    select.replaceChildren(...PRESETS.map((preset) => el('option', { value: presetValue(preset), text: presetLabel(preset) })));
+    const presets = select.closest('form').dataset.mode === Mode.Online ? [...PRESETS, ...CORRESPONDENCE] : PRESETS;
+    select.replaceChildren(...presets.map((preset) => el('option', { value: presetValue(preset), text: presetLabel(preset) })));
     select.value = chosen;
   }
 }

@@ -10,11 +10,12 @@ import { PLAY_STRINGS } from './play-strings.js';
 import { cancelSeek, pairUp, postSeek, roomPage, roomSummary, saveSeat, takeSeek } from './api.js';
 import { ErrorCode, LobbyFrame, LobbyMessage, SeekGone, Status } from './protocol.js';
 import { playerLabel } from './players-view.js';
+import { CORRESPONDENCE } from './clock.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], PLAY_STRINGS[code]);
 
 /** The time controls offered: untimed, then initial + increment in seconds. */
-const CLOCKS = [null, { initial: 180, increment: 2 }, { initial: 300, increment: 3 }, { initial: 600, increment: 5 }];
+const CLOCKS = [null, { initial: 180, increment: 2 }, { initial: 300, increment: 3 }, { initial: 600, increment: 5 }, ...CORRESPONDENCE];
 /** The ends a range's empty field stands for (the server takes both ends or none). */
 const RANGE_LOWEST = 0;
 const RANGE_HIGHEST = 9999;
@@ -58,6 +59,7 @@ function visitor() {
 
 function clockText(clock) {
   if (!clock) return t('play.untimed');
+  if (clock.days) return t('play.days', { d: clock.days });
   return t('play.clockValue', { min: clock.initial / 60, inc: clock.increment });
 }
 

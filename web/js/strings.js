@@ -40,6 +40,8 @@ const en = {
   'clock.legend': 'Time control',
   'clock.untimed': 'Untimed',
   'clock.preset': '{m} min + {s} s',
+  'clock.days': 'Correspondence, {d} d a move',
+  'clock.daysLeft': '{d} d {h} h',
   'clock.label': '{side}: {time} left',
   'clock.lowLabel': '{side}: only {time} left',
 
@@ -305,6 +307,8 @@ const zhHant = {
   'clock.legend': '計時',
   'clock.untimed': '不計時',
   'clock.preset': '{m} 分 + 每回合 {s} 秒',
+  'clock.days': '通信對局，每步 {d} 天',
+  'clock.daysLeft': '{d} 天 {h} 小時',
   'clock.label': '{side}：剩 {time}',
   'clock.lowLabel': '{side}：只剩 {time}',
 
@@ -570,6 +574,8 @@ const ru = {
   'clock.legend': 'Контроль времени',
   'clock.untimed': 'Без часов',
   'clock.preset': '{m} мин + {s} с',
+  'clock.days': 'Заочная, {d} дн. на ход',
+  'clock.daysLeft': '{d} дн. {h} ч',
   'clock.label': '{side}: осталось {time}',
   'clock.lowLabel': '{side}: осталось всего {time}',
 

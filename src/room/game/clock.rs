@@ -5,7 +5,7 @@
 
 use super::{Decision, Game, Next, index};
 use crate::engine::Side;
-use crate::protocol::{ClockState, Clocks, EndReason, Event, PAUSE_LIMIT_MS, UnixMs};
+use crate::protocol::{ClockState, Clocks, EndReason, Event, PAUSE_LIMIT_MS, TimeControl, UnixMs};
 
 impl Game {
     /// The side whose clock runs: the side to move, while a timed game is being played and not
@@ -30,7 +30,8 @@ impl Game {
     }
 
     /// Both sides' time at `now`; with `turn_of`, that side's turn ends then and it gets the
-    /// increment. `None` in untimed games.
+    /// increment (a correspondence clock is set back to the whole allowance instead). `None` in
+    /// untimed games.
     pub(super) fn clocks_at(&self, now: UnixMs, turn_of: Option<Side>) -> Option<Clocks> {
         let clock = self.clock?;
         let mut remaining = clock.remaining;
@@ -38,7 +39,11 @@ impl Game {
             remaining[index(side)] -= now - clock.since;
         }
         if let Some(side) = turn_of {
-            remaining[index(side)] += clock.control.increment_ms();
+            let left = &mut remaining[index(side)];
+            *left = match clock.control.is_correspondence() {
+                true => clock.control.initial_ms(),
+                false => *left + clock.control.increment_ms(),
+            };
         }
         Some(Clocks {
             black: remaining[0],
@@ -51,6 +56,12 @@ impl Game {
         let clock = self.clock?;
         let side = self.running()?;
         Some(clock.since + clock.remaining[index(side)])
+    }
+
+    /// Whether the game's clock gives days per move: its room need not stay in memory while
+    /// the clock runs, and nobody's absence is counted (the allowance is the claim).
+    pub fn is_correspondence(&self) -> bool {
+        self.room.clock.is_some_and(TimeControl::is_correspondence)
     }
 
     /// When the task must next ask [`Game::decide_clock`]: the side to move's deadline, or the
@@ -78,9 +89,13 @@ impl Game {
     /// clocks as they were at the last logged event (a paused clock stands still), so the time
     /// nothing was logged (the server was down) or the pause lasted is charged to nobody. Empty
     /// for other games, and for a side that had already run out, whose timeout is then decided.
+    /// A correspondence clock is never resumed: it runs in days of the wall clock, whoever holds
+    /// the room in memory (nobody, mostly), so a load gives no time back (see
+    /// [`Game::is_correspondence`]).
     pub fn decide_resume(&self, now: UnixMs) -> Decision {
         let mut next = Next::from(self, now);
         if let Some(clocks) = self.clocks_at(self.at, None)
+            && !self.is_correspondence()
             && (self.running().is_some() || self.paused_for().is_some())
             && !self.is_flagged(self.at)
         {
@@ -91,10 +106,12 @@ impl Game {
 
     /// The `paused` event that stops both clocks at `now` while the player on turn moves from a
     /// draining instance to another (the operator's doing, never a client's). Empty unless a
-    /// clock runs, and for a side that has already run out.
+    /// clock runs, and for a side that has already run out; never in correspondence, where a
+    /// move to another instance costs seconds of days.
     pub fn decide_pause(&self, now: UnixMs) -> Decision {
         let mut next = Next::from(self, now);
         if let Some(clocks) = self.clocks_at(now, None)
+            && !self.is_correspondence()
             && self.running().is_some()
             && !self.is_flagged(now)
         {

@@ -63,8 +63,12 @@ impl Game {
     /// or `abandon_after` after `side` was first seen absent in this turn. The absence countdown
     /// is kept for the rest of the turn, so coming back for a moment does not restart it. An
     /// absence while a drain has paused the clock is the operator's doing (the player's socket
-    /// was closed for them): it starts no countdown until the clock is resumed.
+    /// was closed for them): it starts no countdown until the clock is resumed. In correspondence
+    /// nobody is expected to stay: no countdown, the clock's allowance ends the turn.
     fn claim_at(&self, side: Side, connected: bool, ctx: &Context) -> Option<UnixMs> {
+        if self.is_correspondence() {
+            return None;
+        }
         let idle = self
             .clock
             .is_none()

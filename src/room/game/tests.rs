@@ -8,6 +8,8 @@ use crate::room::error::Refusal;
 use crate::room::seats::Sitter;
 use crate::secrets::hash_token;
 
+mod correspondence;
+
 const ROOM: &str = "0123456789abcdef0123456789abcdef";
 
 fn person(token: &str) -> Option<Sitter> {
@@ -367,10 +369,7 @@ fn a_both_seat_sets_both_seeds_and_the_computer_gets_its_own() {
 
 /// An online game with `initial` seconds each and no increment, started at 0.
 fn timed_online_game(initial: u32) -> Game {
-    let control = crate::protocol::TimeControl {
-        initial,
-        increment: 0,
-    };
+    let control = crate::protocol::TimeControl::fischer(initial, 0);
     let room = Room::new(ROOM.into(), Mode::Online, [3; 32], Some(control));
     Game::new(room, Seats::new(person("b"), person("w")))
         .decide_start(0)

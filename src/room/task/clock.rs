@@ -8,6 +8,7 @@ use super::RoomTask;
 use crate::protocol::UnixMs;
 use crate::room::game::Game;
 use crate::room::now_ms;
+use crate::store::Turn;
 
 impl RoomTask {
     /// Takes up a timed game's clock as the task starts. If another live instance keeps it, its
@@ -64,6 +65,25 @@ impl RoomTask {
             self.commit_now(Game::decide_resume).await;
         }
     }
+}
+
+impl RoomTask {
+    /// Stores the correspondence game's turn as the log has it, as the task starts: a row that
+    /// an append could not write (a rematch's room started at once, the operator's end) is
+    /// mended here, so the store's due games are right once any of them is loaded.
+    pub(super) async fn mend_turn(&mut self) {
+        let turn = correspondence_turn(&self.game);
+        if let Err(error) = self.store.log.set_turn(self.game.id(), turn).await {
+            tracing::warn!(%error, "could not store the correspondence turn");
+        }
+    }
+}
+
+/// A correspondence game's side to move and its deadline, while it is being played.
+pub(super) fn correspondence_turn(game: &Game) -> Option<Turn> {
+    let side = game.running().filter(|_| game.is_correspondence())?;
+    let due_at = game.deadline()?;
+    Some(Turn { side, due_at })
 }
 
 /// The instant the wall clock reads `at`.

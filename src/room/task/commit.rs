@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
+use super::clock::correspondence_turn;
 use super::{Acting, ConnId, Frame, RoomTask};
 use crate::engine::Side;
 use crate::players::store::RateOnCommit;
@@ -14,7 +15,7 @@ use crate::room::bounds::check_log_room;
 use crate::room::error::{Refusal, RoomError};
 use crate::room::game::{Context, Decision, Game, Readers, withheld};
 use crate::room::{decode, now_ms};
-use crate::store::{InCommit, StoreError, StoredEvent};
+use crate::store::{AllOnCommit, InCommit, StoreError, StoredEvent, TurnOnCommit};
 use crate::telemetry;
 
 /// How many times an action is re-judged after losing a version race
@@ -152,6 +153,7 @@ impl RoomTask {
             Some(rating) => Some(rating as Arc<dyn InCommit>),
             None => self.rematch_room_in(&decision.events),
         };
+        let work = with_turn(work, &self.game, &decision.game);
         let appended = log.append_with(room, &stored, Some(&summary), work).await;
         match appended {
             Err(StoreError::VersionConflict(v)) => return Err(StoreError::VersionConflict(v)),
@@ -265,4 +267,23 @@ impl RoomTask {
     pub(super) fn send(&self, frame: Frame) {
         self.frames.send(Arc::new(frame));
     }
+}
+
+/// `work`, and the correspondence game's turn if the decision changes it (a turn ends, the game
+/// starts or ends), in the same commit.
+fn with_turn(
+    work: Option<Arc<dyn InCommit>>,
+    before: &Game,
+    after: &Game,
+) -> Option<Arc<dyn InCommit>> {
+    let turn = correspondence_turn(after);
+    if !after.is_correspondence() || turn == correspondence_turn(before) {
+        return work;
+    }
+    let room = after.id().to_owned();
+    let turn: Arc<dyn InCommit> = Arc::new(TurnOnCommit { room, turn });
+    Some(match work {
+        Some(work) => Arc::new(AllOnCommit(vec![work, turn])),
+        None => turn,
+    })
 }
