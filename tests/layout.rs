@@ -37,6 +37,11 @@ const PURE: &[&str] = &[
     "src/engine",
     "src/analysis",
     "src/tournament/pairing",
+    "src/tournament/event.rs",
+    "src/tournament/fold.rs",
+    "src/tournament/decide.rs",
+    "src/tournament/standings.rs",
+    "src/tournament/verify.rs",
 ];
 
 #[test]

@@ -2,6 +2,7 @@
 //!
 //! - [`RoomLog`] (`log.rs`): rooms with their seats, and each room's append-only event log;
 //! - [`SeekList`] (`listing.rs`): the lobby's seeks, open and taken;
+//! - [`TournamentLog`] (`tournaments.rs`): tournaments and each one's append-only event log;
 //! - [`Cluster`] (`cluster.rs`): what only several instances on one database need — presence,
 //!   clocks, spectator counts; the news feed between them is [`Listener`].
 //!
@@ -24,12 +25,14 @@ mod rows;
 mod seeks;
 pub mod sqlite;
 mod summaries;
+mod tournaments;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
 pub use log::{CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
+pub use tournaments::{TournamentLog, TournamentRow};
 
 use std::sync::Arc;
 
@@ -40,6 +43,8 @@ use crate::protocol::Version;
 pub struct Store {
     pub log: Arc<dyn RoomLog>,
     pub seeks: Arc<dyn SeekList>,
+    /// Tournaments' logs (`tournaments.rs`).
+    pub tournaments: Arc<dyn TournamentLog>,
     /// `None` with one instance (SQLite): nobody else to ask or tell.
     pub cluster: Option<Arc<dyn Cluster>>,
 }
@@ -58,6 +63,8 @@ pub enum StoreError {
     VersionConflict(Version),
     #[error("a room with this id already exists")]
     RoomExists,
+    #[error("a tournament with this id already exists")]
+    TournamentExists,
     /// Stored data this program cannot read.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
@@ -85,6 +92,7 @@ impl StoreError {
         match self {
             StoreError::VersionConflict(_) => "version_conflict",
             StoreError::RoomExists => "room_exists",
+            StoreError::TournamentExists => "tournament_exists",
             StoreError::Corrupt(_) => "corrupt",
             StoreError::NotMigrated(_) => "not_migrated",
             StoreError::UnsupportedUrl(_) => "unsupported_url",
@@ -117,6 +125,7 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
         let sqlite = Arc::new(sqlite::SqliteStore::open(url).await?);
         Ok(Store {
             log: sqlite.clone(),
+            tournaments: sqlite.clone(),
             seeks: sqlite,
             cluster: None,
         })
@@ -127,6 +136,7 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
         let deadlined = Arc::new(deadline::Deadlined::new(postgres.clone()));
         Ok(Store {
             log: deadlined.clone(),
+            tournaments: postgres.clone(),
             seeks: postgres,
             cluster: Some(deadlined),
         })

@@ -27,6 +27,7 @@ use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries::{self, push_upsert};
+use super::tournaments::{self, TournamentLog, TournamentRow};
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
     StoreError, StoredEvent,
@@ -371,5 +372,37 @@ impl Committer for Appends {
             work.on_postgres(&mut transaction).await?;
         }
         transaction.commit().await
+    }
+}
+
+#[async_trait]
+impl TournamentLog for PgStore {
+    async fn create_tournament(
+        &self,
+        row: &TournamentRow,
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError> {
+        tournaments::create(&self.pool, row, events).await
+    }
+
+    async fn append_tournament(
+        &self,
+        id: &str,
+        events: &[StoredEvent],
+        summary: &str,
+    ) -> Result<(), StoreError> {
+        tournaments::append(&self.pool, id, events, summary).await
+    }
+
+    async fn tournament_events(
+        &self,
+        id: &str,
+        after: Version,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        tournaments::events_after(&self.pool, id, after).await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+        tournaments::select(&self.pool, id).await
     }
 }

@@ -15,6 +15,7 @@ use super::group_commit::Append;
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries;
+use super::tournaments::{self, TournamentLog, TournamentRow};
 use super::{
     InCommit, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent,
 };
@@ -301,5 +302,41 @@ impl SeekList for SqliteStore {
         self.writer
             .write(seeks::sqlite::pair(&self.pool, &SEEKS, pairing))
             .await
+    }
+}
+
+#[async_trait]
+impl TournamentLog for SqliteStore {
+    async fn create_tournament(
+        &self,
+        row: &TournamentRow,
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError> {
+        self.writer
+            .write(tournaments::create(&self.pool, row, events))
+            .await
+    }
+
+    async fn append_tournament(
+        &self,
+        id: &str,
+        events: &[StoredEvent],
+        summary: &str,
+    ) -> Result<(), StoreError> {
+        self.writer
+            .write(tournaments::append(&self.pool, id, events, summary))
+            .await
+    }
+
+    async fn tournament_events(
+        &self,
+        id: &str,
+        after: Version,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        tournaments::events_after(&self.pool, id, after).await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+        tournaments::select(&self.pool, id).await
     }
 }

@@ -186,7 +186,7 @@ fn colour_costs(a: Preference, b: Preference) -> (i128, i128) {
 /// higher-ranked player on even boards and to the lower-ranked on odd ones.
 fn allocate(a: &SwissPlayer, b: &SwissPlayer, board: usize) -> Board {
     let a_takes = match (preference(&a.colours), preference(&b.colours)) {
-        (None, None) if board % 2 == 0 => Colour::Black,
+        (None, None) if board.is_multiple_of(2) => Colour::Black,
         (None, None) => Colour::White,
         (Some((ca, _)), None) => ca,
         (None, Some((cb, _))) => cb.other(),
