@@ -1,6 +1,7 @@
 //! `senet tournament verify` on a stored tournament (issue 45): a Swiss of 9 players stored with
 //! its games' rooms verifies; a result tampered in the tournament's log, or a room whose
-//! game-over says otherwise, is caught and named.
+//! game-over says otherwise, is caught and named; `senet admin cancel-tournament` cancels an
+//! unfinished one, audited, and refuses a finished one.
 
 mod common;
 
@@ -131,8 +132,13 @@ async fn store_swiss(store: &Store) {
 }
 
 fn verify(url: &str) -> (Option<i32>, String) {
+    senet(&["tournament", "verify", "--database-url", url, "--id", "t1"])
+}
+
+/// Runs `senet` with `args`: its exit status and its output (stdout then stderr).
+fn senet(args: &[&str]) -> (Option<i32>, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_senet"))
-        .args(["tournament", "verify", "--database-url", url, "--id", "t1"])
+        .args(args)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
@@ -194,4 +200,94 @@ async fn a_stored_swiss_verifies_and_a_tampered_result_is_caught() {
         .unwrap();
     assert_eq!(status, Some(2));
     assert!(text.contains("no tournament nope"), "{text}");
+}
+
+#[tokio::test]
+async fn an_operator_cancels_an_unfinished_tournament_and_it_is_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let store = senet::store::open(&url).await.unwrap();
+    store_swiss(&store).await;
+    let created = Event::Created(Settings {
+        name: "Upcoming".into(),
+        format: Format::Arena { minutes: 30 },
+        clock: TimeControl {
+            initial: 60,
+            increment: 1,
+        },
+        starts_at: 1_800_000_000_000,
+        rated: true,
+        creator: "p-creator".into(),
+        min_rating: None,
+        max_rating: None,
+    });
+    let (kind, data) = created.to_stored();
+    let first = StoredEvent {
+        v: 1,
+        at: 1_700_000_000_000,
+        kind,
+        data,
+    };
+    let row = TournamentRow {
+        id: "t2".into(),
+        starts_at: 1_800_000_000_000,
+        summary: "{}".into(),
+    };
+    store
+        .tournaments
+        .create_tournament(&row, &[first])
+        .await
+        .unwrap();
+    drop(store);
+
+    let operator = [
+        "--reason",
+        "venue closed",
+        "--as",
+        "alice",
+        "--database-url",
+        &url,
+    ];
+    let (status, text) = senet(&[&["admin", "cancel-tournament", "t2"][..], &operator].concat());
+    assert_eq!(status, Some(0), "{text}");
+    assert!(
+        text.contains(r#""cancelled":"t2""#) && text.contains(r#""v":2"#),
+        "{text}"
+    );
+    let (status, text) = senet(&["tournament", "verify", "--database-url", &url, "--id", "t2"]);
+    assert_eq!(status, Some(0), "{text}");
+    let store = senet::store::open(&url).await.unwrap();
+    let last = store.tournaments.tournament_events("t2", 1).await.unwrap();
+    assert_eq!(last.len(), 1);
+    assert_eq!(
+        Event::from_stored(&last[0].kind, &last[0].data).unwrap(),
+        Event::Cancelled {
+            reason: "venue closed".into()
+        }
+    );
+    let summary = store
+        .tournaments
+        .tournament("t2")
+        .await
+        .unwrap()
+        .unwrap()
+        .summary;
+    assert!(summary.contains(r#""status":"cancelled""#), "{summary}");
+    drop(store);
+    let (_, audit) = senet(&["admin", "audit", "--database-url", &url]);
+    assert!(
+        audit.contains("cancel-tournament") && audit.contains("alice") && audit.contains("t2"),
+        "{audit}"
+    );
+
+    // A finished tournament, an unknown one and a second cancel are refused, each saying why.
+    for (id, why) in [
+        ("t1", "not open"),
+        ("nope", "no tournament nope"),
+        ("t2", "not open"),
+    ] {
+        let (status, text) = senet(&[&["admin", "cancel-tournament", id][..], &operator].concat());
+        assert_eq!(status, Some(2), "{text}");
+        assert!(text.contains(why), "{id}: {text}");
+    }
 }

@@ -56,6 +56,12 @@ enum AdminCommand {
         #[command(flatten)]
         operator: OperatorArgs,
     },
+    /// Cancel a tournament that has not finished: it is paired no more, and says why.
+    CancelTournament {
+        id: String,
+        #[command(flatten)]
+        operator: OperatorArgs,
+    },
     /// Games in progress (started, not over), the most recently active first.
     Rooms {
         #[arg(long, default_value_t = 100)]
@@ -133,6 +139,20 @@ async fn answer(args: Args) -> Result<serde_json::Value, UsageError> {
                 .await
                 .map_err(|error| UsageError(format!("room {room}: {error}")))?;
             serde_json::json!({"ended": room, "v": v})
+        }
+        AdminCommand::CancelTournament { id, operator } => {
+            let log = crate::store::open(&args.database_url).await?;
+            let by = operator.operator();
+            let reason = by.reason.clone();
+            let work = Arc::new(AuditOnCommit {
+                by,
+                action: "cancel-tournament",
+                target: id.clone(),
+            });
+            let v = crate::tournament::stored::cancel_by_operator(&log, &id, &reason, work)
+                .await
+                .map_err(|error| UsageError(format!("tournament {id}: {error}")))?;
+            serde_json::json!({"cancelled": id, "v": v})
         }
         AdminCommand::Bans => serde_json::to_value(store.active(crate::room::now_ms()).await?)?,
         AdminCommand::Rooms { limit } => serde_json::to_value(store.live_rooms(limit).await?)?,

@@ -385,13 +385,23 @@ impl TournamentLog for PgStore {
         tournaments::create(&self.pool, row, events).await
     }
 
-    async fn append_tournament(
+    async fn append_tournament_with(
         &self,
         id: &str,
         events: &[StoredEvent],
         summary: &str,
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
-        tournaments::append(&self.pool, id, events, summary).await
+        async {
+            let mut tx = self.pool.begin().await?;
+            tournaments::append_on::<sqlx::Postgres>(&mut tx, id, events, summary).await?;
+            if let Some(work) = work {
+                work.on_postgres(&mut tx).await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        }
+        .await
     }
 
     async fn tournament_events(

@@ -317,14 +317,23 @@ impl TournamentLog for SqliteStore {
             .await
     }
 
-    async fn append_tournament(
+    async fn append_tournament_with(
         &self,
         id: &str,
         events: &[StoredEvent],
         summary: &str,
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
         self.writer
-            .write(tournaments::append(&self.pool, id, events, summary))
+            .write(async {
+                let mut tx = self.pool.begin().await?;
+                tournaments::append_on::<sqlx::Sqlite>(&mut tx, id, events, summary).await?;
+                if let Some(work) = work {
+                    work.on_sqlite(&mut tx).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            })
             .await
     }
 

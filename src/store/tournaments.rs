@@ -4,11 +4,13 @@
 //! store does not interpret) committed with each append. The SQL is written once, through
 //! `QueryBuilder`, for both backends.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use sqlx::{Database, Encode, Executor, IntoArguments, Pool, QueryBuilder, Row, Type};
 
 use super::rows::{appended, is_unique_violation, version_to_i64};
-use super::{StoreError, StoredEvent};
+use super::{InCommit, StoreError, StoredEvent};
 use crate::protocol::{UnixMs, Version};
 
 /// A tournament as the lists show it: its id, when it starts, and its summary.
@@ -37,6 +39,17 @@ pub trait TournamentLog: Send + Sync + 'static {
         id: &str,
         events: &[StoredEvent],
         summary: &str,
+    ) -> Result<(), StoreError> {
+        self.append_tournament_with(id, events, summary, None).await
+    }
+
+    /// [`TournamentLog::append_tournament`], with `work` (if any) done in the same transaction.
+    async fn append_tournament_with(
+        &self,
+        id: &str,
+        events: &[StoredEvent],
+        summary: &str,
+        work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError>;
 
     /// The tournament's events with a version above `after`, in order (none for an unknown id).
@@ -85,9 +98,10 @@ where
     Ok(())
 }
 
-/// [`TournamentLog::append_tournament`] on any backend.
-pub(super) async fn append<DB>(
-    pool: &Pool<DB>,
+/// [`TournamentLog::append_tournament`]'s writes on a connection inside the caller's
+/// transaction (the caller may do more in it, e.g. an operator's audit row).
+pub(super) async fn append_on<DB>(
+    connection: &mut DB::Connection,
     id: &str,
     events: &[StoredEvent],
     summary: &str,
@@ -102,10 +116,9 @@ where
     let Some(first) = events.first() else {
         return Ok(());
     };
-    let mut tx = pool.begin().await?;
     let inserted = insert_events::<DB>(id, events)
         .build()
-        .execute(&mut *tx)
+        .execute(&mut *connection)
         .await;
     appended(inserted, first.v)?;
     let mut update = QueryBuilder::<DB>::new("UPDATE tournaments SET summary = ");
@@ -113,8 +126,7 @@ where
         .push_bind(summary.to_owned())
         .push(" WHERE id = ")
         .push_bind(id.to_owned());
-    update.build().execute(&mut *tx).await?;
-    tx.commit().await?;
+    update.build().execute(&mut *connection).await?;
     Ok(())
 }
 

@@ -163,3 +163,13 @@ impl Tournament {
         }
     }
 }
+
+impl Tournament {
+    /// An operator stops the tournament where it stands (`senet admin cancel-tournament`).
+    pub fn cancel(&self, reason: &str) -> Result<Event, Refusal> {
+        self.open()?;
+        Ok(Event::Cancelled {
+            reason: reason.to_owned(),
+        })
+    }
+}

@@ -123,3 +123,16 @@ impl Tournament {
             .map(|(i, entry)| (i as u32 + 1, entry))
     }
 }
+
+impl Tournament {
+    /// What the lists show of the tournament (the stored summary, written with each append).
+    pub fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "settings": self.settings,
+            "status": format!("{:?}", self.status).to_lowercase(),
+            "players": self.players.iter().filter(|p| !p.withdrawn).count(),
+            "round": self.round,
+            "v": self.v,
+        })
+    }
+}
