@@ -78,8 +78,9 @@ fn the_matching_weighs_what_networkx_finds_on_1200_random_graphs() {
 }
 
 /// Plays a whole Swiss of `players` over `rounds` rounds, results from a fixed stream, and
-/// checks every round's pairing against the rules of docs/TOURNAMENTS.md.
-fn play_swiss(players: u32, rounds: usize, seed: u64) {
+/// checks every round's pairing against the rules of docs/TOURNAMENTS.md; the longest time one
+/// round's pairing took.
+fn play_swiss(players: u32, rounds: usize, seed: u64) -> std::time::Duration {
     let mut rng = SplitMix64(seed);
     let mut table: Vec<SwissPlayer> = (1..=players)
         .map(|id| SwissPlayer {
@@ -89,8 +90,11 @@ fn play_swiss(players: u32, rounds: usize, seed: u64) {
         })
         .collect();
     let mut pairs_met = BTreeSet::new();
+    let mut longest = std::time::Duration::ZERO;
     for round in 1..=rounds {
+        let started = std::time::Instant::now();
         let pairing = swiss::pair_round(&table).unwrap();
+        longest = longest.max(started.elapsed());
         let mut seen: Vec<u32> = pairing
             .boards
             .iter()
@@ -135,6 +139,7 @@ fn play_swiss(players: u32, rounds: usize, seed: u64) {
             }
         }
     }
+    longest
 }
 
 #[test]
@@ -144,20 +149,12 @@ fn whole_swiss_tournaments_keep_the_rules() {
     }
 }
 
+/// Issue 45's bound is a Swiss of 200 players pairing each of 7 rounds in under a second of
+/// CPU in the release build; this debug build on a shared machine is allowed 5 s a round, so
+/// that only a real regression fails it (docs/PERFORMANCE.md has the measured figure).
 #[test]
-fn a_swiss_round_of_200_pairs_in_under_a_second() {
-    let table: Vec<SwissPlayer> = (1..=200)
-        .map(|id| SwissPlayer {
-            id,
-            rating: 1000 + (id as i32 * 7919) % 1000,
-            score: id % 9,
-            ..SwissPlayer::default()
-        })
-        .collect();
-    let started = std::time::Instant::now();
-    let round = swiss::pair_round(&table).unwrap();
-    let elapsed = started.elapsed();
-    assert_eq!(round.boards.len(), 100);
-    assert!(elapsed < std::time::Duration::from_secs(1), "{elapsed:?}");
-    println!("200 players paired in {elapsed:?} (debug build)");
+fn a_swiss_of_200_players_pairs_each_of_7_rounds_in_time() {
+    let longest = play_swiss(200, 7, 5);
+    println!("200 players x 7 rounds: the longest round's pairing took {longest:?}");
+    assert!(longest < std::time::Duration::from_secs(5), "{longest:?}");
 }

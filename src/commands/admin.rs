@@ -1,7 +1,8 @@
 //! `senet admin …`: operator commands that talk to the database directly, not over the network
 //! (whoever can reach the database is the operator). The games in progress, and ending one;
 //! bans of an address or a network for a while, lifting them, and the audit log where every
-//! such action is recorded with who did it (`--as`), when and why. The instances read the bans
+//! such action is recorded with who did it (`--as`), when and why; cancelling a tournament
+//! (`cancel-tournament`, its `cancelled` event and audit row in one commit). The instances read the bans
 //! every few seconds ([`crate::server::edge::bans`]), and hear of an ended game as of any other
 //! writer's append ([`crate::room::end_by_operator`]). Each command prints JSON.
 
