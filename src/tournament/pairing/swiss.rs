@@ -80,7 +80,7 @@ pub fn pair_round(players: &[SwissPlayer]) -> Result<SwissRound, PairingError> {
             round.boards.push(allocate(ranked[a], ranked[b], board));
         }
     }
-    debug_assert!(n > MAX_PLAYERS || round.boards.len() * 2 + round.bye.iter().len() == n);
+    debug_assert_eq!(round.boards.len() * 2 + round.bye.iter().len(), n);
     Ok(round)
 }
 
