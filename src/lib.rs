@@ -4,7 +4,7 @@
 //!
 //! Modules by layer, from the outside in. A module may import from its own layer and from the
 //! layers below it, never from above, and the modules import one another without cycles:
-//! commands → server / web → lobby → room → store / players → analysis / lessons / loadgen →
+//! commands → server / web → lobby / tournament → room → store / players → analysis / lessons / loadgen →
 //! protocol → ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
 //! anywhere and import only each other and the protocol, ai and engine. `tests/layout.rs` reads
 //! `src/` and fails on any `crate::` path against this order (and on a pure file of the game
@@ -26,6 +26,9 @@
 //! - [`lobby`]: open games listed for strangers (seeks), quick pairing and the games started
 //!   from them, live for `/ws/lobby`; beside the rooms, on top of them: a seek is a room plus a
 //!   listing, taking it is joining the room (server → lobby → room / store).
+//! - [`tournament`]: Arena and Swiss tournaments (docs/TOURNAMENTS.md), beside the lobby: a
+//!   tournament starts its games as rooms. Its pairing (`tournament::pairing`) is pure: a
+//!   maximum-weight matching (`rustworkx-core`) over costs that encode each format's rules.
 //! - [`players`]: who comes back — identities without passwords (a public id and a hashed
 //!   secret), display names, Glicko-2 ratings on `skillratings` and their replay from the log
 //!   (`senet ratings verify`), with a store of their own on both backends.
@@ -71,4 +74,5 @@ pub mod secrets;
 pub mod server;
 pub mod store;
 pub mod telemetry;
+pub mod tournament;
 pub mod web;

@@ -12,7 +12,8 @@ use common::{event, room, seat};
 use senet::engine::Side;
 use senet::protocol::{SeekGone, SideChoice, TimeControl, UnixMs};
 use senet::store::{
-    CreateOnCommit, Pairing, Poster, RoomRow, SeekCaps, SeekRow, Store, StoreError, Window,
+    CreateOnCommit, Pairing, Poster, RoomRow, SeekCaps, SeekRow, Store, StoreError, TournamentRow,
+    Window,
 };
 
 /// A room reads back exactly as created; unknown ids read as `None`.
@@ -628,6 +629,54 @@ async fn pairing_prefers_the_nearest_rating_in_a_widening_window(store: &Store) 
     assert_eq!(pair(ask(&strong, 30_000)).await.as_deref(), Some("picky"));
 }
 
+/// A tournament's log: created with its first events, appended in order, a taken version
+/// writes nothing, the summary follows each append, and a second tournament of one id is refused.
+async fn tournament_logs_append_in_order(store: &Store) {
+    let row = TournamentRow {
+        id: "t1".into(),
+        starts_at: 5_000,
+        summary: "{\"v\":1}".into(),
+    };
+    let log = &store.tournaments;
+    log.create_tournament(&row, &[event(1, "created")])
+        .await
+        .unwrap();
+    let again = log.create_tournament(&row, &[]).await;
+    assert!(
+        matches!(again, Err(StoreError::TournamentExists)),
+        "{again:?}"
+    );
+    log.append_tournament(
+        "t1",
+        &[event(2, "registered"), event(3, "registered")],
+        "{\"v\":3}",
+    )
+    .await
+    .unwrap();
+    let taken = log
+        .append_tournament("t1", &[event(3, "withdrawn"), event(4, "started")], "x")
+        .await;
+    assert!(
+        matches!(taken, Err(StoreError::VersionConflict(3))),
+        "{taken:?}"
+    );
+    let kinds: Vec<String> = log
+        .tournament_events("t1", 1)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, ["registered", "registered"]);
+    let read = log.tournament("t1").await.unwrap().unwrap();
+    assert_eq!(
+        (read.starts_at, read.summary.as_str()),
+        (5_000, "{\"v\":3}")
+    );
+    assert_eq!(log.tournament("nope").await.unwrap(), None);
+    assert!(log.tournament_events("nope", 0).await.unwrap().is_empty());
+}
+
 async fn ping_answers(store: &Store) {
     store.log.ping().await.unwrap();
 }
@@ -727,6 +776,11 @@ macro_rules! backend_tests {
             async fn pairing_prefers_the_nearest_rating_in_a_widening_window() {
                 super::$on_store(super::pairing_prefers_the_nearest_rating_in_a_widening_window)
                     .await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn tournament_logs_append_in_order() {
+                super::$on_store(super::tournament_logs_append_in_order).await
             }
             #[tokio::test]
             $(#[$attr])*

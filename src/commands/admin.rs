@@ -1,7 +1,8 @@
 //! `senet admin …`: operator commands that talk to the database directly, not over the network
 //! (whoever can reach the database is the operator). The games in progress, and ending one;
 //! bans of an address or a network for a while, lifting them, and the audit log where every
-//! such action is recorded with who did it (`--as`), when and why. The instances read the bans
+//! such action is recorded with who did it (`--as`), when and why; cancelling a tournament
+//! (`cancel-tournament`, its `cancelled` event and audit row in one commit). The instances read the bans
 //! every few seconds ([`crate::server::edge::bans`]), and hear of an ended game as of any other
 //! writer's append ([`crate::room::end_by_operator`]). Each command prints JSON.
 
@@ -57,6 +58,12 @@ enum AdminCommand {
     /// it is in the room's record.
     End {
         room: String,
+        #[command(flatten)]
+        operator: OperatorArgs,
+    },
+    /// Cancel a tournament that has not finished: it is paired no more, and says why.
+    CancelTournament {
+        id: String,
         #[command(flatten)]
         operator: OperatorArgs,
     },
@@ -137,6 +144,20 @@ async fn answer(args: Args) -> Result<serde_json::Value, UsageError> {
                 .await
                 .map_err(|error| UsageError(format!("room {room}: {error}")))?;
             serde_json::json!({"ended": room, "v": v})
+        }
+        AdminCommand::CancelTournament { id, operator } => {
+            let log = crate::store::open(&args.database_url).await?;
+            let by = operator.operator();
+            let reason = by.reason.clone();
+            let work = Arc::new(AuditOnCommit {
+                by,
+                action: "cancel-tournament",
+                target: id.clone(),
+            });
+            let v = crate::tournament::stored::cancel_by_operator(&log, &id, &reason, work)
+                .await
+                .map_err(|error| UsageError(format!("tournament {id}: {error}")))?;
+            serde_json::json!({"cancelled": id, "v": v})
         }
         AdminCommand::Bans => serde_json::to_value(store.active(crate::room::now_ms()).await?)?,
         AdminCommand::Rooms { limit } => serde_json::to_value(store.live_rooms(limit).await?)?,

@@ -16,6 +16,7 @@ mod ratings;
 mod selfplay;
 mod serve;
 mod tablebase;
+mod tournament;
 mod train;
 mod verify;
 
@@ -67,6 +68,8 @@ enum Command {
     Ratings(ratings::Args),
     /// Operator commands on the database: ban or lift, list bans, the audit log.
     Admin(admin::Args),
+    /// Recompute a tournament from its log and its games' rooms.
+    Tournament(tournament::Args),
     Tablebase(tablebase::Args),
 }
 
@@ -116,6 +119,8 @@ impl Cli {
             // Verify's exit status 1 means a rating differs from the log.
             Command::Ratings(args) => return ratings::run(args),
             Command::Admin(args) => admin::run(args),
+            // Verify's exit status 1 means the tournament differs from its recomputation.
+            Command::Tournament(args) => return tournament::run(args),
             Command::Tablebase(args) => tablebase::run(args),
         };
         match result {

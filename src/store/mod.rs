@@ -2,6 +2,7 @@
 //!
 //! - [`RoomLog`] (`log.rs`): rooms with their seats, and each room's append-only event log;
 //! - [`SeekList`] (`listing.rs`): the lobby's seeks, open and taken;
+//! - [`TournamentLog`] (`tournaments.rs`): tournaments and each one's append-only event log;
 //! - [`Cluster`] (`cluster.rs`): what only several instances on one database need — presence,
 //!   clocks, spectator counts; the news feed between them is [`Listener`].
 //!
@@ -26,6 +27,7 @@ mod seeks;
 pub mod sqlite;
 mod summaries;
 mod turns;
+mod tournaments;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
@@ -33,6 +35,7 @@ pub use log::{AllOnCommit, CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, 
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
 pub use turns::{Turn, TurnOnCommit};
+pub use tournaments::{TournamentLog, TournamentRow};
 
 use std::sync::Arc;
 
@@ -43,6 +46,8 @@ use crate::protocol::Version;
 pub struct Store {
     pub log: Arc<dyn RoomLog>,
     pub seeks: Arc<dyn SeekList>,
+    /// Tournaments' logs (`tournaments.rs`).
+    pub tournaments: Arc<dyn TournamentLog>,
     /// `None` with one instance (SQLite): nobody else to ask or tell.
     pub cluster: Option<Arc<dyn Cluster>>,
 }
@@ -61,6 +66,8 @@ pub enum StoreError {
     VersionConflict(Version),
     #[error("a room with this id already exists")]
     RoomExists,
+    #[error("a tournament with this id already exists")]
+    TournamentExists,
     /// Stored data this program cannot read.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
@@ -92,6 +99,7 @@ impl StoreError {
         match self {
             StoreError::VersionConflict(_) => "version_conflict",
             StoreError::RoomExists => "room_exists",
+            StoreError::TournamentExists => "tournament_exists",
             StoreError::Corrupt(_) => "corrupt",
             StoreError::NotMigrated(_) => "not_migrated",
             StoreError::UnsupportedUrl(_) => "unsupported_url",
@@ -136,6 +144,7 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
         let sqlite = Arc::new(sqlite::SqliteStore::open(url).await?);
         Ok(Store {
             log: sqlite.clone(),
+            tournaments: sqlite.clone(),
             seeks: sqlite,
             cluster: None,
         })
@@ -146,6 +155,7 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
         let deadlined = Arc::new(deadline::Deadlined::new(postgres.clone()));
         Ok(Store {
             log: deadlined.clone(),
+            tournaments: postgres.clone(),
             seeks: postgres,
             cluster: Some(deadlined),
         })

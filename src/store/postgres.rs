@@ -28,6 +28,7 @@ use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries::{self, push_upsert};
 use super::turns::{self, Turn};
+use super::tournaments::{self, TournamentLog, TournamentRow};
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
     StoreError, StoredEvent,
@@ -396,5 +397,47 @@ impl Committer for Appends {
             work.on_postgres(&mut transaction).await?;
         }
         transaction.commit().await
+    }
+}
+
+#[async_trait]
+impl TournamentLog for PgStore {
+    async fn create_tournament(
+        &self,
+        row: &TournamentRow,
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError> {
+        tournaments::create(&self.pool, row, events).await
+    }
+
+    async fn append_tournament_with(
+        &self,
+        id: &str,
+        events: &[StoredEvent],
+        summary: &str,
+        work: Option<Arc<dyn InCommit>>,
+    ) -> Result<(), StoreError> {
+        async {
+            let mut tx = self.pool.begin().await?;
+            tournaments::append_on::<sqlx::Postgres>(&mut tx, id, events, summary).await?;
+            if let Some(work) = work {
+                work.on_postgres(&mut tx).await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        }
+        .await
+    }
+
+    async fn tournament_events(
+        &self,
+        id: &str,
+        after: Version,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        tournaments::events_after(&self.pool, id, after).await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+        tournaments::select(&self.pool, id).await
     }
 }

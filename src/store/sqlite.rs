@@ -16,6 +16,7 @@ use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries;
 use super::turns::{self, Turn};
+use super::tournaments::{self, TournamentLog, TournamentRow};
 use super::{
     InCommit, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent,
 };
@@ -332,5 +333,50 @@ impl SeekList for SqliteStore {
         self.writer
             .write(seeks::sqlite::pair(&self.pool, &SEEKS, pairing))
             .await
+    }
+}
+
+#[async_trait]
+impl TournamentLog for SqliteStore {
+    async fn create_tournament(
+        &self,
+        row: &TournamentRow,
+        events: &[StoredEvent],
+    ) -> Result<(), StoreError> {
+        self.writer
+            .write(tournaments::create(&self.pool, row, events))
+            .await
+    }
+
+    async fn append_tournament_with(
+        &self,
+        id: &str,
+        events: &[StoredEvent],
+        summary: &str,
+        work: Option<Arc<dyn InCommit>>,
+    ) -> Result<(), StoreError> {
+        self.writer
+            .write(async {
+                let mut tx = self.pool.begin().await?;
+                tournaments::append_on::<sqlx::Sqlite>(&mut tx, id, events, summary).await?;
+                if let Some(work) = work {
+                    work.on_sqlite(&mut tx).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn tournament_events(
+        &self,
+        id: &str,
+        after: Version,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        tournaments::events_after(&self.pool, id, after).await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+        tournaments::select(&self.pool, id).await
     }
 }

@@ -1,0 +1,137 @@
+//! `senet tournament verify --database-url URL --id ID`: recomputes a tournament from its own
+//! log ([`crate::tournament::verify`]: every event replays, every pairing is made again from
+//! the state before it) and checks every `result` against the `game-over` in its room's log;
+//! prints the standings as JSON. Exit 0 when all agree, 1 with the first difference, 2 for a
+//! database it cannot read or a tournament it does not have.
+
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use super::UsageError;
+use crate::protocol::{Event as RoomEvent, Winner};
+use crate::store::{self, Store};
+use crate::tournament::verify::verify;
+use crate::tournament::{Event, Outcome, Tournament};
+
+/// Tournaments: recompute one from its log.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: TournamentCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum TournamentCommand {
+    /// Replay a tournament's log and its games' rooms; exit 1 at the first difference.
+    Verify {
+        /// The server's database (as `senet serve --database-url`).
+        #[arg(long, env = "SENET_DATABASE_URL")]
+        database_url: String,
+        /// The tournament's id.
+        #[arg(long)]
+        id: String,
+    },
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let TournamentCommand::Verify { database_url, id } = args.command;
+    let outcome = tokio::runtime::Runtime::new()
+        .map_err(UsageError::from)
+        .and_then(|runtime| runtime.block_on(recompute(&database_url, &id)));
+    match outcome {
+        Ok(Ok(tournament)) => {
+            println!(
+                "{}",
+                json!({"consistent": true, "tournament": id, "standings": standings(&tournament)})
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Err(difference)) => {
+            println!(
+                "{}",
+                json!({"consistent": false, "tournament": id, "difference": difference})
+            );
+            ExitCode::from(1)
+        }
+        Err(UsageError(message)) => {
+            eprintln!("senet: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The tournament, or the first difference between its log, its recomputation and its rooms.
+async fn recompute(url: &str, id: &str) -> Result<Result<Tournament, String>, UsageError> {
+    let store = store::open(url).await?;
+    if store.tournaments.tournament(id).await?.is_none() {
+        return Err(UsageError(format!("no tournament {id} in this database")));
+    }
+    let mut events = Vec::new();
+    for stored in store.tournaments.tournament_events(id, 0).await? {
+        let event = Event::from_stored(&stored.kind, &stored.data).map_err(|e| {
+            UsageError(format!(
+                "event {} ({}) does not read: {e}",
+                stored.v, stored.kind
+            ))
+        })?;
+        events.push(event);
+    }
+    let tournament = match verify(&events) {
+        Ok(tournament) => tournament,
+        Err(difference) => return Ok(Err(difference.to_string())),
+    };
+    for (index, event) in events.iter().enumerate() {
+        if let Event::Result { room, outcome } = event {
+            let played = room_outcome(&store, room).await?;
+            if played != Some(*outcome) {
+                let v = index + 1;
+                return Ok(Err(format!(
+                    "event {v} (result): {outcome:?} in room {room}, whose log says {played:?}"
+                )));
+            }
+        }
+    }
+    Ok(Ok(tournament))
+}
+
+/// How the game in `room` ended, by its log (`None`: no result there).
+async fn room_outcome(store: &Store, room: &str) -> Result<Option<Outcome>, UsageError> {
+    for stored in store.log.events_after(room, 0).await?.iter().rev() {
+        if stored.kind != "game-over" {
+            continue;
+        }
+        let event = RoomEvent::from_parts(&stored.kind, &stored.data)
+            .map_err(|e| UsageError(format!("room {room}'s game-over does not read: {e}")))?;
+        return Ok(match event {
+            RoomEvent::GameOver {
+                winner: Winner::Black,
+                ..
+            } => Some(Outcome::Black),
+            RoomEvent::GameOver {
+                winner: Winner::White,
+                ..
+            } => Some(Outcome::White),
+            RoomEvent::GameOver {
+                winner: Winner::Draw,
+                ..
+            } => Some(Outcome::Draw),
+            _ => None,
+        });
+    }
+    Ok(None)
+}
+
+fn standings(tournament: &Tournament) -> Vec<serde_json::Value> {
+    tournament
+        .standings()
+        .iter()
+        .map(|s| {
+            json!({
+                "player": s.player, "name": s.name, "score": s.score, "games": s.games,
+                "wins": s.wins, "buchholz": s.buchholz, "sonneborn_berger": s.sonneborn_berger,
+                "withdrawn": s.withdrawn,
+            })
+        })
+        .collect()
+}
