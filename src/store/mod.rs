@@ -26,16 +26,16 @@ pub mod schema;
 mod seeks;
 pub mod sqlite;
 mod summaries;
-mod turns;
 mod tournaments;
+mod turns;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
 pub use log::{AllOnCommit, CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
-pub use turns::{Turn, TurnOnCommit};
 pub use tournaments::{TournamentLog, TournamentRow};
+pub use turns::{Turn, TurnOnCommit};
 
 use std::sync::Arc;
 

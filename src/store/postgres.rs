@@ -27,8 +27,8 @@ use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries::{self, push_upsert};
-use super::turns::{self, Turn};
 use super::tournaments::{self, TournamentLog, TournamentRow};
+use super::turns::{self, Turn};
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
     StoreError, StoredEvent,

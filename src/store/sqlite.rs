@@ -15,8 +15,8 @@ use super::group_commit::Append;
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries;
-use super::turns::{self, Turn};
 use super::tournaments::{self, TournamentLog, TournamentRow};
+use super::turns::{self, Turn};
 use super::{
     InCommit, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent,
 };

@@ -7,10 +7,7 @@ fn created(format: Format) -> Event {
     Event::Created(Settings {
         name: "Winter cup".into(),
         format,
-        clock: TimeControl {
-            initial: 180,
-            increment: 2,
-        },
+        clock: TimeControl::fischer(180, 2),
         starts_at: 1_000,
         rated: true,
         creator: "p-creator".into(),
