@@ -50,10 +50,7 @@ async fn store_swiss(store: &Store) {
     let mut log: Vec<Event> = vec![Event::Created(Settings {
         name: "Spring Swiss".into(),
         format: Format::Swiss { rounds: 4 },
-        clock: TimeControl {
-            initial: 300,
-            increment: 3,
-        },
+        clock: TimeControl::fischer(300, 3),
         starts_at: 1_700_000_000_000,
         rated: false,
         creator: "p-creator".into(),
@@ -211,10 +208,7 @@ async fn an_operator_cancels_an_unfinished_tournament_and_it_is_audited() {
     let created = Event::Created(Settings {
         name: "Upcoming".into(),
         format: Format::Arena { minutes: 30 },
-        clock: TimeControl {
-            initial: 60,
-            increment: 1,
-        },
+        clock: TimeControl::fischer(60, 1),
         starts_at: 1_800_000_000_000,
         rated: true,
         creator: "p-creator".into(),
