@@ -11,6 +11,7 @@ mod healthcheck;
 mod legal;
 mod loadgen;
 mod perft;
+mod puzzles;
 mod ratings;
 mod selfplay;
 mod serve;
@@ -64,6 +65,8 @@ enum Command {
     /// Operator commands on the database: ban or lift, list bans, the audit log.
     Admin(admin::Args),
     Tablebase(tablebase::Args),
+    /// Mine puzzles from games, or check a puzzle set's answers.
+    Puzzles(puzzles::Args),
 }
 
 impl Cli {
@@ -111,6 +114,7 @@ impl Cli {
             Command::Ratings(args) => return ratings::run(args),
             Command::Admin(args) => admin::run(args),
             Command::Tablebase(args) => tablebase::run(args),
+            Command::Puzzles(args) => puzzles::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
@@ -133,6 +137,7 @@ impl Cli {
                 | Command::Bestmove(_)
                 | Command::Analyse(_)
                 | Command::Selfplay(_)
+                | Command::Puzzles(_)
         );
         match &self.tablebase {
             Some(path) if asks_the_ai => Ok(crate::ai::tablebase::install(
