@@ -127,6 +127,35 @@ pub fn analyse(record: &Record) -> Result<Analysis, AnalysisError> {
 
 /// [`analyse`] with the tablebase given rather than the installed one.
 pub fn analyse_with(record: &Record, table: Option<&Tablebase>) -> Result<Analysis, AnalysisError> {
+    let throws = replay(record)?
+        .iter()
+        .map(|played| {
+            let odds = ai::odds_with(&played.position, played.roll, table);
+            judge(&played.position, played.roll, &odds, played.from, played.v)
+        })
+        .collect::<Result<Vec<Throw>, AnalysisError>>()?;
+    Ok(Analysis {
+        black: summary(&throws, Side::Black),
+        white: summary(&throws, Side::White),
+        throws,
+    })
+}
+
+/// One throw of a record and what was done with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Played {
+    /// The record's version of the `rolled` event.
+    pub v: u64,
+    /// The position the throw was made in.
+    pub position: Position,
+    pub roll: Roll,
+    /// The square of the piece moved; `None` for a pass.
+    pub from: Option<Square>,
+}
+
+/// Every throw of the record that was followed by a move or a pass, with the position it was
+/// made in, each move checked by the rules (the analysis and the puzzles' miner read games so).
+pub fn replay(record: &Record) -> Result<Vec<Played>, AnalysisError> {
     let mut position = Position::start();
     let mut pending: Option<(u64, Roll)> = None;
     let mut throws = Vec::new();
@@ -134,7 +163,7 @@ pub fn analyse_with(record: &Record, table: Option<&Tablebase>) -> Result<Analys
         let v = recorded.v;
         let event = Event::from_parts(&recorded.t, &recorded.d.to_string())
             .map_err(|e| AnalysisError::Unreadable(v, e.to_string()))?;
-        let played = match event {
+        let from = match event {
             Event::Started {
                 position: start, ..
             } => {
@@ -154,9 +183,13 @@ pub fn analyse_with(record: &Record, table: Option<&Tablebase>) -> Result<Analys
             _ => continue,
         };
         let (rolled_at, roll) = pending.take().ok_or(AnalysisError::NoThrow(v))?;
-        let odds = ai::odds_with(&position, roll, table);
-        let throw = judge(&position, roll, &odds, played, rolled_at)?;
-        position = match played {
+        throws.push(Played {
+            v: rolled_at,
+            position,
+            roll,
+            from,
+        });
+        position = match from {
             Some(from) => {
                 position
                     .play(from, roll)
@@ -165,13 +198,8 @@ pub fn analyse_with(record: &Record, table: Option<&Tablebase>) -> Result<Analys
             }
             None => position.pass(),
         };
-        throws.push(throw);
     }
-    Ok(Analysis {
-        black: summary(&throws, Side::Black),
-        white: summary(&throws, Side::White),
-        throws,
-    })
+    Ok(throws)
 }
 
 /// The verdict on one throw from the engine's odds; `played` is `None` for a pass.

@@ -4,7 +4,7 @@
 //!
 //! Modules by layer, from the outside in. A module may import from its own layer and from the
 //! layers below it, never from above, and the modules import one another without cycles:
-//! commands → server / web → lobby / tournament → room → store / players → analysis / lessons / loadgen →
+//! commands → server / web → lobby / tournament → room → store / players → analysis / lessons / loadgen / puzzles →
 //! protocol → ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
 //! anywhere and import only each other and the protocol, ai and engine. `tests/layout.rs` reads
 //! `src/` and fails on any `crate::` path against this order (and on a pure file of the game
@@ -40,6 +40,9 @@
 //! - [`analysis`]: the verdict on a played game's record, throw by throw (win probability
 //!   before and after, best move, label); pure, on the protocol's level, used by `senet analyse`
 //!   and the server.
+//! - [`puzzles`]: puzzles with exact answers — mined from finished games (`senet puzzles
+//!   mine`), each answer checked by the endgame table or two searches; the shipped set is
+//!   `puzzles/shipped.jsonl`, compiled in. Pure, beside the analysis it reads games with.
 //! - [`engine`]: the rules as pure values (position, sticks, notation, perft); [`ai`]: the
 //!   computer opponent (evaluation, trained network, search, levels, endgame tablebase).
 //! - Helpers: [`fairness`] (seeds, `seed_hash`, the throw formula), [`secrets`] (room ids,
@@ -69,6 +72,7 @@ pub mod lobby;
 pub mod os;
 pub mod players;
 pub mod protocol;
+pub mod puzzles;
 pub mod room;
 pub mod secrets;
 pub mod server;

@@ -475,7 +475,11 @@ async fn verify_recomputes_every_rating(url: &str) {
     rated_game(players.as_ref(), &rooms, "v3", (&r, &p), 2, T0 + 40 * day).await;
     let (status, verdict) = ratings_verify(url);
     assert_eq!(status, Some(0), "{verdict}");
-    assert_eq!(verdict, serde_json::json!({"consistent": true, "games": 3}));
+    assert_eq!(
+        verdict,
+        serde_json::json!({"consistent": true, "games": 3, "puzzle_attempts": 0,
+                           "puzzle_players": 0, "puzzles_rated": 0})
+    );
 
     // A game with one move a side is aborted: the rule does not rate it (the store was told
     // to, as a faulty server would).

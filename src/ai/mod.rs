@@ -291,10 +291,22 @@ pub fn odds_with(position: &Position, roll: Roll, table: Option<&Tablebase>) -> 
             exact: true,
         };
     }
+    searched_odds(position, roll, ANALYSIS_DEPTH, table)
+}
+
+/// [`Odds`] searched `depth` throws deep with the network (the table's values at the leaves it
+/// covers), never the table's exact values at the root: the analysis searches
+/// [`ANALYSIS_DEPTH`] deep, the puzzles' miner deeper and then deeper still to confirm.
+pub fn searched_odds(
+    position: &Position,
+    roll: Roll,
+    depth: u8,
+    table: Option<&Tablebase>,
+) -> Odds {
     let (before, moves) = search::judge(
         position,
         roll,
-        ANALYSIS_DEPTH,
+        depth,
         &Evaluation::Net(&net::TRAINED),
         table,
     );

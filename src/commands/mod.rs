@@ -12,6 +12,7 @@ mod legal;
 mod loadgen;
 mod migrate;
 mod perft;
+mod puzzles;
 mod ratings;
 mod selfplay;
 mod serve;
@@ -71,6 +72,8 @@ enum Command {
     /// Recompute a tournament from its log and its games' rooms.
     Tournament(tournament::Args),
     Tablebase(tablebase::Args),
+    /// Mine puzzles from games, or check a puzzle set's answers.
+    Puzzles(puzzles::Args),
 }
 
 impl Cli {
@@ -122,6 +125,7 @@ impl Cli {
             // Verify's exit status 1 means the tournament differs from its recomputation.
             Command::Tournament(args) => return tournament::run(args),
             Command::Tablebase(args) => tablebase::run(args),
+            Command::Puzzles(args) => puzzles::run(args),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,
@@ -144,6 +148,7 @@ impl Cli {
                 | Command::Bestmove(_)
                 | Command::Analyse(_)
                 | Command::Selfplay(_)
+                | Command::Puzzles(_)
         );
         match &self.tablebase {
             Some(path) if asks_the_ai => Ok(crate::ai::tablebase::install(

@@ -1,5 +1,6 @@
 //! `senet ratings verify --database-url URL`: recomputes every rating from the event log and
-//! compares it bit for bit with the stored ones ([`crate::players::replay`]); exit 0 when all
+//! compares it bit for bit with the stored ones ([`crate::players::replay`]), then the puzzle
+//! ratings from the puzzle attempts ([`crate::players::puzzles::verify`]); exit 0 when all
 //! agree, 1 with the first difference, 2 for a database it cannot read.
 //!
 //! `senet ratings simulate [--players N] [--games N] [--seed S]`: the calibration of
@@ -12,6 +13,7 @@ use serde_json::json;
 use super::UsageError;
 use skillratings::glicko2::Glicko2Rating;
 
+use crate::players::puzzles;
 use crate::players::rating::{self, Parameters};
 use crate::players::replay::{Difference, GameLog, Replay};
 use crate::players::simulate::{self, Plan};
@@ -146,9 +148,25 @@ fn verify(url: &str) -> ExitCode {
         .map_err(UsageError::from)
         .and_then(|runtime| runtime.block_on(replay_all(url)));
     match outcome {
-        Ok(Ok(replay)) => {
-            println!("{}", json!({"consistent": true, "games": replay.games}));
+        Ok(Ok((replay, Ok(puzzles)))) => {
+            println!(
+                "{}",
+                json!({
+                    "consistent": true,
+                    "games": replay.games,
+                    "puzzle_attempts": puzzles.attempts,
+                    "puzzle_players": puzzles.players,
+                    "puzzles_rated": puzzles.puzzles,
+                })
+            );
             ExitCode::SUCCESS
+        }
+        Ok(Ok((_, Err(difference)))) => {
+            println!(
+                "{}",
+                json!({"consistent": false, "puzzle_difference": difference.to_string()})
+            );
+            ExitCode::from(1)
         }
         Ok(Err(difference)) => {
             println!("{}", json!({"consistent": false, "difference": difference}));
@@ -161,7 +179,10 @@ fn verify(url: &str) -> ExitCode {
     }
 }
 
-async fn replay_all(url: &str) -> Result<Result<Replay, Box<Difference>>, UsageError> {
+/// The games' ratings, then the puzzle ratings ([`puzzles::verify`]).
+async fn replay_all(
+    url: &str,
+) -> Result<Result<(Replay, PuzzleCheck), Box<Difference>>, UsageError> {
     let rooms = store::open(url).await?;
     let players = player_store::open(url).await?;
     let mut replay = Replay::default();
@@ -187,8 +208,11 @@ async fn replay_all(url: &str) -> Result<Result<Replay, Box<Difference>>, UsageE
             return Ok(Err(difference));
         }
     }
-    Ok(Ok(replay))
+    let puzzles = puzzles::verify(&puzzles::PuzzleStore::open(url).await?).await?;
+    Ok(Ok((replay, puzzles)))
 }
+
+type PuzzleCheck = Result<puzzles::Verified, puzzles::PuzzleDifference>;
 
 async fn game_log(
     rooms: &dyn RoomLog,

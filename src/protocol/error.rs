@@ -84,6 +84,11 @@ pub enum ErrorCode {
     ChatTimedOut,
     /// The room's chat holds as many messages as it may.
     ChatFull,
+    /// A puzzle id that is not in the set (HTTP 404).
+    PuzzleNotFound,
+    /// An answer without a valid ticket for this puzzle from this client: fetch the puzzle
+    /// first (HTTP 409).
+    PuzzleNotAsked,
     /// The database is not answering (or just failed to): nothing is known of the request's
     /// outcome; send it again, with the same `id` (HTTP 503).
     Unavailable,

@@ -11,6 +11,7 @@
 //! - [`lobby`]: the lobby's seeks, quick pairing and `/ws/lobby` frames;
 //! - [`players`]: players and their ratings as the identity routes, pages and frames show them;
 //! - [`player_page`]: the player page's and the leaderboard's bodies;
+//! - [`puzzles`]: the puzzle routes' bodies (a question, an answer, its verdict);
 //! - [`error`]: the stable error codes of both transports;
 //! - [`limits`]: the frame and read-buffer sizes both ends rely on;
 //! - [`vocabulary`]: the names the browser client shares, written out as `web/js/protocol.js`.
@@ -27,6 +28,7 @@ pub mod limits;
 pub mod lobby;
 pub mod player_page;
 pub mod players;
+pub mod puzzles;
 pub mod reply;
 pub mod vocabulary;
 

@@ -227,6 +227,31 @@ pub enum AppError {
     TooManyConnections(String),
     /// This client's quota is spent (429); the next request may come after this long.
     RateLimited(Duration),
+    /// A puzzle request refused (404, 400 or 409).
+    Puzzle(super::puzzles::PuzzleRefusal),
+}
+
+impl From<super::puzzles::PuzzleRefusal> for AppError {
+    fn from(refusal: super::puzzles::PuzzleRefusal) -> Self {
+        AppError::Puzzle(refusal)
+    }
+}
+
+fn puzzle_wire(refusal: super::puzzles::PuzzleRefusal) -> (StatusCode, WireError) {
+    use super::puzzles::PuzzleRefusal;
+    let (status, code) = match &refusal {
+        PuzzleRefusal::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::PuzzleNotFound),
+        PuzzleRefusal::UnknownTheme(..) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+        PuzzleRefusal::NotAsked => (StatusCode::CONFLICT, ErrorCode::PuzzleNotAsked),
+        PuzzleRefusal::Illegal(_) => (StatusCode::BAD_REQUEST, ErrorCode::IllegalMove),
+    };
+    let reason = match &refusal {
+        PuzzleRefusal::Illegal(illegal) => Some(illegal.code()),
+        _ => None,
+    };
+    let mut error = WireError::new(code, refusal.to_string());
+    error.reason = reason;
+    (status, error)
 }
 
 impl From<RoomError> for AppError {
@@ -322,6 +347,7 @@ impl AppError {
                 WireError::new(ErrorCode::TooManyConnections, message),
             ),
             AppError::RateLimited(wait) => (StatusCode::TOO_MANY_REQUESTS, rate_limited(wait)),
+            AppError::Puzzle(refusal) => puzzle_wire(refusal),
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod lobby;
 pub mod ops;
 pub mod origin;
 pub mod player_pages;
+pub mod puzzles;
 pub mod seating;
 pub mod socket;
 pub mod ws;
@@ -82,6 +83,8 @@ pub struct AppState {
     pub moderation: crate::store::bans::BanStore,
     /// Players, names and ratings (`/api/me`, seats bound to players, rated games).
     pub players: Arc<dyn PlayerStore>,
+    /// Puzzle ratings and the key puzzle tickets are signed with (`/api/puzzles`).
+    pub puzzles: Arc<puzzles::Puzzles>,
     /// Player cookies are `Secure`: `--public-origin` is https.
     pub secure_cookies: bool,
 }
@@ -114,8 +117,16 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
             state.quotas.identify.clone(),
             edge::quota::enforce,
         ));
+    // Puzzle answers are paced like joins, per address.
+    let answering = Router::new()
+        .route("/api/puzzles/{id}/answer", post(puzzles::answer))
+        .route_layer(from_fn_with_state(
+            state.quotas.join.clone(),
+            edge::quota::enforce,
+        ));
     let api = Router::new()
         .merge(creating)
+        .merge(answering)
         .merge(joining)
         .merge(identifying)
         .route("/api/me", get(identity::me).delete(identity::delete))
@@ -129,6 +140,9 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/players", get(player_pages::by_name))
         .route("/api/players/{id}", get(player_pages::by_id))
         .route("/api/top", get(player_pages::top))
+        .route("/api/puzzles/daily", get(puzzles::daily))
+        .route("/api/puzzles/next", get(puzzles::next))
+        .route("/api/puzzles/{id}", get(puzzles::by_id))
         .route("/ws/lobby", get(lobby::upgrade))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
@@ -244,6 +258,7 @@ impl Server {
         .await?;
         let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let moderation = crate::store::bans::BanStore::open(&config.database_url).await?;
+        let puzzles = Arc::new(puzzles::Puzzles::open(&config.database_url).await?);
         let listener = bind_listener(&config.listen, PUBLIC_LISTENER).await?;
         origin::check_public(listener.local_addr()?, &config.connections.public_origin)?;
         let metrics_listener = bind_listener(&config.metrics_listen, METRICS_LISTENER).await?;
@@ -276,6 +291,7 @@ impl Server {
                 bans,
                 moderation,
                 players,
+                puzzles,
                 secure_cookies: config.connections.public_origin.is_https(),
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),

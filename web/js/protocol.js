@@ -48,6 +48,8 @@ export const ErrorCode = Object.freeze({
   ChatMuted: 'chat_muted',
   ChatTimedOut: 'chat_timed_out',
   ChatFull: 'chat_full',
+  PuzzleNotFound: 'puzzle_not_found',
+  PuzzleNotAsked: 'puzzle_not_asked',
   Unavailable: 'unavailable',
   Internal: 'internal',
 });
