@@ -129,7 +129,8 @@ pub async fn next(
         Some(after) => set.iter().position(|p| p.id == after).map(|i| i + 1),
         None => Some(0),
     };
-    let from = from.ok_or_else(|| PuzzleRefusal::NotFound(query.after.clone().unwrap_or_default()))?;
+    let from =
+        from.ok_or_else(|| PuzzleRefusal::NotFound(query.after.clone().unwrap_or_default()))?;
     let of_theme = |p: &&Puzzle| theme.is_none_or(|t| p.theme == t);
     // The first of the theme after `after` in the set's order, else the first of the theme.
     let puzzle = set[from..]
