@@ -140,22 +140,7 @@ async fn old_and_new_serve_one_schema(url: String) {
     );
 
     // An old instance restarting now meets a migration it does not know.
-    let restart = tokio::process::Command::new(previous_bin())
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "127.0.0.1:0",
-        ])
-        .args(["--database-url", &url])
-        .output();
-    let restart = tokio::time::timeout(std::time::Duration::from_secs(30), restart)
-        .await
-        .expect("the previous release started on a schema it does not know")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&restart.stderr);
-    assert!(!restart.status.success(), "{stderr}");
+    let stderr = common::serve_refused(&previous_bin(), &url).await;
     assert!(
         stderr.contains("missing in the resolved migrations"),
         "{stderr}"

@@ -334,24 +334,7 @@ async fn newer_schema_runs_until_a_contract_says_otherwise(url: String) {
     .await;
     let (code, check) = senet(&["migrate", "--check", "--database-url", &url]).await;
     assert_eq!((code, &check["start"]), (1, &json!("refused")), "{check}");
-    let serve = tokio::time::timeout(
-        std::time::Duration::from_secs(30),
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--metrics-listen",
-                "127.0.0.1:0",
-            ])
-            .args(["--database-url", &url])
-            .output(),
-    )
-    .await
-    .expect("senet serve started on a schema it cannot run on")
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&serve.stderr);
-    assert!(!serve.status.success(), "{stderr}");
+    let stderr = common::serve_refused(env!("CARGO_BIN_EXE_senet"), &url).await;
     assert!(stderr.contains("needs senet 99.0.0 or later"), "{stderr}");
 }
 

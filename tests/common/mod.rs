@@ -644,6 +644,22 @@ pub fn without_presence(events: &[Value]) -> Vec<Value> {
         .collect()
 }
 
+/// `senet serve` by the binary at `bin` on the database `url`, which must refuse to start (a
+/// schema it cannot run on): what it said on stderr.
+pub async fn serve_refused(bin: &str, url: &str) -> String {
+    let serve = tokio::process::Command::new(bin)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["--metrics-listen", "127.0.0.1:0", "--database-url", url])
+        .output();
+    let serve = tokio::time::timeout(std::time::Duration::from_secs(30), serve)
+        .await
+        .unwrap_or_else(|_| panic!("{bin} serve started on a schema it cannot run on"))
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&serve.stderr).into_owned();
+    assert!(!serve.status.success(), "{stderr}");
+    stderr
+}
+
 /// `senet serve` as a real child process on a given database.
 pub struct ChildServer {
     pub child: tokio::process::Child,
