@@ -46,7 +46,7 @@ function fillLevels(select) {
 function fillClocks() {
   for (const select of /** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll('select[name="clock"]'))) {
     const chosen = select.value;
-    const presets = select.closest('form').dataset.mode === Mode.Online ? [...PRESETS, ...CORRESPONDENCE] : PRESETS;
+    const presets = select.closest('form')?.dataset.mode === Mode.Online ? [...PRESETS, ...CORRESPONDENCE] : PRESETS;
     select.replaceChildren(...presets.map((preset) => el('option', { value: presetValue(preset), text: presetLabel(preset) })));
     select.value = chosen;
   }
