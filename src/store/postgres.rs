@@ -417,16 +417,13 @@ impl TournamentLog for PgStore {
         summary: &str,
         work: Option<Arc<dyn InCommit>>,
     ) -> Result<(), StoreError> {
-        async {
-            let mut tx = self.pool.begin().await?;
-            tournaments::append_on::<sqlx::Postgres>(&mut tx, id, events, summary).await?;
-            if let Some(work) = work {
-                work.on_postgres(&mut tx).await?;
-            }
-            tx.commit().await?;
-            Ok(())
+        let mut tx = self.pool.begin().await?;
+        tournaments::append_on::<sqlx::Postgres>(&mut tx, id, events, summary).await?;
+        if let Some(work) = work {
+            work.on_postgres(&mut tx).await?;
         }
-        .await
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn tournament_events(

@@ -406,14 +406,7 @@ where
     for<'r> &'r str: ColumnIndex<DB::Row>,
     i64: for<'r> Decode<'r, DB> + Type<DB>,
 {
-    let mut conn = pool.acquire().await?;
-    let rows = sqlx::query("SELECT version FROM _sqlx_migrations WHERE success")
-        .fetch_all(&mut *conn)
-        .await?;
-    let applied = rows
-        .iter()
-        .map(|row| row.try_get::<i64, _>("version"))
-        .collect::<Result<Vec<i64>, _>>()?;
+    let applied = super::schema::applied_versions(pool).await?;
     let missing = migrator
         .iter()
         .filter(|m| !m.migration_type.is_down_migration() && !applied.contains(&m.version))

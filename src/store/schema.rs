@@ -80,11 +80,7 @@ where
     i64: for<'r> Decode<'r, DB> + Type<DB>,
     String: for<'r> Decode<'r, DB> + Type<DB>,
 {
-    let applied: BTreeSet<i64> = query_if_table(pool, "SELECT version FROM _sqlx_migrations")
-        .await?
-        .iter()
-        .map(|row| row.try_get::<i64, _>("version"))
-        .collect::<Result<_, _>>()?;
+    let applied = applied_versions(pool).await?;
     let known: BTreeSet<i64> = migrator.iter().map(|m| m.version).collect();
     let mut plan = Plan::new_database(migrator);
     plan.pending
@@ -97,6 +93,20 @@ where
     plan.oldest_release = oldest_release;
     plan.newer = newer;
     Ok(plan)
+}
+
+/// The migrations recorded as applied (none in a new database).
+pub(super) async fn applied_versions<DB>(pool: &Pool<DB>) -> Result<BTreeSet<i64>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: IntoArguments<DB> + Default,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'r> &'r str: ColumnIndex<DB::Row>,
+    i64: for<'r> Decode<'r, DB> + Type<DB>,
+{
+    let rows = query_if_table(pool, "SELECT version FROM _sqlx_migrations WHERE success").await?;
+    let versions = rows.iter().map(|row| row.try_get::<i64, _>("version"));
+    Ok(versions.collect::<Result<_, _>>()?)
 }
 
 /// The newest `oldest_release` the database's contracts name.
