@@ -193,7 +193,7 @@ class Fixture:
             seat.close()
 
     def finished_games(self):
-        ankh, ankh_id = self.player("Ankh")
+        ankh, _ = self.player("Ankh")
         bes, bes_id = self.player("Bes")
         hathor, _ = self.player("Hathor")
         djed, _ = self.player("Djed")
@@ -242,7 +242,7 @@ class Fixture:
         self.keep(room, "finished")
 
         self.admin("timeout", bes_id, "--for", FOREVER, "--reason", "fixture", "--as", "fixture")
-        return ankh, djed, ankh_id
+        return ankh, djed
 
     def games_in_progress(self, ankh, djed):
         room, seats, tokens = self.table(ankh, djed, rated=True)
@@ -303,7 +303,7 @@ def main():
     args = parser.parse_args()
     if args.step == "fill":
         fixture = Fixture(args)
-        ankh, djed, _ = fixture.finished_games()
+        ankh, djed = fixture.finished_games()
         fixture.games_in_progress(ankh, djed)
         fixture.operators()
         manifest = {"rooms": fixture.rooms, "players": fixture.players}
