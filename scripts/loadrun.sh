@@ -25,6 +25,9 @@
 # were charged): its report counts the games lost, the acknowledged actions lost, how long each
 # player was away, and the time charged to a player away on its own turn; afterwards every
 # finished game's record is checked with `senet verify`.
+# SENET_ROLL_FROM=BIN with --roll-after: the instances start as BIN (an earlier release, e.g.
+# `scripts/release-bin.sh 0.1.0`) and the rolling update replaces them with $SENET_BIN: an upgrade
+# under load, old and new serving side by side on one schema while it runs (docs/UPGRADES.md).
 #
 # With loadgen's --rated (every game rated, two new players per room), the run ends with
 # `senet ratings verify` on the database (its JSON verdict and exit status are printed; a
@@ -51,6 +54,9 @@ if [ -n "$kill_after$roll_after" ] && { [ "$backend" != postgres ] || [ "$instan
     echo "--kill-after and --roll-after need postgres and --instances 2 or more" >&2; exit 2
 fi
 bin=${SENET_BIN:-target/release/senet}
+# What the instances start as: an earlier release's binary when a rolling update upgrades them.
+start_bin=${SENET_ROLL_FROM:-$bin}
+[ -z "${SENET_ROLL_FROM:-}" ] || [ -n "$roll_after" ] || { echo "SENET_ROLL_FROM needs --roll-after" >&2; exit 2; }
 work=$(mktemp -d)
 first_port=$((20000 + RANDOM % 10000))
 case $backend in
@@ -78,9 +84,11 @@ trap cleanup EXIT
 start_instance() {
     local i=$1 port=$((first_port + $1))
     # /metrics is served only on its own listener (--metrics-listen).
-    local metrics_port=$((port + 10000))
-    "$bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
-        --max-tcp-connections-per-address 0 --create-burst 0 --identify-burst 0 --join-burst 0 \
+    local metrics_port=$((port + 10000)) quotas=(--create-burst 0 --join-burst 0)
+    # (--identify-burst came after 0.1.0.)
+    if "$start_bin" serve --help | grep -q -- --identify-burst; then quotas+=(--identify-burst 0); fi
+    "$start_bin" serve --listen "127.0.0.1:$port" --database-url "$url" --max-connections-per-address 0 \
+        --max-tcp-connections-per-address 0 "${quotas[@]}" \
         --metrics-listen "127.0.0.1:$metrics_port" \
         --trusted-proxies 127.0.0.1/32 ${SENET_SERVE_FLAGS:-} >>"$work/server$i.log" 2>&1 &
     pids[i - 1]=$! ports[i - 1]=$port metrics_ports[i - 1]=$metrics_port
@@ -161,6 +169,7 @@ roll_instances_later() {
     rooms=$(grep -oP '(?<=--rooms )[0-9]+' <<<"$*" || echo 10)
     until [ "$(open_sockets)" -ge $((2 * rooms)) ]; do sleep 0.2; done
     sleep "$roll_after"
+    start_bin=$bin
     for i in $(seq "$instances"); do
         # Its histograms so far, which its replacement starts again from zero (what it
         # measures while it drains is not counted).

@@ -1,8 +1,8 @@
 //! The layout `src/lib.rs` states, checked: imports between the top-level modules flow one way
 //! (commands → server → lobby / tournament → room → store / players → protocol → ai → engine, with the helpers from
 //! anywhere), the pure game never sees a stored row, and every `senet serve` default is written
-//! once (a bare `senet serve` parses to the library's own defaults), and no file in `src/` is over
-//! 600 lines.
+//! once (a bare `senet serve` parses to the library's own defaults), no file in `src/` is over
+//! 600 lines, and inside a module no files import one another in a circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -72,6 +72,174 @@ fn the_modules_import_one_another_without_cycles() {
             "the modules import one another in a cycle: {}",
             path.join(" → ")
         );
+    }
+}
+
+/// Inside one top-level module, files import one another without a circle: a circle means a type
+/// lives in the wrong file (give it a home below both users). A file naming its own ancestors
+/// (`super::`, the module it is declared in) is nesting, not an import, and is not counted.
+#[test]
+fn files_inside_a_module_import_one_another_without_circles() {
+    let graph = file_graph();
+    assert!(
+        graph.values().map(BTreeSet::len).sum::<usize>() > 100,
+        "the scan found too few imports between files"
+    );
+    // Each circle once, however many of its files it is found from.
+    let mut circles = BTreeMap::new();
+    for start in graph.keys() {
+        let mut path = vec![start.clone()];
+        if reaches(&graph, start, start, &mut path, &mut BTreeSet::new()) {
+            let members: BTreeSet<String> = path.iter().cloned().collect();
+            circles.entry(members).or_insert_with(|| path.join(" → "));
+        }
+    }
+    let circles: Vec<String> = circles.into_values().collect();
+    assert!(
+        circles.is_empty(),
+        "files that import one another in a circle:\n{}",
+        circles.join("\n")
+    );
+}
+
+/// Every file of `src/` (as its module path, `room/game/chat`) → the files of the same top-level
+/// module whose items it names, ancestors left out.
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let modules: BTreeSet<Vec<String>> = rust_files(&root.join("src"))
+        .iter()
+        .map(|path| module_path(&relative(root, path)))
+        .collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in rust_files(&root.join("src")) {
+        let own = module_path(&relative(root, &path));
+        if own.len() < 2 {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Unit tests (a `#[cfg(test)]` module at the end of the file) are left out.
+        let code: String = text
+            .split("#[cfg(test)]\nmod tests {")
+            .next()
+            .unwrap()
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for named in named_paths(&code, &own) {
+            let Some(target) = (1..=named.len())
+                .rev()
+                .map(|n| named[..n].to_vec())
+                .find(|prefix| modules.contains(prefix))
+            else {
+                continue;
+            };
+            let ancestor = own.starts_with(&target);
+            if target[0] == own[0] && !ancestor {
+                graph
+                    .entry(own.join("/"))
+                    .or_default()
+                    .insert(target.join("/"));
+            }
+        }
+    }
+    graph
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The module paths a file's code names, made absolute: `crate::a::b`, `super::a`, `self::a`, and
+/// a child module's `child::x` (every `{...}` group expanded).
+fn named_paths(code: &str, own: &[String]) -> Vec<Vec<String>> {
+    let children: BTreeSet<String> = code
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim_start().trim_start_matches("pub ");
+            let name = line.strip_prefix("mod ")?.strip_suffix(';')?;
+            Some(name.trim().to_owned())
+        })
+        .collect();
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    let word_start = |i: usize| {
+        i == 0
+            || !(bytes[i - 1].is_ascii_alphanumeric()
+                || bytes[i - 1] == b'_'
+                || bytes[i - 1] == b':')
+    };
+    for (i, _) in code.char_indices().filter(|&(i, _)| word_start(i)) {
+        let rest = &code[i..];
+        let (base, tail): (Vec<String>, &str) = if let Some(tail) = rest.strip_prefix("crate::") {
+            (Vec::new(), tail)
+        } else if let Some(tail) = rest.strip_prefix("self::") {
+            (own.to_vec(), tail)
+        } else if rest.starts_with("super::") {
+            let mut base = own.to_vec();
+            let mut tail = rest;
+            while let Some(next) = tail.strip_prefix("super::") {
+                base.pop();
+                tail = next;
+            }
+            (base, tail)
+        } else if let Some(child) = children
+            .iter()
+            .find(|child| rest.starts_with(&format!("{child}::")))
+        {
+            let mut base = own.to_vec();
+            base.push(child.clone());
+            (base, &rest[child.len() + 2..])
+        } else {
+            continue;
+        };
+        for path in use_tree(tail) {
+            found.push(base.iter().cloned().chain(path).collect());
+        }
+    }
+    found
+}
+
+/// The paths of a use tree (`a::b`, `a::{b, c::d}`), each as its segments.
+fn use_tree(text: &str) -> Vec<Vec<String>> {
+    let text = text.trim_start();
+    if let Some(group) = text.strip_prefix('{') {
+        let mut depth = 0;
+        let mut start = 0;
+        let mut paths = Vec::new();
+        for (i, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    paths.extend(use_tree(&group[start..i]));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    paths.extend(use_tree(&group[start..i]));
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        return paths;
+    }
+    let head: String = text
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if head.is_empty() || head == "self" {
+        return vec![Vec::new()];
+    }
+    match text[head.len()..].strip_prefix("::") {
+        Some(tail) => use_tree(tail)
+            .into_iter()
+            .map(|path| std::iter::once(head.clone()).chain(path).collect())
+            .collect(),
+        None => vec![vec![head]],
     }
 }
 

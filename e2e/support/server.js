@@ -16,6 +16,12 @@ export function serverBinary() {
   return builds[0] ?? path.join(repo, 'target', 'release', 'senet');
 }
 
+/**
+ * The browser creates and joins rooms from 127.0.0.1 faster than people: no quotas here. (An
+ * earlier release's binary is given the flags it knew: `quotas`.)
+ */
+export const NO_QUOTAS = ['--create-burst', '0', '--join-burst', '0', '--identify-burst', '0'];
+
 /** A fresh folder for a server's database; `removeDataDir` deletes it. */
 export function newDataDir() {
   return mkdtempSync(path.join(tmpdir(), 'senet-e2e-'));
@@ -28,14 +34,11 @@ export function removeDataDir(dir) {
 /**
  * Start a server; resolves to `{url, dataDir, stop(), logs()}`. By default it gets a free port and a
  * database of its own, deleted when it stops; pass `dataDir` (kept) and `listen` to start it
- * again where it was. `extraArgs` go after `serve`.
+ * again where it was; `binary` to run another build (an earlier release's). `extraArgs` go after `serve`.
  */
-export async function startServer({ extraArgs = [], dataDir = null, listen = '127.0.0.1:0' } = {}) {
-  const binary = serverBinary();
+export async function startServer({ extraArgs = [], dataDir = null, listen = '127.0.0.1:0', binary = serverBinary(), quotas = NO_QUOTAS } = {}) {
   if (!existsSync(binary)) throw new Error(`no server binary at ${binary}: build it (cargo build --release) or set SENET_BIN`);
   const dir = dataDir ?? newDataDir();
-  // The browser creates and joins rooms from 127.0.0.1 faster than people: no quotas here.
-  const quotas = ['--create-burst', '0', '--join-burst', '0', '--identify-burst', '0'];
   // /metrics on a free port of its own: its default (127.0.0.1:8808) is one port for all workers.
   const metrics = ['--metrics-listen', '127.0.0.1:0'];
   const args = ['serve', '--listen', listen, '--database-url', `sqlite://${dir}/senet.db`, ...quotas, ...metrics, ...extraArgs];

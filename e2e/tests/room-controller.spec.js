@@ -292,6 +292,30 @@ test('a refused token is forgotten; a rematch seat is kept and followed', async 
   expect(after.navigated).toEqual([`/r/${next}`]);
 });
 
+test('a server newer than the page (an upgrade while it was open): play goes on, a reload keeps the seat', async ({ open }) => {
+  const page = await open('/');
+  await mountController(page);
+  const protocol = await page.evaluate(async () => {
+    const base = document.querySelector('script[type="module"]').src;
+    return (await import(new URL('protocol.js', base).href)).PROTOCOL;
+  });
+  await serverSays(page, 'status', 'open', {});
+  await serverSays(page, 'welcome', { seat: 'black', state: serverState(), protocol });
+  await expect(page.getByTestId('updated')).toBeHidden();
+
+  // The same protocol on a reconnect: nothing to say. A newer one: the offer, and the board plays.
+  await serverSays(page, 'welcome', { seat: 'black', state: serverState(), protocol: protocol + 1 });
+  await expect(page.getByTestId('updated')).toBeVisible();
+  await expect(page.getByTestId('updated')).toContainText('your seat is kept');
+  await expect(page.getByTestId('throw')).toBeEnabled();
+  await page.getByTestId('throw').click();
+  expect((await harness(page)).sent.map((message) => message.type)).toContain('roll');
+  await page.getByTestId('reload').click();
+  const after = await harness(page);
+  expect(after.navigated).toEqual([`/r/${ROOM}`]);
+  expect(after.forgotten).toEqual([]);
+});
+
 test('every word of the server vocabulary the page shows is in every language', async ({ open }) => {
   const page = await open('/');
   const missing = await page.evaluate(async () => {

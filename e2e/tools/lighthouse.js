@@ -22,12 +22,25 @@ async function roomMidGame(url) {
   await page.waitForURL(/\/r\/[^/]+$/);
   let seen = '';
   for (let turn = 0; turn < 6; turn += 1) {
-    // Black to act on a version after the last action's.
-    const ready = await page.waitForFunction((seen) => {
-      const room = document.querySelector('[data-testid="room"]');
-      const acting = room?.dataset.turn === 'black' && room.dataset.busy !== 'true' && room.dataset.v !== seen;
-      return acting && (room.dataset.phase === 'roll' || room.dataset.legal !== '0') && room.dataset.v;
-    }, seen);
+    // Black can act (the throw button, or a highlighted piece) on a version after the last action's.
+    const ready = await page
+      .waitForFunction((seen) => {
+        const room = document.querySelector('[data-testid="room"]');
+        if (room?.dataset.turn !== 'black' || room.dataset.busy === 'true' || room.dataset.v === seen) return false;
+        const button = document.querySelector('[data-testid="throw"]');
+        const canThrow = room.dataset.phase === 'roll' && button instanceof HTMLButtonElement && !button.hidden && !button.disabled;
+        const canMove = room.dataset.phase === 'move' && document.querySelector('[data-testid="board"] .piece.movable') !== null;
+        return (canThrow || canMove) && room.dataset.v;
+      }, seen, { timeout: 60_000 })
+      .catch(async (error) => {
+        // What the page showed, for the log: its state, connection and message.
+        const shown = await page.evaluate(() => ({
+          room: { ...document.querySelector('[data-testid="room"]')?.dataset },
+          connection: document.querySelector('[data-testid="connection"]')?.textContent,
+          message: document.querySelector('[data-testid="message"]')?.textContent,
+        }));
+        throw new Error(`black could not act in turn ${turn}: ${JSON.stringify(shown)}`, { cause: error });
+      });
     seen = await ready.jsonValue();
     if ((await page.getByTestId('room').getAttribute('data-phase')) === 'roll') await page.getByTestId('throw').click();
     else await page.locator('[data-testid="board"] .piece.movable').last().click();

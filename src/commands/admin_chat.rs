@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::UsageError;
-use super::admin::{OperatorArgs, parse_duration};
+use super::operator::{OperatorArgs, parse_duration};
 use crate::store::bans::BanStore;
 
 #[derive(Debug, clap::Subcommand)]

@@ -11,6 +11,7 @@ mod healthcheck;
 mod legal;
 mod loadgen;
 mod migrate;
+mod operator;
 mod perft;
 mod puzzles;
 mod ratings;

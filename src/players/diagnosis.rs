@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::simulate::{Prediction, deciles};
+use super::prediction::{Prediction, deciles};
 
 /// The games a player has had before their rating counts as settled, for the noise figures.
 const SETTLED_AFTER: usize = 100;

@@ -6,6 +6,7 @@
 mod diagnosis;
 pub mod identity;
 pub mod name;
+mod prediction;
 pub mod puzzles;
 pub mod rating;
 pub mod replay;

@@ -37,7 +37,6 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::error::Refusal;
-use super::game::Decision;
 use crate::protocol::{Event, Version};
 
 /// The longest a replay of a room's log (a record, a room loaded) may take before the request
@@ -85,10 +84,10 @@ pub const MAX_PAST_THE_CAP: Version = 5;
 /// The most events any room's log holds.
 pub const LOG_BOUND: Version = MAX_ROOM_EVENTS + MAX_PAST_THE_CAP;
 
-/// Whether a log at version `v` may take `decision`'s events.
-pub fn check_log_room(v: Version, decision: &Decision) -> Result<(), Refusal> {
-    let fits = v + decision.events.len() as Version <= MAX_ROOM_EVENTS;
-    if fits || decision.events.iter().any(ends_the_game) {
+/// Whether a log at version `v` may take a decision's `events`.
+pub fn check_log_room(v: Version, events: &[Event]) -> Result<(), Refusal> {
+    let fits = v + events.len() as Version <= MAX_ROOM_EVENTS;
+    if fits || events.iter().any(ends_the_game) {
         Ok(())
     } else {
         Err(Refusal::RoomLogFull(MAX_ROOM_EVENTS))

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use super::edge::EdgeSettings;
+use super::flags::{parse_positive_count, parse_positive_seconds, parse_seconds, seconds};
 use super::limits::ConnectionSettings;
 use crate::lobby::{DEFAULT_MAX_SEEKS_PER_ADDRESS, DEFAULT_SEEK_GRACE, LobbyConfig};
 use crate::room::bot::default_max_concurrent;
@@ -206,34 +207,5 @@ impl Config {
             grace: self.seek_grace,
             ..LobbyConfig::default()
         }
-    }
-}
-
-/// A duration as the seconds a flag is written in (a flag's default text).
-pub(crate) fn seconds(duration: Duration) -> String {
-    duration.as_secs_f64().to_string()
-}
-
-/// Seconds, possibly fractional (`0.5`), as a duration.
-pub(crate) fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is not a valid duration"))
-}
-
-/// A count of at least one.
-fn parse_positive_count(text: &str) -> Result<usize, String> {
-    match text.parse() {
-        Ok(0) | Err(_) => Err(format!("{text:?} is not a whole number of at least 1")),
-        Ok(count) => Ok(count),
-    }
-}
-
-/// Like [`parse_seconds`], but more than zero.
-pub(crate) fn parse_positive_seconds(text: &str) -> Result<Duration, String> {
-    match parse_seconds(text)? {
-        Duration::ZERO => Err("must be more than 0 seconds".into()),
-        positive => Ok(positive),
     }
 }

@@ -4,14 +4,17 @@
 //! which adds the status). Internal failures are logged here and answered with a generic
 //! message, never with their details.
 
-use axum::Json;
 use std::time::Duration;
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use serde::de::DeserializeOwned;
 
 use axum::http::StatusCode;
 use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 
-use super::seating::SeatRefusal;
+use super::refusals::{PuzzleRefusal, SeatRefusal};
 use crate::lobby::LobbyError;
 use crate::players::name::NameError;
 use crate::players::store::PlayerError;
@@ -228,17 +231,16 @@ pub enum AppError {
     /// This client's quota is spent (429); the next request may come after this long.
     RateLimited(Duration),
     /// A puzzle request refused (404, 400 or 409).
-    Puzzle(super::puzzles::PuzzleRefusal),
+    Puzzle(PuzzleRefusal),
 }
 
-impl From<super::puzzles::PuzzleRefusal> for AppError {
-    fn from(refusal: super::puzzles::PuzzleRefusal) -> Self {
+impl From<PuzzleRefusal> for AppError {
+    fn from(refusal: PuzzleRefusal) -> Self {
         AppError::Puzzle(refusal)
     }
 }
 
-fn puzzle_wire(refusal: super::puzzles::PuzzleRefusal) -> (StatusCode, WireError) {
-    use super::puzzles::PuzzleRefusal;
+fn puzzle_wire(refusal: PuzzleRefusal) -> (StatusCode, WireError) {
     let (status, code) = match &refusal {
         PuzzleRefusal::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::PuzzleNotFound),
         PuzzleRefusal::UnknownTheme(..) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
@@ -386,4 +388,12 @@ pub(super) fn rate_limited(wait: Duration) -> WireError {
 /// Whole seconds to wait, rounded up: `Retry-After` has no fractions.
 fn retry_after_seconds(wait: Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
+
+/// A JSON body, or a 400 with the parser's complaint in our error format.
+pub(super) fn body<T: DeserializeOwned>(
+    body: Result<Json<T>, JsonRejection>,
+) -> Result<T, AppError> {
+    body.map(|Json(value)| value)
+        .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
 }

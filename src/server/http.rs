@@ -4,10 +4,9 @@ use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::de::DeserializeOwned;
 
 use super::AppState;
-use super::error::AppError;
+use super::error::{AppError, body};
 use super::identity::Identity;
 use super::seating;
 use crate::ai::ParseLevelError;
@@ -16,14 +15,6 @@ use crate::protocol::{
     CreateRoom, DEFAULT_LEVEL, JoinRoom, Joined, Mode, Record, RoomCreated, RoomSummary,
 };
 use crate::room::{NewRoom, RoomError};
-
-/// A JSON body, or a 400 with the parser's complaint in our error format.
-pub(super) fn body<T: DeserializeOwned>(
-    body: Result<Json<T>, JsonRejection>,
-) -> Result<T, AppError> {
-    body.map(|Json(value)| value)
-        .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
-}
 
 /// `POST /api/rooms`; an online room's creator's seat is bound to their player, if any.
 pub async fn create_room(

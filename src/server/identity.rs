@@ -18,8 +18,7 @@ use cookie::{Cookie, SameSite};
 
 use super::AppState;
 use super::edge::ClientAddr;
-use super::error::AppError;
-use super::http::body;
+use super::error::{AppError, body};
 use crate::players::identity::{
     TRANSFER_CODE_TTL_MS, new_player_id, new_secret, new_transfer_code, transfer_code_hash,
 };

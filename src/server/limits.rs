@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::http::HeaderMap;
 
-use super::edge::ClientAddr;
+use super::edge::client::ClientAddr;
 use super::error::AppError;
 use super::origin::{AllowedOrigins, Origins, PublicOrigins};
 use crate::protocol::DEFAULT_WS_READ_BUFFER;

@@ -19,8 +19,8 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::AppState;
 use super::edge::ClientAddr;
+use super::error::body;
 use super::error::{AppError, WireError};
-use super::http::body;
 use super::identity::Identity;
 use super::limits::ConnectionPermit;
 use super::seating;

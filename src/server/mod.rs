@@ -19,6 +19,7 @@
 pub mod config;
 pub mod edge;
 pub mod error;
+mod flags;
 pub mod http;
 pub mod identity;
 pub mod limits;
@@ -27,6 +28,7 @@ pub mod ops;
 pub mod origin;
 pub mod player_pages;
 pub mod puzzles;
+pub mod refusals;
 pub mod seating;
 pub mod socket;
 pub mod ws;

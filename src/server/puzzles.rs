@@ -15,10 +15,9 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 use super::AppState;
-use super::error::AppError;
-use super::http::body;
+use super::error::{AppError, body};
 use super::identity::Identity;
-use crate::engine::IllegalMove;
+use super::refusals::PuzzleRefusal;
 use crate::players::puzzles::{PuzzleStore, start_of};
 use crate::protocol::UnixMs;
 use crate::protocol::puzzles::{
@@ -66,21 +65,6 @@ impl Puzzles {
         (0..=TICKET_MS).contains(&(now - issued))
             && self.mac(puzzle, player, issued).verify_slice(&tag).is_ok()
     }
-}
-
-/// Why a puzzle request is refused.
-#[derive(Debug, thiserror::Error)]
-pub enum PuzzleRefusal {
-    #[error("no puzzle has the id {0:?}")]
-    NotFound(String),
-    #[error("no puzzle has the theme {0:?}: expected one of {1}")]
-    UnknownTheme(String, String),
-    #[error(
-        "this puzzle was not handed to you (or its ticket is older than a day): fetch it first"
-    )]
-    NotAsked,
-    #[error("{0}")]
-    Illegal(IllegalMove),
 }
 
 #[derive(serde::Deserialize)]

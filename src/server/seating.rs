@@ -12,21 +12,11 @@ use std::time::Duration;
 
 use super::AppState;
 use super::error::AppError;
+use super::refusals::SeatRefusal;
 use crate::engine::Side;
 use crate::players::shown;
 use crate::players::store::{PlayerError, PlayerRow, PlayerStore, RoomPlayers};
 use crate::protocol::{Mode, Seat, State as RoomState};
-
-/// Why a player may not sit or act.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SeatRefusal {
-    /// A rated room or seek asked for without a player cookie.
-    RatedNeedsPlayer,
-    /// The player already holds the other seat of a rated room.
-    SamePlayer,
-    /// The seat is bound to another player than the cookie names.
-    SeatOfAnotherPlayer,
-}
 
 /// Checks a new room's rated choice against who creates it.
 pub(super) fn check_creator(

@@ -286,6 +286,7 @@ export function createRoomView(root, { onMove }) {
     const problem = part('problem', root);
     show(problem, Boolean(model.problem));
     if (model.problem) problem.textContent = phrase(model.problem);
+    show(part('updated', root), model.outdated);
     // A room that does not exist: no greyed board, a way to a game instead.
     const missing = model.problem?.key === 'room.notFound';
     root.dataset.missing = String(missing);

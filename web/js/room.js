@@ -16,7 +16,7 @@ import { createAnnouncer, createThresholds, eventSentence, presenceSentence, sid
 import { runCommand } from './commands.js';
 import { createChat } from './chat.js';
 import { chime } from './sound.js';
-import { ClientMessage, ErrorCode, Event, Mode, Phase, Reply, Status } from './protocol.js';
+import { ClientMessage, ErrorCode, Event, Mode, Phase, PROTOCOL, Reply, Status } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
 /** Whether the text command box was left open (this browser remembers). */
@@ -133,7 +133,7 @@ async function takeFreeSeat(api, roomId) {
 export function createRoom(root, { roomId, api, connect, createView, navigate }) {
   /**
    * What the page knows: the server's state (its JSON, see docs/PROTOCOL.md) and this page's own.
-   * @type {{room: string, seat: string | null, state: any, ready: boolean, pending: number | null, connection: {name: string, at?: number}, lastThrow: any, animateThrow: boolean, lastRoll: {value: number | null}, log: any[], message: {key: string, params?: object} | null, problem: {key: string, params?: object} | null, watchers: number, seed: string | null}}
+   * @type {{room: string, seat: string | null, state: any, ready: boolean, pending: number | null, connection: {name: string, at?: number}, lastThrow: any, animateThrow: boolean, lastRoll: {value: number | null}, log: any[], message: {key: string, params?: object} | null, problem: {key: string, params?: object} | null, outdated: boolean, watchers: number, seed: string | null}}
    */
   const model = {
     room: roomId,
@@ -148,6 +148,9 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     log: [],
     message: null,
     problem: null,
+    // The server speaks a newer protocol than this page was built for (an upgrade while the page
+    // was open): the protocol only grows, so play goes on, and the page offers a reload.
+    outdated: false,
     watchers: 0,
     seed: null,
   };
@@ -298,6 +301,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     welcome(d) {
       enqueue(() => {
         model.seat = d.seat;
+        model.outdated = (d.protocol ?? PROTOCOL) > PROTOCOL;
         replaceState(model, d.state);
         chat.setState(model.state, model.seat, Boolean(d.identified));
         model.pending = null;
@@ -408,6 +412,8 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       act(ClientMessage.Resign);
     });
     on('copy-link', copyInvite);
+    // The seat token is kept in this browser, so the reloaded page takes the same seat.
+    on('reload', () => navigate(`/r/${roomId}`));
     part('board', root).addEventListener('click', explainOfflineClick);
     wireCommandBox();
     part('command-form', root).addEventListener('submit', (event) => {

@@ -106,7 +106,7 @@ impl RoomTask {
     ) -> Result<Version, RoomError> {
         for _ in 0..MAX_CONFLICT_RETRIES {
             let decision = decide(&self.game, &self.context())?;
-            check_log_room(self.game.version(), &decision)?;
+            check_log_room(self.game.version(), &decision.events)?;
             match self.commit(decision).await {
                 Ok(v) => return Ok(v),
                 Err(StoreError::VersionConflict(v)) => {

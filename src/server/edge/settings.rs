@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::TrustedProxies;
-use crate::server::config::{parse_positive_seconds, seconds};
+use crate::server::flags::{parse_positive_seconds, seconds};
 
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(5);
