@@ -6,7 +6,6 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{FLUSH_EVERY, GAMES, GAMES_EVERY, GAMES_SOON, Lobby, LobbyError, TICK};
-use crate::players::shown;
 use crate::protocol::players::SeatPlayers;
 use crate::protocol::{LobbyGame, SeekGone, Status};
 use crate::room::{RoomError, now_ms};
@@ -156,7 +155,7 @@ impl Lobby {
     async fn seat_players(&self, room: &str) -> SeatPlayers {
         let players = self.inner.players.as_ref();
         let seated = match players.room_players(room).await {
-            Ok(Some(seated)) => shown::seated(players, &seated).await,
+            Ok(Some(seated)) => crate::players::store::seated(players, &seated).await,
             Ok(None) => Ok(SeatPlayers::default()),
             Err(error) => Err(error),
         };

@@ -5,6 +5,7 @@
 
 mod diagnosis;
 pub mod identity;
+pub mod model;
 pub mod name;
 mod prediction;
 pub mod puzzles;

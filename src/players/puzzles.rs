@@ -169,7 +169,7 @@ impl PuzzleStore {
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(5));
             Pool::Sqlite(
-                crate::store::sqlite::pool_options()
+                crate::store::sqlite::pool::pool_options()
                     .max_connections(2)
                     .connect_with(options)
                     .await?,

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use serde::Serialize;
 use skillratings::glicko2::Glicko2Rating;
 
+use super::model::{Change, FinishedGame, PlayerRow, RatedGameRow, RoomPlayers};
 use super::rating::{self, GameFacts, Score, Standing};
-use super::store::{Change, FinishedGame, PlayerRow, RatedGameRow, RoomPlayers};
 use crate::engine::Side;
 use crate::protocol::{Event, Mode, UnixMs, Winner};
 use crate::store::StoredEvent;

@@ -3,10 +3,10 @@
 
 use skillratings::glicko2::Glicko2Rating;
 
+use super::model::{self, PlayerRow};
 use super::name::generated_name;
 use super::rating::is_provisional;
-use super::store::{self, PlayerError, PlayerRow, PlayerStore, RoomPlayers};
-use crate::protocol::players::{Change, Player, PlayerRef, SeatPlayers};
+use crate::protocol::players::{Change, Player, PlayerRef};
 use crate::protocol::{BeforeAfter, RatingChanges};
 
 /// The name shown for a deleted player (the pages translate it).
@@ -53,8 +53,8 @@ pub fn change(rating: &Glicko2Rating) -> Change {
 
 /// A rated game's changes to both players (black's first), as the `rated` frame and a
 /// finished game's state show them.
-pub fn changes([black, white]: &[store::Change; 2]) -> RatingChanges {
-    let shown = |game: &store::Change| BeforeAfter {
+pub fn changes([black, white]: &[model::Change; 2]) -> RatingChanges {
+    let shown = |game: &model::Change| BeforeAfter {
         before: change(&game.before),
         after: change(&game.after),
     };
@@ -62,21 +62,4 @@ pub fn changes([black, white]: &[store::Change; 2]) -> RatingChanges {
         black: shown(black),
         white: shown(white),
     }
-}
-
-/// The players bound to a room's seats, as shown beside its board or in the lobby.
-pub async fn seated(
-    players: &dyn PlayerStore,
-    room: &RoomPlayers,
-) -> Result<SeatPlayers, PlayerError> {
-    let shown = async |bound: &Option<String>| -> Result<Option<PlayerRef>, PlayerError> {
-        let Some(id) = bound else {
-            return Ok(None);
-        };
-        Ok(players.player(id).await?.as_ref().map(player_ref))
-    };
-    Ok(SeatPlayers {
-        black: shown(&room.black).await?,
-        white: shown(&room.white).await?,
-    })
 }

@@ -138,7 +138,7 @@ async fn add_players(players: &dyn PlayerStore, state: &mut RoomState) -> Result
         let changes = players.room_changes(&state.room).await?;
         state.ratings = changes.as_ref().map(shown::changes);
     }
-    let shown = shown::seated(players, &seated).await?;
+    let shown = crate::players::store::seated(players, &seated).await?;
     state.players.black.player = shown.black;
     state.players.white.player = shown.white;
     Ok(())

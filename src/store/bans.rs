@@ -236,7 +236,7 @@ impl BanStore {
             let options = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(false)
                 .busy_timeout(std::time::Duration::from_secs(5));
-            let pool = crate::store::sqlite::pool_options()
+            let pool = crate::store::sqlite::pool::pool_options()
                 .max_connections(1)
                 .connect_with(options)
                 .await?;

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
+use super::append::Append;
 use super::rows::appended;
 use super::{InCommit, StoreError, StoredEvent};
 
@@ -28,22 +29,6 @@ const QUEUE: usize = 1024;
 /// Rows per statement at most: SQLite allows 32,766 bound values, PostgreSQL
 /// 65,535, and an event binds five.
 const MAX_ROWS: usize = 1000;
-
-/// One room's append: its events in version order, and its summary as of the last of them
-/// (`None`: the stored one stays, for logs written by tools that do not fold them).
-#[derive(Clone, Copy)]
-pub(super) struct Append<'a> {
-    pub room: &'a str,
-    pub events: &'a [StoredEvent],
-    pub summary: Option<&'a str>,
-}
-
-impl Append<'_> {
-    /// The version the append ends at.
-    pub fn last_v(&self) -> Option<crate::protocol::Version> {
-        self.events.last().map(|event| event.v)
-    }
-}
 
 /// How a backend commits several rooms' appends at once.
 #[async_trait]

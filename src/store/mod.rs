@@ -12,6 +12,7 @@
 //! of its own, implemented by both backends, a field of [`Store`] that [`open`] fills, and a
 //! part of the contract in `tests/store.rs` that runs on both.
 
+mod append;
 pub mod backup;
 pub mod bans;
 mod cluster;

@@ -22,7 +22,8 @@ use sqlx::{PgPool, QueryBuilder};
 
 pub mod listener;
 
-use super::group_commit::{Append, Committer, GroupCommit};
+use super::append::Append;
+use super::group_commit::{Committer, GroupCommit};
 use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};

@@ -8,7 +8,7 @@ use sqlx::{
     ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, QueryBuilder, Row, Type,
 };
 
-use super::group_commit::Append;
+use super::append::{Append, version_to_i64};
 use super::summaries::push_upsert;
 use super::{RoomRow, SeatRow, StoreError, StoredEvent};
 use crate::engine::Side;
@@ -524,11 +524,6 @@ pub(super) fn appended<T>(
         Err(e) if is_unique_violation(&e) => Err(StoreError::VersionConflict(first)),
         Err(e) => Err(StoreError::from(e)),
     }
-}
-
-/// Both schemas store versions as signed 64-bit integers.
-pub(super) fn version_to_i64(v: Version) -> i64 {
-    i64::try_from(v).expect("versions stay far below i64::MAX")
 }
 
 /// One multi-row `INSERT` of several rooms' events.

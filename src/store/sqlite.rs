@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Connection, SqliteConnection, SqlitePool};
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 
-use super::group_commit::Append;
+use super::append::Append;
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries;
@@ -22,9 +22,11 @@ use super::{
 };
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
+use pool::pool_options;
 use writer::Writer;
 
 pub mod news;
+pub mod pool;
 mod writer;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -86,25 +88,6 @@ impl SqliteStore {
 /// the database's answering is not enough. A batch of appends writes far less; a WAL that still
 /// has room may write on for a while below it, but not for long.
 const READY_FREE: u64 = 1 << 20;
-
-/// Options for a pool on a SQLite database: a connection released out of step with its
-/// transaction ([`in_step`]) is closed, never lent again.
-pub(crate) fn pool_options() -> SqlitePoolOptions {
-    SqlitePoolOptions::new()
-        .after_release(|connection, _| Box::pin(async move { Ok(in_step(connection).await) }))
-}
-
-/// Whether sqlx and SQLite agree that `connection` is in no transaction. On some errors (a full
-/// disk, SQLITE_FULL; a trigger's `RAISE(ROLLBACK)`) SQLite rolls the transaction back by itself;
-/// sqlx's own ROLLBACK then fails, and it believes the transaction still open: its next `begin`
-/// is a SAVEPOINT, which opens a transaction of its own, and once a statement in that one fails
-/// too, sqlx rolls back to the savepoint and leaves it open, so every later write on the
-/// connection succeeds and is never committed. The `disk-full` fault run found it: throws
-/// acknowledged and shown, then missing from the log (docs/RELIABILITY.md).
-pub(crate) async fn in_step(connection: &mut SqliteConnection) -> bool {
-    // The ping runs after the rollback a dropped transaction queued.
-    connection.ping().await.is_ok() && !connection.is_in_transaction()
-}
 
 /// This backend's SQL for the statements every backend runs alike.
 pub(super) const SQL: Statements = Statements {

@@ -10,8 +10,7 @@ use sqlx::{
 };
 
 use super::StoreError;
-use super::group_commit::Append;
-use super::rows::version_to_i64;
+use super::append::{Append, version_to_i64};
 use crate::protocol::Version;
 
 /// Pushes one statement that stores each room's newest summary among `appends`; `false` if

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use sqlx::{Database, Encode, Executor, IntoArguments, Pool, QueryBuilder, Row, Type};
 
-use super::rows::{appended, is_unique_violation, version_to_i64};
+use super::append::version_to_i64;
+use super::rows::{appended, is_unique_violation};
 use super::{InCommit, StoreError, StoredEvent};
 use crate::protocol::{UnixMs, Version};
 

@@ -23,7 +23,7 @@ impl SqlitePlayers {
             .journal_mode(SqliteJournalMode::Wal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
-        let pool = crate::store::sqlite::pool_options()
+        let pool = crate::store::sqlite::pool::pool_options()
             .max_connections(2)
             .connect_with(options)
             .await?;

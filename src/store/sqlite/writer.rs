@@ -44,10 +44,11 @@ use tokio::sync::Mutex;
 use tokio::time::MissedTickBehavior;
 use tokio_util::task::AbortOnDropHandle;
 
-use super::in_step;
+use super::pool::in_step;
 use crate::store::InCommit;
 use crate::store::StoreError;
-use crate::store::group_commit::{Append, Committer, GroupCommit};
+use crate::store::append::Append;
+use crate::store::group_commit::{Committer, GroupCommit};
 use crate::store::rows::insert_events;
 use crate::store::summaries::push_upsert;
 
