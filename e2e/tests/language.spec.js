@@ -1,6 +1,6 @@
 // Languages (picked from the browser, switched and remembered, every string translated), the
 // 360-pixel phone layout, and screenshots of the lobby and of a game in progress.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test, expect } from '../support/fixtures.js';
 import { startOnlineGame, takeTurn, roomInfo } from '../support/game.js';
@@ -27,12 +27,40 @@ async function englishLeftovers(page, strings) {
   return english.filter((text) => visible.includes(text));
 }
 
-test('every language has every string', async ({ open }) => {
+/** Every strings module of the client (`strings.js` and the pages' `*-strings.js`), by file name. */
+const STRINGS_MODULES = readdirSync(path.join(import.meta.dirname, '..', '..', 'web', 'js')).filter((name) =>
+  /(^|-)strings\.js$/.test(name),
+);
+
+/** The `{name}` placeholders of a text or of each plural form, sorted. */
+function placeholders(value) {
+  const texts = typeof value === 'object' ? Object.values(value) : [value];
+  return [...new Set(texts.flatMap((text) => text.match(/\{[a-zA-Z]+\}/g) ?? []))].sort();
+}
+
+test('every strings module has every key in every language, with the same placeholders', async ({ open }) => {
   const page = await open('/');
-  const { languages, strings } = await tables(page);
+  const { languages } = await tables(page);
   expect(languages).toEqual(['en', 'zh-Hant', 'ru']);
-  const keys = Object.keys(strings.en).sort();
-  for (const language of languages) expect(Object.keys(strings[language]).sort()).toEqual(keys);
+  expect(STRINGS_MODULES.length).toBeGreaterThanOrEqual(6);
+  for (const file of STRINGS_MODULES) {
+    // Each module exports one table, `{ en, 'zh-Hant': zhHant, ru }`, merged into strings.js's.
+    const table = await page.evaluate(async (file) => {
+      const src = document.querySelector('script[type="module"]').src;
+      const module = await import(new URL(file, src).href);
+      const exported = Object.entries(module).filter(([name]) => name.endsWith('STRINGS'));
+      return exported.length === 1 ? exported[0][1] : null;
+    }, file);
+    expect(table, `${file} exports one *STRINGS table`).not.toBeNull();
+    expect(Object.keys(table), file).toEqual(languages);
+    const keys = Object.keys(table.en).sort();
+    for (const language of languages) {
+      expect(Object.keys(table[language]).sort(), `${file}: ${language}`).toEqual(keys);
+      for (const key of keys) {
+        expect(placeholders(table[language][key]), `${file}: ${language} ${key}`).toEqual(placeholders(table.en[key]));
+      }
+    }
+  }
 });
 
 test('the language follows the browser, switches, and is remembered', async ({ open }) => {

@@ -4,7 +4,7 @@
 //! none of a half-written batch; a plain file copy could catch the database file and its WAL
 //! at different moments. The copy is written beside the target under a temporary name, checked
 //! (`PRAGMA quick_check`), then renamed into place, so a failed backup leaves no file that looks
-//! whole. PostgreSQL is backed up with its own tools (README: `pg_dump`).
+//! whole. PostgreSQL is backed up with its own tools (docs/OPERATING.md, "Backup and restore": `pg_dump`).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -26,7 +26,7 @@ pub struct BackupReport {
 #[derive(Debug, thiserror::Error)]
 pub enum BackupError {
     #[error(
-        "senet backup copies SQLite databases; back up PostgreSQL with pg_dump (see the README)"
+        "senet backup copies SQLite databases; back up PostgreSQL with pg_dump (see docs/OPERATING.md)"
     )]
     Postgres,
     #[error("unsupported database URL: expected sqlite:")]
