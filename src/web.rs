@@ -1,4 +1,4 @@
-//! The web client: the files of `web/` (the home, room, lobby and lesson pages, the stylesheet, the ES modules)
+//! The web client: the files of `web/` (the pages, each filled into `web/shell.html`; the stylesheet; the ES modules)
 //! embedded in the binary, served with cache and security headers.
 //!
 //! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick
@@ -167,11 +167,10 @@ async fn asset(Path((version, path)): Path<(String, String)>, headers: HeaderMap
 }
 
 fn page(name: &str, headers: &HeaderMap) -> Response {
-    let Some(file) = Assets::get(name) else {
+    let Some(source) = page_source(name) else {
         return with_security_headers(StatusCode::INTERNAL_SERVER_ERROR.into_response());
     };
     let version = assets_version();
-    let source = String::from_utf8_lossy(&file.data);
     let html =
         with_module_preloads(&source).replace(ASSET_PLACEHOLDER, &format!("/assets/{version}"));
     let etag = format!("\"{version}\"");
@@ -181,6 +180,32 @@ fn page(name: &str, headers: &HeaderMap) -> Response {
         CACHE_REVALIDATE,
         &etag,
         headers,
+    )
+}
+
+/// What every page shares (the head's metadata and stylesheet, the header's frame and language
+/// switch), written once; each page file holds only its own three parts, in this order.
+const SHELL: &str = "shell.html";
+/// Where a page file's header part begins (its head part comes first).
+const HEADER_MARK: &str = "<!-- header -->\n";
+/// Where a page file's body part begins.
+const BODY_MARK: &str = "<!-- body -->\n";
+
+/// A page's whole HTML: the shell filled with the page file's head, header and body (the file's
+/// first line, a comment saying what the page is, is left out). `None` for a missing page or
+/// one without its marks, which the unit tests rule out for every page.
+fn page_source(name: &str) -> Option<String> {
+    let shell = Assets::get(SHELL)?;
+    let file = Assets::get(name)?;
+    let source = String::from_utf8_lossy(&file.data);
+    let (head, rest) = source.split_once(HEADER_MARK)?;
+    let (header, body) = rest.split_once(BODY_MARK)?;
+    let head = head.split_once("-->\n").map_or(head, |(_, head)| head);
+    Some(
+        String::from_utf8_lossy(&shell.data)
+            .replacen("{{head}}", head.trim_end(), 1)
+            .replacen("{{header}}", header.trim_end(), 1)
+            .replacen("{{body}}", body.trim_end(), 1),
     )
 }
 
@@ -393,9 +418,7 @@ mod tests {
 
     #[test]
     fn each_page_preloads_every_module_its_entry_imports() {
-        let room = with_module_preloads(&String::from_utf8_lossy(
-            &Assets::get("room.html").unwrap().data,
-        ));
+        let room = with_module_preloads(&page_source("room.html").unwrap());
         // room-page.js → room-view.js → board.js → state.js: three levels down.
         for module in ["room-view", "board", "state", "i18n", "strings", "dom"] {
             let link =
@@ -418,17 +441,14 @@ mod tests {
                 "{module} is imported but not embedded"
             );
         }
-        let not_found = with_module_preloads(&String::from_utf8_lossy(
-            &Assets::get("404.html").unwrap().data,
-        ));
+        let not_found = with_module_preloads(&page_source("404.html").unwrap());
         assert!(not_found.contains("/js/i18n.js\">") && !not_found.contains("/js/board.js"));
     }
 
     #[tokio::test]
     async fn every_referenced_asset_is_embedded_and_served_for_a_year() {
         for page_name in PAGES {
-            let source =
-                String::from_utf8(Assets::get(page_name).unwrap().data.into_owned()).unwrap();
+            let source = page_source(page_name).unwrap();
             let references = asset_references(&source);
             assert!(
                 references.len() >= 3,
@@ -464,8 +484,7 @@ mod tests {
     #[test]
     fn pages_have_no_inline_scripts_or_styles() {
         for page_name in PAGES {
-            let source =
-                String::from_utf8(Assets::get(page_name).unwrap().data.into_owned()).unwrap();
+            let source = page_source(page_name).unwrap();
             assert!(
                 !source.contains(" style="),
                 "{page_name} has a style attribute"
@@ -479,6 +498,34 @@ mod tests {
                 assert!(tag.contains("src="), "{page_name} has an inline script");
             }
         }
+    }
+
+    #[test]
+    fn every_page_is_the_shell_filled_once_with_its_own_parts() {
+        for page_name in PAGES {
+            let html = page_source(page_name).unwrap_or_else(|| panic!("{page_name} lacks a mark"));
+            for (part, count) in [
+                ("<!doctype html>", 1),
+                ("<title data-i18n=", 1),
+                ("<script type=\"module\"", 1),
+                ("data-testid=\"language\"", 1),
+                ("<main", 1),
+                ("shell.html", 0),
+                ("{{head}}", 0),
+                ("{{header}}", 0),
+                ("{{body}}", 0),
+            ] {
+                assert_eq!(html.matches(part).count(), count, "{page_name}: {part}");
+            }
+            let header = &html[html.find("<header").unwrap()..html.find("</header>").unwrap()];
+            assert!(
+                header.contains("class=\"home\""),
+                "{page_name}: the way home"
+            );
+        }
+        // Every page file is listed, so none escapes these checks.
+        let files = Assets::iter().filter(|name| name.ends_with(".html") && *name != SHELL);
+        assert_eq!(files.count(), PAGES.len());
     }
 
     #[test]
