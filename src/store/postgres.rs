@@ -173,6 +173,9 @@ const SEEKS: SeekStatements = SeekStatements {
     notify: Some("SELECT pg_notify($1, $2)"),
 };
 
+/// The rows are [`super::rows`]'s, shared with the SQLite store; what differs is the point:
+/// writes go straight to the pool (PostgreSQL takes many writers), appends through the group
+/// commit.
 #[async_trait]
 impl RoomLog for PgStore {
     async fn create_room(

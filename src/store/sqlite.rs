@@ -154,6 +154,9 @@ const SEEKS: SeekStatements = SeekStatements {
     notify: None,
 };
 
+/// The rows are [`super::rows`]'s, shared with the PostgreSQL store; what differs is the point:
+/// every write here goes through the one writer (SQLite takes one writer at a time), reads go
+/// straight to the pool.
 #[async_trait]
 impl RoomLog for SqliteStore {
     async fn create_room(
