@@ -555,6 +555,19 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_game_sounds_are_small_wav_files_cached_for_a_year() {
+        for name in ["throw", "move", "swap", "water", "off"] {
+            let path = format!("sounds/{name}.wav");
+            let response = asset(Path((assets_version(), path.clone())), HeaderMap::new()).await;
+            assert_eq!(response.status(), StatusCode::OK, "{path}");
+            assert_eq!(header_of(&response, header::CONTENT_TYPE), "audio/wav");
+            assert_eq!(header_of(&response, header::CACHE_CONTROL), CACHE_IMMUTABLE);
+            let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+            assert!(bytes.starts_with(b"RIFF") && bytes.len() < 12_000, "{path}");
+        }
+    }
+
+    #[tokio::test]
     async fn unknown_assets_and_pages_under_assets_are_not_found() {
         for path in ["js/nothing.js", "room.html", "../Cargo.toml"] {
             let response = asset(Path((assets_version(), path.into())), HeaderMap::new()).await;
