@@ -365,4 +365,27 @@ impl TournamentLog for SqliteStore {
     async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
         tournaments::select(&self.pool, id).await
     }
+
+    async fn tournaments(
+        &self,
+        status: Option<&str>,
+        newest: bool,
+        limit: u32,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
+        tournaments::select_by_status(&self.pool, status, newest, limit).await
+    }
+
+    async fn keep_seats(
+        &self,
+        room: &str,
+        seats: &[(String, String)],
+    ) -> Result<Vec<String>, StoreError> {
+        self.writer
+            .write(tournaments::keep_seats(&self.pool, room, seats))
+            .await
+    }
+
+    async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError> {
+        tournaments::seat_token(&self.pool, room, player).await
+    }
 }
