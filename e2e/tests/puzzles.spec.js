@@ -89,6 +89,7 @@ test('in English the daily puzzle is solved by clicking the best piece; chances 
   await page.getByTestId('next').click();
   const next = await shownPuzzle(page);
   expect(next.id).not.toBe(puzzle.id);
+  await expect(page.getByTestId('puzzle-title')).toBeFocused();
   await expectNoAnswerShown(page);
 });
 

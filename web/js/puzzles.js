@@ -71,6 +71,8 @@ const sticksOf = (value) => ({ value, sticks: [0, 1, 2, 3].map((i) => value < 5 
 async function load(path, source, game = null) {
   page.dataset.state = 'loading';
   show(part('puzzles-error'), false);
+  // The first puzzle is where the page starts; a later one moves the focus to its title.
+  const later = current !== null;
   try {
     const question = await call('GET', path);
     current = { question, source, game, verdict: null, given: null, pending: false };
@@ -80,7 +82,7 @@ async function load(path, source, game = null) {
   }
   remember();
   render();
-  part('puzzle-title').focus();
+  if (later) part('puzzle-title').focus();
   announcer.say(`${taskText()} ${t('puzzles.movesSaid', { moves: current.question.choices.map(moveText).join(', ') })}`);
 }
 
