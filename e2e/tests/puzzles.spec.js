@@ -91,6 +91,13 @@ test('in English the daily puzzle is solved by clicking the best piece; chances 
   expect(next.id).not.toBe(puzzle.id);
   await expect(page.getByTestId('puzzle-title')).toBeFocused();
   await expectNoAnswerShown(page);
+
+  // An unknown puzzle: said plainly, with the ways on still there.
+  const unknown = await open('/puzzles?id=0000000000', { allowNetworkErrors: true });
+  await expect(unknown.getByTestId('puzzles-error')).toHaveText('There is no such puzzle. Choose the daily puzzle or a theme.');
+  await expect(unknown.getByTestId('puzzles')).toHaveAttribute('data-state', 'error');
+  await expect(unknown.getByTestId('daily')).toBeEnabled();
+  await expectNoViolations(unknown, '/puzzles, an unknown puzzle');
 });
 
 test('in Chinese a swap puzzle answered wrong by the keyboard is explained in Chinese', async ({ open }) => {
@@ -116,6 +123,11 @@ test('in Chinese a swap puzzle answered wrong by the keyboard is explained in Ch
   await expect(page.getByTestId('chances')).toContainText(puzzle.exact ? '（精確）' : '（估計）');
   await expectNoViolations(page, '/puzzles in Chinese, answered');
   await page.screenshot({ path: path.join(screenshots, 'puzzles-1280-zh-answered.png'), fullPage: true });
+  // Switching the language redraws the verdict and the explanation in it.
+  await page.getByTestId('language').selectOption('en');
+  await expect(page.getByTestId('verdict')).toContainText('Not the best move');
+  await expect(page.getByTestId('explanation')).toContainText('Swap: ');
+  await expect(page.getByTestId('note-best')).toHaveAttribute('data-from', String(puzzle.best));
 });
 
 test('in Russian at 360 px every target is 44 px and an identified player’s rating moves', async ({ open }) => {
