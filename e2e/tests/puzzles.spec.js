@@ -169,6 +169,9 @@ test('a mistake of one’s own finished game is offered under its analysis and s
   await expect(offered).toHaveCount(Math.min(3, mistakes.length));
   const biggest = mistakes.reduce((a, b) => (b.loss > a.loss ? b : a));
   await expect(offered.first()).toHaveAttribute('data-v', String(biggest.v));
+  await expectNoViolations(page, 'the analysis with its mistakes offered');
+  mkdirSync(screenshots, { recursive: true });
+  await page.getByTestId('analysis').screenshot({ path: path.join(screenshots, 'puzzles-from-game-offer.png') });
   await offered.first().click();
   await page.waitForURL(/\/puzzles\?game=/);
   await expect(page.getByTestId('puzzles')).toHaveAttribute('data-state', 'question');
@@ -179,4 +182,5 @@ test('a mistake of one’s own finished game is offered under its analysis and s
   await expect(page.getByTestId('verdict')).toContainText(`the best was ${biggest.best} →`);
   await expect(page.getByTestId('rating-change')).toContainText('does not move your puzzle rating');
   await expectNoViolations(page, '/puzzles, a game’s mistake answered');
+  await page.screenshot({ path: path.join(screenshots, 'puzzles-1280-from-game-answered.png'), fullPage: true });
 });
