@@ -3,7 +3,7 @@
 //!
 //! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick
 //! pairing, games to watch), `/p/{name}` (a player), `/top` (the leaderboard), `/settings`
-//! (this browser's identity) and `/learn` (the rule lessons, whose data
+//! (this browser's identity), `/puzzles` (issue 49) and `/learn` (the rule lessons, whose data
 //! with the engine's answers is `GET /api/lessons`, from [`crate::lessons`]). Assets are served at
 //! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
 //! gets new asset URLs, so assets can be cached for a year while the pages, which name the
@@ -47,6 +47,7 @@ where
         .route("/", get(home))
         .route("/r/{id}", get(room))
         .route("/learn", get(learn))
+        .route("/puzzles", get(puzzles))
         .route("/play", get(play))
         .route("/p/{name}", get(player))
         .route("/p/", get(not_found))
@@ -89,6 +90,11 @@ async fn room(Path(_id): Path<String>, headers: HeaderMap) -> Response {
 
 async fn learn(headers: HeaderMap) -> Response {
     page("learn.html", &headers)
+}
+
+/// The puzzles (issue 49): the questions and verdicts are `/api/puzzles/...`.
+async fn puzzles(headers: HeaderMap) -> Response {
+    page("puzzles.html", &headers)
 }
 
 /// The lobby of open games: seeks, quick pairing, games to watch.
@@ -352,11 +358,12 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 8] = [
+    const PAGES: [&str; 9] = [
         "404.html",
         "index.html",
         "room.html",
         "learn.html",
+        "puzzles.html",
         "play.html",
         "player.html",
         "top.html",
@@ -384,6 +391,7 @@ mod tests {
             home(HeaderMap::new()).await,
             room(Path("abc".into()), HeaderMap::new()).await,
             learn(HeaderMap::new()).await,
+            puzzles(HeaderMap::new()).await,
             player(Path("Anna".into()), HeaderMap::new()).await,
             top(HeaderMap::new()).await,
             settings(HeaderMap::new()).await,

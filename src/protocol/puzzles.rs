@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::LegalMove;
 use crate::engine::{Side, Square};
 
 /// `GET /api/puzzles/daily|next|{id}`: a position to solve.
@@ -17,6 +18,9 @@ pub struct PuzzleQuestion {
     pub turn: Side,
     /// The squares of the pieces that may move with the throw.
     pub legal: Vec<Square>,
+    /// The same moves with where each lands (a square, 27 for the water, or `"off"`), for the
+    /// board's labels: not the answer, which only the verdict names.
+    pub choices: Vec<LegalMove>,
     /// The puzzle's rating now.
     pub rating: f64,
     /// Given back with the answer: proof the server handed this puzzle to this client (signed,

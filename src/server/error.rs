@@ -308,7 +308,9 @@ impl From<PuzzleRefusal> for AppError {
 
 fn puzzle_wire(refusal: PuzzleRefusal) -> (StatusCode, WireError) {
     let (status, code) = match &refusal {
-        PuzzleRefusal::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::PuzzleNotFound),
+        PuzzleRefusal::NotFound(_) | PuzzleRefusal::NotAMistake(_) => {
+            (StatusCode::NOT_FOUND, ErrorCode::PuzzleNotFound)
+        }
         PuzzleRefusal::UnknownTheme(..) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
         PuzzleRefusal::NotAsked => (StatusCode::CONFLICT, ErrorCode::PuzzleNotAsked),
         PuzzleRefusal::Illegal(_) => (StatusCode::BAD_REQUEST, ErrorCode::IllegalMove),

@@ -20,6 +20,7 @@ pub mod config;
 pub mod edge;
 pub mod error;
 mod flags;
+pub mod game_puzzles;
 pub mod http;
 pub mod identity;
 pub mod limits;
@@ -126,6 +127,12 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
     // Puzzle answers are paced like joins, per address.
     let answering = Router::new()
         .route("/api/puzzles/{id}/answer", post(puzzles::answer))
+        // A game's puzzle may compute the game's analysis (once): paced the same.
+        .route("/api/puzzles/game/{room}/{v}", get(game_puzzles::question))
+        .route(
+            "/api/puzzles/game/{room}/{v}/answer",
+            post(game_puzzles::answer),
+        )
         .route_layer(from_fn_with_state(
             state.quotas.join.clone(),
             edge::quota::enforce,

@@ -18,11 +18,12 @@ use super::AppState;
 use super::error::{AppError, body};
 use super::identity::Identity;
 use super::refusals::PuzzleRefusal;
+use crate::engine::{Position, Roll, Target};
 use crate::players::puzzles::{PuzzleStore, start_of};
-use crate::protocol::UnixMs;
 use crate::protocol::puzzles::{
     MoveChance, PuzzleAnswer, PuzzleQuestion, PuzzleRatingChange, PuzzleVerdict,
 };
+use crate::protocol::{LegalMove, OffMarker, To, UnixMs};
 use crate::puzzles::{self, Puzzle, Theme};
 use crate::room::now_ms;
 
@@ -49,13 +50,19 @@ impl Puzzles {
         mac
     }
 
-    fn ticket(&self, puzzle: &str, player: Option<&str>, now: UnixMs) -> String {
+    pub(super) fn ticket(&self, puzzle: &str, player: Option<&str>, now: UnixMs) -> String {
         let tag = self.mac(puzzle, player, now).finalize().into_bytes();
         format!("{now}.{}", hex::encode(tag))
     }
 
     /// Whether `ticket` was made by [`Puzzles::ticket`] for this puzzle and player within a day.
-    fn honours(&self, ticket: &str, puzzle: &str, player: Option<&str>, now: UnixMs) -> bool {
+    pub(super) fn honours(
+        &self,
+        ticket: &str,
+        puzzle: &str,
+        player: Option<&str>,
+        now: UnixMs,
+    ) -> bool {
         let Some((issued, tag)) = ticket.split_once('.') else {
             return false;
         };
@@ -139,21 +146,49 @@ async fn question(
     identity: &Identity,
     puzzle: &Puzzle,
 ) -> Result<Json<PuzzleQuestion>, AppError> {
-    let position = puzzle.parsed();
     let rating = state.puzzles.store.puzzle_rating(&puzzle.id).await?;
+    let rating = rating.unwrap_or_else(|| start_of(puzzle.difficulty)).rating;
+    Ok(Json(asked(
+        state,
+        identity,
+        &puzzle.id,
+        &puzzle.parsed(),
+        puzzle.roll(),
+        rating,
+    )))
+}
+
+/// The question for a position and throw, with a ticket for `id` and the asking player.
+pub(super) fn asked(
+    state: &AppState,
+    identity: &Identity,
+    id: &str,
+    position: &Position,
+    roll: Roll,
+    rating: f64,
+) -> PuzzleQuestion {
     let player = identity.0.as_ref().map(|p| p.id.as_str());
-    Ok(Json(PuzzleQuestion {
-        id: puzzle.id.clone(),
-        position: puzzle.position.clone(),
-        throw: puzzle.throw,
+    let choices: Vec<LegalMove> = position
+        .legal_moves(roll)
+        .iter()
+        .map(|mv| LegalMove {
+            from: mv.from,
+            to: match mv.to {
+                Target::Square(square) => To::Square(square),
+                Target::Off => To::Off(OffMarker::Off),
+            },
+        })
+        .collect();
+    PuzzleQuestion {
+        id: id.to_owned(),
+        position: position.to_string(),
+        throw: roll.value(),
         turn: position.turn(),
-        legal: puzzle.moves.iter().map(|(from, _)| *from).collect(),
-        rating: rating
-            .unwrap_or_else(|| start_of(puzzle.difficulty))
-            .rating
-            .round(),
-        ticket: state.puzzles.ticket(&puzzle.id, player, now_ms()),
-    }))
+        legal: choices.iter().map(|mv| mv.from).collect(),
+        choices,
+        rating: rating.round(),
+        ticket: state.puzzles.ticket(id, player, now_ms()),
+    }
 }
 
 /// `POST /api/puzzles/{id}/answer`: judged by the stored chances; an identified player's first

@@ -27,6 +27,9 @@ pub enum PuzzleRefusal {
     NotAsked,
     #[error("{0}")]
     Illegal(IllegalMove),
+    /// A game's throw asked for as a puzzle that its analysis does not call a mistake.
+    #[error("throw {0} is not a mistake or a blunder the game's analysis found: no puzzle from it")]
+    NotAMistake(String),
 }
 
 /// Upcoming tournaments one player may have created.

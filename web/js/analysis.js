@@ -9,11 +9,12 @@
 // the nearest throw (a tap or a click shows it). The sizes are in chart units, 600 across: 24 of
 // them are 12 px once the chart is scaled to a phone's width (chart.js draws the frame).
 
-import { part, show, svg } from './dom.js';
+import { el, part, show, svg } from './dom.js';
 import { frame, nearestPoint, scales } from './chart.js';
 import { LANGUAGES, STRINGS } from './strings.js';
 import { ANALYSIS_STRINGS } from './analysis-strings.js';
 import { t, sideName } from './i18n.js';
+import { offerPuzzles } from './puzzles-from-game.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], ANALYSIS_STRINGS[code]);
 
@@ -47,6 +48,9 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
   const status = part('analysis-status', root);
   const chart = part('analysis-chart', root);
   const summary = part('analysis-summary', root);
+  // The player's own biggest mistakes, offered as puzzles (puzzles-from-game.js).
+  const puzzles = el('div', { class: 'analysis-puzzles', 'data-testid': 'analysis-puzzles', hidden: true });
+  root.append(puzzles);
   let analysis = null;
   let state = 'idle'; // idle | loading | ready | failed
   let current = 0; // the point that holds the tab stop and is shown in the replay
@@ -194,6 +198,8 @@ export function createAnalysis(root, { loadAnalysis, replay }) {
     if (state !== 'ready') return;
     drawChart();
     drawSummary();
+    // The room page is /r/{id}.
+    offerPuzzles(puzzles, decodeURIComponent(location.pathname.split('/')[2] ?? ''), analysis.throws);
   }
 
   function highlight(entry) {

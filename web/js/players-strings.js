@@ -4,6 +4,7 @@
 const en = {
   'nav.players': 'Players',
   'nav.top': 'Leaderboard',
+  'nav.puzzles': 'Puzzles',
   'nav.settings': 'Your identity',
   'rating.provisional': '? — provisional: too few rated games to be sure',
   'rating.change': '{before} → {after}  {delta}',
@@ -88,6 +89,7 @@ const en = {
 const zhHant = {
   'nav.players': '玩家',
   'nav.top': '排行榜',
+  'nav.puzzles': '棋題',
   'nav.settings': '你的身分',
   'rating.provisional': '？— 暫定：計分對局太少，尚未確定',
   'rating.change': '{before} → {after}  {delta}',
@@ -172,6 +174,7 @@ const zhHant = {
 const ru = {
   'nav.players': 'Игроки',
   'nav.top': 'Рейтинг-лист',
+  'nav.puzzles': 'Задачи',
   'nav.settings': 'Ваш профиль',
   'rating.provisional': '? — предварительный: слишком мало рейтинговых партий',
   'rating.change': '{before} → {after}  {delta}',
