@@ -17,6 +17,7 @@
 //! [`Server::bind`] refuses to start.
 
 pub mod config;
+pub mod counts;
 pub mod edge;
 pub mod error;
 mod flags;
@@ -89,6 +90,8 @@ pub struct AppState {
     pub puzzles: Arc<puzzles::Puzzles>,
     /// Player cookies are `Secure`: `--public-origin` is https.
     pub secure_cookies: bool,
+    /// The last reading of `GET /api/counts`, answered for a few seconds.
+    pub counts: Arc<counts::LastCounts>,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -146,6 +149,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/puzzles/next", get(puzzles::next))
         .route("/api/puzzles/{id}", get(puzzles::by_id))
         .route("/ws/lobby", get(lobby::upgrade))
+        .route("/api/counts", get(counts::counts))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     let bans = state.bans.clone();
@@ -295,6 +299,7 @@ impl Server {
                 players,
                 puzzles,
                 secure_cookies: config.connections.public_origin.is_https(),
+                counts: Arc::default(),
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,
