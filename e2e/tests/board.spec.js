@@ -303,3 +303,28 @@ test('sounds: a throw, a move, a swap, the water and bearing off each play their
   await page.getByTestId('sound').check();
   if ((await roomInfo(page)).phase === 'roll') expect(await soundAfter(page, () => page.getByTestId('throw').click())).toBe('throw');
 });
+
+test('home shows how many are in games or the lobby and how many game rooms are in use, in three languages', async ({ open, serve }) => {
+  const server = await serve();
+  const home = await open(new URL('/', server.url).href);
+  const counts = home.getByTestId('counts');
+  await expect(counts).toHaveText('0 people in games or the lobby · 0 game rooms in use');
+  // Not a live region: a screen reader is not interrupted by every new figure.
+  await expect(counts).not.toHaveAttribute('aria-live', /./);
+  const creator = await open(new URL('/', server.url).href);
+  await creator.getByTestId('create-online').click();
+  await creator.waitForURL(/\/r\/[^/]+$/);
+  const friend = await open(creator.url());
+  await expect(friend.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+  // The server answers one reading for two seconds; the page reads again when shown.
+  await expect(async () => {
+    await home.reload();
+    await expect(counts).toHaveAttribute('data-online', '2', { timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(counts).toHaveText('2 people in games or the lobby · 1 game room in use');
+  await home.getByTestId('language').selectOption('zh-Hant');
+  await expect(counts).toHaveText('2 人在對局或大廳中 · 1 間對局房間使用中');
+  await home.getByTestId('language').selectOption('ru');
+  await expect(counts).toHaveText('В партиях и в лобби: 2 · занято игровых комнат: 1');
+  await expectNoViolations(home, 'home with the counts');
+});

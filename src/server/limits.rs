@@ -105,6 +105,11 @@ impl Gate {
         }
     }
 
+    /// The WebSocket connections open now.
+    pub fn open_connections(&self) -> usize {
+        self.limiter.open()
+    }
+
     /// Admits a handshake from `client` with these headers, or says why not (403 or 429).
     pub fn admit(
         &self,
@@ -160,6 +165,14 @@ impl ConnectionLimiter {
             gauge,
             open: Mutex::new(OpenConnections::default()),
         })
+    }
+
+    /// The connections open now.
+    pub fn open(&self) -> usize {
+        self.open
+            .lock()
+            .expect("the limiter's lock is never poisoned")
+            .total
     }
 
     /// Admits one more connection from `address`, or says which cap is reached.

@@ -17,6 +17,7 @@
 //! [`Server::bind`] refuses to start.
 
 pub mod config;
+pub mod counts;
 pub mod edge;
 pub mod error;
 mod flags;
@@ -93,6 +94,8 @@ pub struct AppState {
     pub secure_cookies: bool,
     /// The tournaments this instance directs (issue 45).
     pub directors: crate::tournament::director::Directors,
+    /// The last reading of `GET /api/counts`, answered for a few seconds.
+    pub counts: Arc<counts::LastCounts>,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -166,6 +169,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         )
         .route("/api/tournaments/{id}/pause", post(tournaments::pause))
         .route("/api/tournaments/{id}/resume", post(tournaments::resume))
+        .route("/api/counts", get(counts::counts))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     let bans = state.bans.clone();
@@ -322,6 +326,7 @@ impl Server {
                 puzzles,
                 secure_cookies: config.connections.public_origin.is_https(),
                 directors,
+                counts: Arc::default(),
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,

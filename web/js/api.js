@@ -151,3 +151,8 @@ export function playerById(id) {
 export function leaderboard() {
   return request('GET', '/api/top');
 }
+
+/** How busy this server is: `{online, rooms, scope}` (docs/PROTOCOL.md, "HTTP"). */
+export function serverCounts() {
+  return request('GET', '/api/counts');
+}

@@ -7,6 +7,7 @@ import { newRoom, saveSeat } from './api.js';
 import { createBoard } from './board.js';
 import { CORRESPONDENCE, PRESETS, parsePreset, presetLabel, presetValue } from './clock.js';
 import { DEFAULT_LEVEL, ErrorCode, Level, Mode } from './protocol.js';
+import { mountCounts } from './counts.js';
 import './players-view.js';
 
 const START = 'WBWBWBWBWB.................... b';
@@ -58,6 +59,7 @@ function start() {
   const board = createBoard(part('rules-board'));
   board.render(START);
   fillClocks();
+  mountCounts(part('counts'));
   onLanguageChange(() => {
     board.relabel();
     fillClocks();

@@ -121,6 +121,9 @@ export async function play(root, name) {
   const buffer = buffers.get(name);
   if (!buffer || !soundOn()) return;
   const ctx = audio();
+  // Still held suspended (nobody has clicked on the page yet): a sound started now would wait
+  // and play at the first click, with every other one kept meanwhile. Skipped instead.
+  if (ctx.state !== 'running') return;
   const source = ctx.createBufferSource();
   const gain = ctx.createGain();
   source.buffer = buffer;
