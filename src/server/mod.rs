@@ -89,6 +89,8 @@ pub struct AppState {
     pub puzzles: Arc<puzzles::Puzzles>,
     /// Player cookies are `Secure`: `--public-origin` is https.
     pub secure_cookies: bool,
+    /// `--kiosk`: the home page `/` is the museum kiosk.
+    pub kiosk: bool,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -149,6 +151,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     let bans = state.bans.clone();
+    let kiosk = state.kiosk;
     api.with_state(state)
         // Answers carry seat tokens: no cache may keep them.
         .layer(SetResponseHeaderLayer::overriding(
@@ -156,7 +159,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
             HeaderValue::from_static("no-store"),
         ))
         // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs, cached as it says:
-        .merge(crate::web::router())
+        .merge(crate::web::router(kiosk))
         .layer(axum::middleware::from_fn_with_state(
             bans,
             edge::bans::refuse_banned,
@@ -295,6 +298,7 @@ impl Server {
                 players,
                 puzzles,
                 secure_cookies: config.connections.public_origin.is_https(),
+                kiosk: config.kiosk,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,
