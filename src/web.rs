@@ -1,23 +1,23 @@
 //! The web client: the files of `web/` (the pages, each filled into `web/shell.html`; the stylesheet; the ES modules)
 //! embedded in the binary, served with cache and security headers.
 //!
-//! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick
-//! pairing, games to watch), `/p/{name}` (a player), `/top` (the leaderboard), `/settings`
-//! (this browser's identity), `/puzzles` (issue 49) and `/learn` (the rule lessons, whose data
-//! with the engine's answers is `GET /api/lessons`, from [`crate::lessons`]). Assets are served at
-//! `/assets/{version}/{path}`, where the version is a hash over every embedded file: a new build
-//! gets new asset URLs, so assets can be cached for a year while the pages, which name the
-//! current version, are revalidated on every load. The modules import each other by relative
-//! paths, so they stay under the same version. Any other address (and `/p/` without a name)
-//! is answered 404 with a page of ours that leads home, not the browser's blank error; only
-//! machine paths (`/api/`, `/ws/`, `/assets/`) keep a bare 404.
+//! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick pairing,
+//! games to watch), `/p/{name}` (a player), `/top` (the leaderboard), `/settings` (this browser's
+//! identity), `/puzzles` (issue 49), `/kiosk` (the museum kiosk, `/` under `--kiosk`) and `/learn`
+//! (the rule lessons, their data with the engine's answers `GET /api/lessons`, from
+//! [`crate::lessons`]). Assets are served at `/assets/{version}/{path}`, where the version is a
+//! hash over every embedded file: a new build gets new asset URLs, so assets can be cached for a
+//! year while the pages, which name the current version, are revalidated on every load. The
+//! modules import each other by relative paths, so they stay under the same version. Any other
+//! address (and `/p/` without a name) is answered 404 with a page of ours that leads home, not the
+//! browser's blank error; only machine paths (`/api/`, `/ws/`, `/assets/`) keep a bare 404.
 
 use axum::{
     Router,
     extract::Path,
     http::{HeaderMap, HeaderValue, StatusCode, Uri, header},
     response::{IntoResponse, Response},
-    routing::get,
+    routing::{MethodRouter, get},
 };
 use rust_embed::Embed;
 use sha2::{Digest, Sha256};
@@ -38,13 +38,15 @@ const CACHE_REVALIDATE: &str = "no-cache";
 const ASSET_PLACEHOLDER: &str = "{{assets}}";
 
 /// The routes of the web client. Generic over the state so the server can merge it into its
-/// own router whatever state that carries.
-pub fn router<S>() -> Router<S>
+/// own router whatever state that carries. With `kiosk` (`senet serve --kiosk`) the home page
+/// `/` is the kiosk; every other page still answers at its own address.
+pub fn router<S>(kiosk: bool) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
     Router::new()
-        .route("/", get(home))
+        .route("/", page_at(if kiosk { KIOSK } else { HOME }))
+        .route("/kiosk", page_at(KIOSK))
         .route("/r/{id}", get(room))
         .route("/learn", get(learn))
         .route("/puzzles", get(puzzles))
@@ -78,9 +80,14 @@ async fn not_found(uri: Uri) -> Response {
     response
 }
 
-/// The home page: start a game with a friend, on one screen or against the computer.
-async fn home(headers: HeaderMap) -> Response {
-    page("index.html", &headers)
+/// The home page (a game with a friend or the computer) and the museum kiosk (a game on a touch
+/// table that resets itself, with no way out).
+const HOME: &str = "index.html";
+const KIOSK: &str = "kiosk.html";
+
+/// The page `name`, the same at every visit of its address.
+fn page_at<S: Clone + Send + Sync + 'static>(name: &'static str) -> MethodRouter<S> {
+    get(move |headers: HeaderMap| async move { page(name, &headers) })
 }
 
 /// The room page is the same for every room: it reads the id from its own URL.
@@ -197,16 +204,28 @@ const HEADER_MARK: &str = "<!-- header -->\n";
 /// Where a page file's body part begins.
 const BODY_MARK: &str = "<!-- body -->\n";
 
-/// A page's whole HTML: the shell filled with the page file's head, header and body (the file's
-/// first line, a comment saying what the page is, is left out). `None` for a missing page or
-/// one without its marks, which the unit tests rule out for every page.
-fn page_source(name: &str) -> Option<String> {
-    let shell = Assets::get(SHELL)?;
+/// Where a page's body takes the room page's body (the kiosk's game is the room's, not a copy).
+const ROOM_MARK: &str = "{{room}}";
+
+/// A page file's head, header and body (without its first line, a comment on what the page is).
+fn page_parts(name: &str) -> Option<(String, String, String)> {
     let file = Assets::get(name)?;
     let source = String::from_utf8_lossy(&file.data);
     let (head, rest) = source.split_once(HEADER_MARK)?;
     let (header, body) = rest.split_once(BODY_MARK)?;
     let head = head.split_once("-->\n").map_or(head, |(_, head)| head);
+    Some((head.to_owned(), header.to_owned(), body.to_owned()))
+}
+
+/// A page's whole HTML: the shell filled with the page file's parts, a `{{room}}` with the room
+/// page's body. `None` for a missing page or one without its marks (the unit tests rule it out).
+fn page_source(name: &str) -> Option<String> {
+    let shell = Assets::get(SHELL)?;
+    let (head, header, mut body) = page_parts(name)?;
+    if body.contains(ROOM_MARK) {
+        let (_, _, room) = page_parts("room.html")?;
+        body = body.replacen(ROOM_MARK, room.trim_end(), 1);
+    }
     Some(
         String::from_utf8_lossy(&shell.data)
             .replacen("{{head}}", head.trim_end(), 1)
@@ -358,7 +377,7 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 9] = [
+    const PAGES: [&str; 10] = [
         "404.html",
         "index.html",
         "room.html",
@@ -368,6 +387,7 @@ mod tests {
         "player.html",
         "top.html",
         "settings.html",
+        "kiosk.html",
     ];
 
     /// Paths after `{{assets}}/` in a page's source.
@@ -388,7 +408,8 @@ mod tests {
     #[tokio::test]
     async fn pages_name_the_current_asset_version_and_are_revalidated() {
         for response in [
-            home(HeaderMap::new()).await,
+            page(HOME, &HeaderMap::new()),
+            page(KIOSK, &HeaderMap::new()),
             room(Path("abc".into()), HeaderMap::new()).await,
             learn(HeaderMap::new()).await,
             puzzles(HeaderMap::new()).await,

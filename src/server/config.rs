@@ -137,6 +137,11 @@ pub struct Config {
     /// Log lines as human-readable text or as JSON objects.
     #[arg(long, env = "SENET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// Serve the museum kiosk (`/kiosk`: a full-screen game for a touch table) as the home page
+    /// `/`; every other page still answers at its own address (docs/UI.md, "Kiosk").
+    #[arg(long, env = "SENET_KIOSK")]
+    pub kiosk: bool,
 }
 
 impl Default for Config {
@@ -166,6 +171,7 @@ impl Default for Config {
             edge: EdgeSettings::default(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             log_format: LogFormat::Text,
+            kiosk: false,
         }
     }
 }

@@ -96,6 +96,8 @@ pub struct AppState {
     pub directors: crate::tournament::director::Directors,
     /// The last reading of `GET /api/counts`, answered for a few seconds.
     pub counts: Arc<counts::LastCounts>,
+    /// `--kiosk`: the home page `/` is the museum kiosk.
+    pub kiosk: bool,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -173,6 +175,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     let bans = state.bans.clone();
+    let kiosk = state.kiosk;
     api.with_state(state)
         // Answers carry seat tokens: no cache may keep them.
         .layer(SetResponseHeaderLayer::overriding(
@@ -180,7 +183,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
             HeaderValue::from_static("no-store"),
         ))
         // The web client's pages (`/`, `/r/{id}`, assets) from src/web.rs, cached as it says:
-        .merge(crate::web::router())
+        .merge(crate::web::router(kiosk))
         .layer(axum::middleware::from_fn_with_state(
             bans,
             edge::bans::refuse_banned,
@@ -327,6 +330,7 @@ impl Server {
                 secure_cookies: config.connections.public_origin.is_https(),
                 directors,
                 counts: Arc::default(),
+                kiosk: config.kiosk,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,
