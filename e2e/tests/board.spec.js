@@ -2,7 +2,7 @@
 // the upright phone board with 44-px targets, and the small things that made the site feel
 // unfinished.
 import { test, expect } from '../support/fixtures.js';
-import { roomInfo, settle, startOnlineGame } from '../support/game.js';
+import { boardOf, roomInfo, settle, startOnlineGame } from '../support/game.js';
 import { expectNoViolations } from '../support/a11y.js';
 
 const LANGUAGES = [
@@ -216,3 +216,90 @@ for (const { locale } of LANGUAGES) {
     await expect(home.getByTestId('room')).toHaveAttribute('data-phase', /roll|move/);
   });
 }
+
+/**
+ * The piece a same-screen game moves to hear every sound soon: into the water while it is
+ * unheard, then bearing off, then a swap while unheard, else the most advanced piece that is
+ * not waiting on 26 for a 1. Returns the piece and the sound its move must make, read from the
+ * board (the page itself chooses by the server's `effect`).
+ */
+async function nextPiece(page, heard) {
+  const { position } = await boardOf(page);
+  const moves = [];
+  for (const piece of await page.locator('[data-testid="board"] .piece.movable').all()) {
+    const from = Number(await piece.getAttribute('data-square'));
+    const to = await piece.getAttribute('data-to');
+    const side = (await piece.getAttribute('data-side')) === 'black' ? 'B' : 'W';
+    const onTo = to === 'off' ? '.' : position[Number(to) - 1];
+    const sound = to === '27' ? 'water' : to === 'off' ? 'off' : onTo !== '.' && onTo !== side ? 'swap' : 'move';
+    moves.push({ piece, from, sound });
+  }
+  const wanted = (sound) => moves.find((move) => move.sound === sound && (sound === 'off' || !heard.has(sound)));
+  const advanced = [...moves].sort((a, b) => b.from - a.from);
+  const waiting = heard.has('water') ? [] : advanced.filter((move) => move.from !== 26);
+  return wanted('water') ?? wanted('off') ?? wanted('swap') ?? waiting[0] ?? advanced[0];
+}
+
+/** Do `action` and return the sound the page played for it (null after `quiet` ms of none). */
+async function soundAfter(page, action, quiet = 0) {
+  const room = page.getByTestId('room');
+  const count = Number((await room.getAttribute('data-sounds')) ?? 0);
+  const { v } = await roomInfo(page);
+  await action();
+  await settle([page], Number(v) + 1);
+  if (quiet) {
+    await page.waitForTimeout(quiet);
+    expect(Number((await room.getAttribute('data-sounds')) ?? 0)).toBe(count);
+    return null;
+  }
+  await expect(room).toHaveAttribute('data-sounds', String(count + 1));
+  return room.getAttribute('data-sound');
+}
+
+test('sounds: a throw, a move, a swap, the water and bearing off each play their own, and the switch silences them', async ({ open }) => {
+  const page = await open('/', { reducedMotion: 'reduce' });
+  await page.getByTestId('create-local').click();
+  await page.waitForURL(/\/r\/[^/]+$/);
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+  // The files are ours, served by the binary as WAV under the versioned assets.
+  const files = await page.evaluate(async () => {
+    const base = document.querySelector('script[type="module"]')?.getAttribute('src')?.replace(/js\/[^/]+$/, '') ?? '';
+    return Promise.all(['throw', 'move', 'swap', 'water', 'off'].map(async (name) => {
+      const response = await fetch(`${base}sounds/${name}.wav`);
+      return { name, type: response.headers.get('content-type'), size: (await response.arrayBuffer()).byteLength };
+    }));
+  });
+  for (const file of files) {
+    expect(file.type, file.name).toBe('audio/wav');
+    expect(file.size, file.name).toBeLessThan(12_000);
+  }
+  const heard = new Set();
+  for (let actions = 0; heard.size < 5; actions += 1) {
+    expect(actions, `heard only ${[...heard]}`).toBeLessThan(1500);
+    const { phase } = await roomInfo(page);
+    if (phase === 'over') {
+      const oldUrl = page.url();
+      await page.getByTestId('rematch').click();
+      await page.waitForURL((url) => url.href !== oldUrl);
+      await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
+      continue;
+    }
+    if (phase === 'roll') {
+      expect(await soundAfter(page, () => page.getByTestId('throw').click())).toBe('throw');
+      heard.add('throw');
+    } else {
+      const { piece, sound } = await nextPiece(page, heard);
+      expect(await soundAfter(page, () => piece.click()), `a move meant to ${sound}`).toBe(sound);
+      heard.add(sound);
+    }
+  }
+  // Switched off: a throw and whatever follows play nothing; switched on again, they do.
+  await page.getByTestId('sound').uncheck();
+  for (let actions = 0; actions < 4 && (await roomInfo(page)).phase !== 'over'; actions += 1) {
+    const { phase } = await roomInfo(page);
+    const act = phase === 'roll' ? () => page.getByTestId('throw').click() : async () => (await nextPiece(page, heard)).piece.click();
+    await soundAfter(page, act, 300);
+  }
+  await page.getByTestId('sound').check();
+  if ((await roomInfo(page)).phase === 'roll') expect(await soundAfter(page, () => page.getByTestId('throw').click())).toBe('throw');
+});

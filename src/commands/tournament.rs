@@ -9,10 +9,10 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use super::UsageError;
-use crate::protocol::{Event as RoomEvent, Winner};
-use crate::store::{self, Store};
+use crate::store;
+use crate::tournament::stored::room_end;
 use crate::tournament::verify::verify;
-use crate::tournament::{Event, Outcome, Tournament};
+use crate::tournament::{Event, Tournament};
 
 /// Tournaments: recompute one from its log.
 #[derive(Debug, clap::Args)]
@@ -83,7 +83,10 @@ async fn recompute(url: &str, id: &str) -> Result<Result<Tournament, String>, Us
     };
     for (index, event) in events.iter().enumerate() {
         if let Event::Result { room, outcome } = event {
-            let played = room_outcome(&store, room).await?;
+            let played = room_end(&store, room)
+                .await
+                .map_err(|e| UsageError(e.to_string()))?
+                .map(|end| end.outcome);
             if played != Some(*outcome) {
                 let v = index + 1;
                 return Ok(Err(format!(
@@ -93,33 +96,6 @@ async fn recompute(url: &str, id: &str) -> Result<Result<Tournament, String>, Us
         }
     }
     Ok(Ok(tournament))
-}
-
-/// How the game in `room` ended, by its log (`None`: no result there).
-async fn room_outcome(store: &Store, room: &str) -> Result<Option<Outcome>, UsageError> {
-    for stored in store.log.events_after(room, 0).await?.iter().rev() {
-        if stored.kind != "game-over" {
-            continue;
-        }
-        let event = RoomEvent::from_parts(&stored.kind, &stored.data)
-            .map_err(|e| UsageError(format!("room {room}'s game-over does not read: {e}")))?;
-        return Ok(match event {
-            RoomEvent::GameOver {
-                winner: Winner::Black,
-                ..
-            } => Some(Outcome::Black),
-            RoomEvent::GameOver {
-                winner: Winner::White,
-                ..
-            } => Some(Outcome::White),
-            RoomEvent::GameOver {
-                winner: Winner::Draw,
-                ..
-            } => Some(Outcome::Draw),
-            _ => None,
-        });
-    }
-    Ok(None)
 }
 
 fn standings(tournament: &Tournament) -> Vec<serde_json::Value> {

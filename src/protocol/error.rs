@@ -89,6 +89,16 @@ pub enum ErrorCode {
     /// An answer without a valid ticket for this puzzle from this client: fetch the puzzle
     /// first (HTTP 409).
     PuzzleNotAsked,
+    /// No tournament has this id (HTTP 404).
+    TournamentNotFound,
+    /// The tournament is not open for this: a Swiss after its start, a tournament over, a
+    /// player not (or already) in it (HTTP 409).
+    TournamentClosed,
+    /// The tournament has its 1,000 players (HTTP 409).
+    TournamentFull,
+    /// A bound on creating tournaments: the creator's upcoming ones, or the server's open ones
+    /// (HTTP 429).
+    TooManyTournaments,
     /// The database is not answering (or just failed to): nothing is known of the request's
     /// outcome; send it again, with the same `id` (HTTP 503).
     Unavailable,

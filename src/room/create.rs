@@ -190,3 +190,43 @@ pub(super) fn new_room_rows(
         .collect();
     (row, first_events, summary)
 }
+
+/// The hook tournaments use (issue 45, docs/TOURNAMENTS.md "The director"): an online room
+/// whose two seats are taken at once by the holders of `tokens` (black's, white's), so its game
+/// and its clock start as it is stored, made by [`create_room`] like every other room.
+impl Rooms {
+    /// Checks an online game's time control as `POST /api/rooms` does.
+    pub fn check_online_clock(&self, clock: TimeControl) -> Result<(), RoomError> {
+        let min = self.inner.config.min_clock_initial;
+        Ok(NewRoom::Online.check_clock(Some(clock), min)?)
+    }
+
+    /// Makes the room `id` for two seated players and loads it, so that its clock runs (and
+    /// ends the game of a player who never comes) with nobody connected. A room that exists
+    /// already (made before a restart) is only loaded.
+    pub async fn create_seated(
+        &self,
+        id: &str,
+        clock: TimeControl,
+        tokens: [&str; 2],
+    ) -> Result<(), RoomError> {
+        let seats = Seats::new(
+            Some(Sitter::person(hash_token(tokens[0]))),
+            Some(Sitter::person(hash_token(tokens[1]))),
+        );
+        match create_room(
+            self.store().log.as_ref(),
+            id,
+            Mode::Online,
+            &seats,
+            Some(clock),
+        )
+        .await
+        {
+            Ok(()) | Err(StoreError::RoomExists) => {}
+            Err(error) => return Err(error.into()),
+        }
+        self.handle(id).await?;
+        Ok(())
+    }
+}

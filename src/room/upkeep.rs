@@ -53,43 +53,62 @@ impl Rooms {
         let mut loaded = 0;
         loop {
             let ids = self.inner.store.log.timed_in_play(&after, PAGE).await?;
-            for id in &ids {
-                if self.inner.shutdown.is_cancelled() {
-                    return Ok(loaded);
-                }
-                match self.handle(id).await {
-                    Ok(_) => loaded += 1,
-                    Err(error) => tracing::warn!(room = %id, %error, "could not load a timed room"),
-                }
-            }
+            loaded += self.load_each(&ids).await;
             match ids.last() {
-                Some(last) if ids.len() == PAGE as usize => after.clone_from(last),
+                Some(last) if ids.len() == PAGE as usize && !self.inner.shutdown.is_cancelled() => {
+                    after.clone_from(last)
+                }
                 _ => return Ok(loaded),
             }
         }
     }
 
-    /// Loads the correspondence games whose time ran out ([`Rooms::time_out_due_turns`]) in
-    /// the background until shutdown, every `due_turn_check`.
-    pub fn time_out_due_turns_now_and_then(&self) {
+    /// Loads each room of `ids` (loading is what resumes its clock or logs its timeout), until
+    /// shutdown; a room that fails to load is logged and skipped. Returns how many were loaded.
+    async fn load_each(&self, ids: &[String]) -> usize {
+        let mut loaded = 0;
+        for id in ids {
+            if self.inner.shutdown.is_cancelled() {
+                break;
+            }
+            match self.handle(id).await {
+                Ok(_) => loaded += 1,
+                Err(error) => tracing::warn!(room = %id, %error, "could not load a room"),
+            }
+        }
+        loaded
+    }
+
+    /// Runs `job` every `period` in the background until shutdown (a late tick is delayed, not
+    /// made up for by a burst).
+    fn now_and_then<F, Job>(&self, period: Duration, job: F)
+    where
+        F: Fn(Rooms) -> Job + Send + 'static,
+        Job: Future<Output = ()> + Send,
+    {
         let rooms = self.clone();
-        let every = self.inner.config.due_turn_check;
         let shutdown = self.inner.shutdown.clone();
         tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(every);
+            let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tokio::select! {
                     _ = shutdown.cancelled() => return,
                     _ = ticks.tick() => {}
                 }
-                match rooms.time_out_due_turns().await {
-                    Ok(0) => {}
-                    Ok(loaded) => tracing::info!(loaded, "correspondence games out of time loaded"),
-                    Err(error) => {
-                        tracing::warn!(%error, "could not look for correspondence timeouts")
-                    }
-                }
+                job(rooms.clone()).await;
+            }
+        });
+    }
+
+    /// Loads the correspondence games whose time ran out ([`Rooms::time_out_due_turns`]) in
+    /// the background until shutdown, every `due_turn_check`.
+    pub fn time_out_due_turns_now_and_then(&self) {
+        self.now_and_then(self.inner.config.due_turn_check, |rooms| async move {
+            match rooms.time_out_due_turns().await {
+                Ok(0) => {}
+                Ok(loaded) => tracing::info!(loaded, "correspondence games out of time loaded"),
+                Err(error) => tracing::warn!(%error, "could not look for correspondence timeouts"),
             }
         });
     }
@@ -101,39 +120,19 @@ impl Rooms {
     pub async fn time_out_due_turns(&self) -> Result<usize, RoomError> {
         const BATCH: u32 = 500;
         let due = self.inner.store.log.due_turns(now_ms(), BATCH).await?;
-        let mut loaded = 0;
-        for id in &due {
-            if self.inner.shutdown.is_cancelled() {
-                break;
-            }
-            match self.handle(id).await {
-                Ok(_) => loaded += 1,
-                Err(error) => tracing::warn!(room = %id, %error, "could not load a due game"),
-            }
-        }
-        Ok(loaded)
+        Ok(self.load_each(&due).await)
     }
 
     /// Sweeps unstarted rooms ([`Rooms::sweep_unstarted`]) in the background until shutdown,
     /// ten times per `unstarted_ttl` (at most every ten minutes).
     pub fn sweep_now_and_then(&self) {
-        let rooms = self.clone();
         let ttl = self.inner.config.unstarted_ttl;
         let every = (ttl / 10).clamp(Duration::from_millis(100), Duration::from_secs(600));
-        let shutdown = self.inner.shutdown.clone();
-        tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(every);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    _ = ticks.tick() => {}
-                }
-                match rooms.sweep_unstarted(ttl).await {
-                    Ok(0) => {}
-                    Ok(deleted) => tracing::info!(deleted, "unstarted rooms deleted"),
-                    Err(error) => tracing::warn!(%error, "could not sweep unstarted rooms"),
-                }
+        self.now_and_then(every, move |rooms| async move {
+            match rooms.sweep_unstarted(ttl).await {
+                Ok(0) => {}
+                Ok(deleted) => tracing::info!(deleted, "unstarted rooms deleted"),
+                Err(error) => tracing::warn!(%error, "could not sweep unstarted rooms"),
             }
         });
     }

@@ -14,13 +14,15 @@ use axum::http::StatusCode;
 use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 
-use super::refusals::{PuzzleRefusal, SeatRefusal};
+use super::refusals::{PuzzleRefusal, SeatRefusal, TournamentRefusal};
 use crate::lobby::LobbyError;
 use crate::players::name::NameError;
 use crate::players::store::PlayerError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
 use crate::room::{Refusal, RoomError};
+use crate::tournament::Refusal as TournamentDecision;
+use crate::tournament::stored::TournamentError;
 
 /// An error as a client is told it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -232,6 +234,70 @@ pub enum AppError {
     RateLimited(Duration),
     /// A puzzle request refused (404, 400 or 409).
     Puzzle(PuzzleRefusal),
+    /// A tournament not created: a setting out of bounds (400), too many (429).
+    TournamentRefused(TournamentRefusal),
+    /// A tournament unknown (404), a player's request refused (409, 403) or failed.
+    Tournament(TournamentError),
+}
+
+impl From<TournamentRefusal> for AppError {
+    fn from(refusal: TournamentRefusal) -> Self {
+        AppError::TournamentRefused(refusal)
+    }
+}
+
+impl From<TournamentError> for AppError {
+    fn from(error: TournamentError) -> Self {
+        AppError::Tournament(error)
+    }
+}
+
+fn tournament_refused(refusal: TournamentRefusal) -> (StatusCode, WireError) {
+    let (status, code) = match refusal {
+        TournamentRefusal::BadSettings(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+        TournamentRefusal::TooManyUpcoming | TournamentRefusal::TooManyOpen => {
+            (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyTournaments)
+        }
+    };
+    (status, WireError::new(code, refusal.to_string()))
+}
+
+fn tournament_wire(error: TournamentError) -> (StatusCode, WireError) {
+    let refusal = match error {
+        TournamentError::Unknown(_) => {
+            let message = "no tournament has this id";
+            let error = WireError::new(ErrorCode::TournamentNotFound, message);
+            return (StatusCode::NOT_FOUND, error);
+        }
+        TournamentError::Refused(refusal) => refusal,
+        TournamentError::Store(store) if store.is_unavailable() => {
+            let error = WireError::new(ErrorCode::Unavailable, "the database is not answering");
+            return (StatusCode::SERVICE_UNAVAILABLE, error);
+        }
+        other => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                WireError::internal(&other),
+            );
+        }
+    };
+    let (status, code) = match &refusal {
+        TournamentDecision::Full => (StatusCode::CONFLICT, ErrorCode::TournamentFull),
+        TournamentDecision::RatingOutOfLimits { .. } => {
+            (StatusCode::FORBIDDEN, ErrorCode::TournamentClosed)
+        }
+        TournamentDecision::NotArena => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+        TournamentDecision::NotOpen
+        | TournamentDecision::AlreadyRegistered
+        | TournamentDecision::NotRegistered => (StatusCode::CONFLICT, ErrorCode::TournamentClosed),
+        TournamentDecision::NothingToPair | TournamentDecision::Pairing(_) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                WireError::internal(&refusal),
+            );
+        }
+    };
+    (status, WireError::new(code, refusal.to_string()))
 }
 
 impl From<PuzzleRefusal> for AppError {
@@ -350,6 +416,8 @@ impl AppError {
             ),
             AppError::RateLimited(wait) => (StatusCode::TOO_MANY_REQUESTS, rate_limited(wait)),
             AppError::Puzzle(refusal) => puzzle_wire(refusal),
+            AppError::TournamentRefused(refusal) => tournament_refused(refusal),
+            AppError::Tournament(error) => tournament_wire(error),
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod puzzles;
 pub mod refusals;
 pub mod seating;
 pub mod socket;
+pub mod tournaments;
 pub mod ws;
 
 use std::net::SocketAddr;
@@ -89,6 +90,8 @@ pub struct AppState {
     pub puzzles: Arc<puzzles::Puzzles>,
     /// Player cookies are `Secure`: `--public-origin` is https.
     pub secure_cookies: bool,
+    /// The tournaments this instance directs (issue 45).
+    pub directors: crate::tournament::director::Directors,
     /// `--kiosk`: the home page `/` is the museum kiosk.
     pub kiosk: bool,
 }
@@ -102,6 +105,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/rooms", post(http::create_room))
         .route("/api/seeks", post(lobby::post_seek))
         .route("/api/pairing", post(lobby::pair))
+        .route("/api/tournaments", post(tournaments::create))
         .route_layer(from_fn_with_state(
             state.quotas.create.clone(),
             edge::quota::enforce,
@@ -148,6 +152,15 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/puzzles/next", get(puzzles::next))
         .route("/api/puzzles/{id}", get(puzzles::by_id))
         .route("/ws/lobby", get(lobby::upgrade))
+        .route("/api/tournaments", get(tournaments::list))
+        .route("/api/tournaments/{id}", get(tournaments::show))
+        .route("/api/tournaments/{id}/join", post(tournaments::join))
+        .route(
+            "/api/tournaments/{id}/withdraw",
+            post(tournaments::withdraw),
+        )
+        .route("/api/tournaments/{id}/pause", post(tournaments::pause))
+        .route("/api/tournaments/{id}/resume", post(tournaments::resume))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     let bans = state.bans.clone();
@@ -261,6 +274,12 @@ impl Server {
             shutdown.clone(),
         )
         .await?;
+        let directors = crate::tournament::director::Directors::start(
+            rooms.clone(),
+            players.clone(),
+            crate::tournament::director::DEFAULT_TICK,
+            shutdown.clone(),
+        );
         let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let moderation = crate::store::bans::BanStore::open(&config.database_url).await?;
         let puzzles = Arc::new(puzzles::Puzzles::open(&config.database_url).await?);
@@ -298,6 +317,7 @@ impl Server {
                 players,
                 puzzles,
                 secure_cookies: config.connections.public_origin.is_https(),
+                directors,
                 kiosk: config.kiosk,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),

@@ -28,3 +28,24 @@ pub enum PuzzleRefusal {
     #[error("{0}")]
     Illegal(IllegalMove),
 }
+
+/// Upcoming tournaments one player may have created.
+pub const MAX_UPCOMING_PER_CREATOR: usize = 2;
+
+/// Why a tournament is not created (issue 45's bounds; docs/TOURNAMENTS.md).
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentRefusal {
+    /// A setting out of its bounds: which, and the bounds.
+    #[error("{0}")]
+    BadSettings(String),
+    #[error(
+        "you have as many upcoming tournaments as you may create ({max}): wait until one starts",
+        max = MAX_UPCOMING_PER_CREATOR
+    )]
+    TooManyUpcoming,
+    #[error(
+        "the server runs as many tournaments as it may ({max}): try again when one has ended",
+        max = crate::tournament::director::MAX_DIRECTED
+    )]
+    TooManyOpen,
+}

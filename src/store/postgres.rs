@@ -173,6 +173,9 @@ const SEEKS: SeekStatements = SeekStatements {
     notify: Some("SELECT pg_notify($1, $2)"),
 };
 
+/// The rows are [`super::rows`]'s, shared with the SQLite store; what differs is the point:
+/// writes go straight to the pool (PostgreSQL takes many writers), appends through the group
+/// commit.
 #[async_trait]
 impl RoomLog for PgStore {
     async fn create_room(
@@ -437,5 +440,26 @@ impl TournamentLog for PgStore {
 
     async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
         tournaments::select(&self.pool, id).await
+    }
+
+    async fn tournaments(
+        &self,
+        status: Option<&str>,
+        newest: bool,
+        limit: u32,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
+        tournaments::select_by_status(&self.pool, status, newest, limit).await
+    }
+
+    async fn keep_seats(
+        &self,
+        room: &str,
+        seats: &[(String, String)],
+    ) -> Result<Vec<String>, StoreError> {
+        tournaments::keep_seats(&self.pool, room, seats).await
+    }
+
+    async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError> {
+        tournaments::seat_token(&self.pool, room, player).await
     }
 }

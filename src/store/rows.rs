@@ -3,6 +3,11 @@
 //! events into an `INSERT`, and the statements that differ only in their
 //! placeholders ([`Statements`]) are run by code written once, generic over
 //! the database. Each backend keeps its own SQL text.
+//!
+//! The `where` clauses look alike from function to function, and cannot be written once: Rust
+//! does not carry a trait's where-clauses on associated types (`for<'c> &'c mut
+//! DB::Connection: Executor<'c>`) to its users, so a bound alias would not compile; and each
+//! lists only the types that function binds and reads.
 
 use sqlx::{
     ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, QueryBuilder, Row, Type,

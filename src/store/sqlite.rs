@@ -154,6 +154,9 @@ const SEEKS: SeekStatements = SeekStatements {
     notify: None,
 };
 
+/// The rows are [`super::rows`]'s, shared with the PostgreSQL store; what differs is the point:
+/// every write here goes through the one writer (SQLite takes one writer at a time), reads go
+/// straight to the pool.
 #[async_trait]
 impl RoomLog for SqliteStore {
     async fn create_room(
@@ -361,5 +364,28 @@ impl TournamentLog for SqliteStore {
 
     async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError> {
         tournaments::select(&self.pool, id).await
+    }
+
+    async fn tournaments(
+        &self,
+        status: Option<&str>,
+        newest: bool,
+        limit: u32,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
+        tournaments::select_by_status(&self.pool, status, newest, limit).await
+    }
+
+    async fn keep_seats(
+        &self,
+        room: &str,
+        seats: &[(String, String)],
+    ) -> Result<Vec<String>, StoreError> {
+        self.writer
+            .write(tournaments::keep_seats(&self.pool, room, seats))
+            .await
+    }
+
+    async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError> {
+        tournaments::seat_token(&self.pool, room, player).await
     }
 }

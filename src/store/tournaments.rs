@@ -1,8 +1,9 @@
 //! The log of tournaments (issue 45): each tournament's own append-only event log, kept like a
 //! room's — numbered from 1, an append that finds its first version taken writes nothing and
 //! answers [`StoreError::VersionConflict`] — with a summary row (what the lists show, JSON the
-//! store does not interpret) committed with each append. The SQL is written once, through
-//! `QueryBuilder`, for both backends.
+//! store does not interpret but for its `status`, kept as a column the directors and the lists
+//! select by) committed with each append; and each tournament game's seat tokens, kept for the
+//! player the seat is for. The SQL is written once, through `QueryBuilder`, for both backends.
 
 use std::sync::Arc;
 
@@ -62,6 +63,33 @@ pub trait TournamentLog: Send + Sync + 'static {
 
     /// The tournament's row, if it exists.
     async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, StoreError>;
+
+    /// Up to `limit` tournaments whose summary's status is `status` (`None`: upcoming or
+    /// running, or written before the status was kept), by start, the newest first if `newest`.
+    async fn tournaments(
+        &self,
+        status: Option<&str>,
+        newest: bool,
+        limit: u32,
+    ) -> Result<Vec<TournamentRow>, StoreError>;
+
+    /// Keeps the seat tokens of a tournament game's room, `(player id, token)`; a seat kept
+    /// already keeps its token (a director that made the room again after a restart hands out
+    /// the same). Answers the tokens stored, in the order asked.
+    async fn keep_seats(
+        &self,
+        room: &str,
+        seats: &[(String, String)],
+    ) -> Result<Vec<String>, StoreError>;
+
+    /// The seat token of `player` in the tournament game in `room`, if any.
+    async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError>;
+}
+
+/// The `status` the store keeps of a summary (JSON with a `status` field).
+fn status_of(summary: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(summary).ok()?;
+    value.get("status")?.as_str().map(str::to_owned)
 }
 
 /// [`TournamentLog::create_tournament`] on any backend.
@@ -75,16 +103,22 @@ where
     DB::Arguments: Default + IntoArguments<DB>,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     String: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<String>: for<'t> Encode<'t, DB> + Type<DB>,
     i64: for<'t> Encode<'t, DB> + Type<DB>,
 {
     let mut tx = pool.begin().await?;
-    let mut insert =
-        QueryBuilder::<DB>::new("INSERT INTO tournaments (id, starts_at, summary) VALUES (");
+    let mut insert = QueryBuilder::<DB>::new(
+        "INSERT INTO tournaments (id, starts_at, summary, status) VALUES (",
+    );
     insert
         .push_bind(row.id.clone())
         .push(", ")
         .push_bind(row.starts_at);
-    insert.push(", ").push_bind(row.summary.clone()).push(")");
+    insert.push(", ").push_bind(row.summary.clone());
+    insert
+        .push(", ")
+        .push_bind(status_of(&row.summary))
+        .push(")");
     match insert.build().execute(&mut *tx).await {
         Err(e) if is_unique_violation(&e) => return Err(StoreError::TournamentExists),
         other => other?,
@@ -112,6 +146,7 @@ where
     DB::Arguments: Default + IntoArguments<DB>,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     String: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<String>: for<'t> Encode<'t, DB> + Type<DB>,
     i64: for<'t> Encode<'t, DB> + Type<DB>,
 {
     let Some(first) = events.first() else {
@@ -125,6 +160,8 @@ where
     let mut update = QueryBuilder::<DB>::new("UPDATE tournaments SET summary = ");
     update
         .push_bind(summary.to_owned())
+        .push(", status = ")
+        .push_bind(status_of(summary))
         .push(" WHERE id = ")
         .push_bind(id.to_owned());
     update.build().execute(&mut *connection).await?;
@@ -205,12 +242,106 @@ where
     query.push_bind(id.to_owned());
     let mut connection = pool.acquire().await?;
     let row = query.build().fetch_optional(&mut *connection).await?;
-    row.map(|row| {
-        Ok(TournamentRow {
-            id: row.try_get(0)?,
-            starts_at: row.try_get(1)?,
-            summary: row.try_get(2)?,
-        })
+    row.map(|row| tournament_row::<DB>(&row)).transpose()
+}
+
+fn tournament_row<DB>(row: &DB::Row) -> Result<TournamentRow, StoreError>
+where
+    DB: Database,
+    String: Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    i64: Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    usize: sqlx::ColumnIndex<DB::Row>,
+{
+    Ok(TournamentRow {
+        id: row.try_get(0)?,
+        starts_at: row.try_get(1)?,
+        summary: row.try_get(2)?,
     })
-    .transpose()
+}
+
+/// [`TournamentLog::tournaments`] on any backend.
+pub(super) async fn select_by_status<DB>(
+    pool: &Pool<DB>,
+    status: Option<&str>,
+    newest: bool,
+    limit: u32,
+) -> Result<Vec<TournamentRow>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    usize: sqlx::ColumnIndex<DB::Row>,
+{
+    let mut query =
+        QueryBuilder::<DB>::new("SELECT id, starts_at, summary FROM tournaments WHERE ");
+    match status {
+        Some(status) => query.push("status = ").push_bind(status.to_owned()),
+        None => query.push("(status IS NULL OR status IN ('upcoming', 'running'))"),
+    };
+    query.push(match newest {
+        true => " ORDER BY starts_at DESC, id LIMIT ",
+        false => " ORDER BY starts_at, id LIMIT ",
+    });
+    query.push_bind(i64::from(limit));
+    let mut connection = pool.acquire().await?;
+    let rows = query.build().fetch_all(&mut *connection).await?;
+    rows.iter().map(tournament_row::<DB>).collect()
+}
+
+/// [`TournamentLog::keep_seats`] on any backend.
+pub(super) async fn keep_seats<DB>(
+    pool: &Pool<DB>,
+    room: &str,
+    seats: &[(String, String)],
+) -> Result<Vec<String>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    usize: sqlx::ColumnIndex<DB::Row>,
+{
+    if !seats.is_empty() {
+        let mut insert =
+            QueryBuilder::<DB>::new("INSERT INTO tournament_seats (room, player, token) ");
+        insert.push_values(seats, |mut row, (player, token)| {
+            row.push_bind(room.to_owned())
+                .push_bind(player.clone())
+                .push_bind(token.clone());
+        });
+        insert.push(" ON CONFLICT (room, player) DO NOTHING");
+        let mut connection = pool.acquire().await?;
+        insert.build().execute(&mut *connection).await?;
+    }
+    let mut kept = Vec::with_capacity(seats.len());
+    for (player, _) in seats {
+        let token = seat_token(pool, room, player).await?;
+        kept.push(token.ok_or_else(|| StoreError::Corrupt(format!("no seat in {room}")))?);
+    }
+    Ok(kept)
+}
+
+/// [`TournamentLog::seat_token`] on any backend.
+pub(super) async fn seat_token<DB>(
+    pool: &Pool<DB>,
+    room: &str,
+    player: &str,
+) -> Result<Option<String>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    usize: sqlx::ColumnIndex<DB::Row>,
+{
+    let mut query = QueryBuilder::<DB>::new("SELECT token FROM tournament_seats WHERE room = ");
+    query
+        .push_bind(room.to_owned())
+        .push(" AND player = ")
+        .push_bind(player.to_owned());
+    let mut connection = pool.acquire().await?;
+    let row = query.build().fetch_optional(&mut *connection).await?;
+    Ok(row.map(|row| row.try_get(0)).transpose()?)
 }

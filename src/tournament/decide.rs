@@ -173,3 +173,34 @@ impl Tournament {
         })
     }
 }
+
+impl Tournament {
+    /// The end of a running tournament once its last game ended: a Swiss after its last round
+    /// (or with fewer than two players left to pair), an Arena at `now` past its duration.
+    pub fn finish(&self, now: crate::protocol::UnixMs) -> Result<Event, Refusal> {
+        let settings = self.settings.as_ref().ok_or(Refusal::NotOpen)?;
+        if self.status != Status::Running || !self.games.is_empty() {
+            return Err(Refusal::NotOpen);
+        }
+        let over = match settings.format {
+            Format::Swiss { rounds } => {
+                let left = self.players.iter().filter(|p| !p.withdrawn).count();
+                self.round >= rounds || left < MIN_PLAYERS
+            }
+            Format::Arena { .. } => self.ends_at().is_some_and(|end| now >= end),
+        };
+        match over {
+            true => Ok(Event::Finished),
+            false => Err(Refusal::NotOpen),
+        }
+    }
+
+    /// When an Arena's pairing stops: its start plus its duration.
+    pub fn ends_at(&self) -> Option<crate::protocol::UnixMs> {
+        let settings = self.settings.as_ref()?;
+        match settings.format {
+            Format::Arena { minutes } => Some(settings.starts_at + i64::from(minutes) * 60_000),
+            Format::Swiss { .. } => None,
+        }
+    }
+}

@@ -7,6 +7,7 @@
 //! tournament from the store and appends to it.
 
 pub mod decide;
+pub mod director;
 pub mod event;
 mod fold;
 pub mod pairing;

@@ -50,6 +50,10 @@ export const ErrorCode = Object.freeze({
   ChatFull: 'chat_full',
   PuzzleNotFound: 'puzzle_not_found',
   PuzzleNotAsked: 'puzzle_not_asked',
+  TournamentNotFound: 'tournament_not_found',
+  TournamentClosed: 'tournament_closed',
+  TournamentFull: 'tournament_full',
+  TooManyTournaments: 'too_many_tournaments',
   Unavailable: 'unavailable',
   Internal: 'internal',
 });

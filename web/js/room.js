@@ -15,7 +15,7 @@ import { createAnalysis } from './analysis.js';
 import { createAnnouncer, createThresholds, eventSentence, presenceSentence, sidesOf, turnSentence, who } from './announce.js';
 import { runCommand } from './commands.js';
 import { createChat } from './chat.js';
-import { chime } from './sound.js';
+import { chime, play, soundOf } from './sound.js';
 import { ClientMessage, ErrorCode, Event, Mode, Phase, PROTOCOL, Reply, Status } from './protocol.js';
 
 const PENDING_TIMEOUT_MS = 5000;
@@ -216,15 +216,21 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     return (type === Event.Moved || type === Event.Passed) && d.next === mine[0] && d.side !== mine[0];
   }
 
-  /** Say what an event means, chime when the turn comes to us, and focus the result at the end. */
   /** Whether this page's seat is bound to a player (the state names its id). */
   function identified() {
     return model.state.rated || sidesOf(model.seat).some((side) => seatPlayer(model.state.players[side]));
   }
 
+  /**
+   * Say what an event means, sound it (a throw, a move and what it did: the server's `effect`),
+   * chime when the turn comes to us, and focus the result at the end. Only events as they
+   * happen get here: a page opened mid-game is silent about the moves before it.
+   */
   function tell(type, d, before) {
     if (type === RATED) announcer.say(ratingsSentence());
     else announcer.say(type === Event.Presence ? presenceSentence(model, before.players, model.state.players) : eventSentence(model, type, d));
+    const sound = soundOf(type, d);
+    if (sound) play(root, sound);
     if (turnCameToUs(type, d)) chime(root);
     if (type === Event.GameOver) part('end-title', root).focus();
   }
