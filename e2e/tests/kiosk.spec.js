@@ -137,4 +137,10 @@ test('the kiosk against the computer, in Chinese, portrait', async ({ open, serv
   await expect(page.locator('a:visible')).toHaveCount(0);
   await checkAxe(page, 'a kiosk game against the computer, in Chinese');
   await page.screenshot({ path: path.join(screenshots, 'kiosk-game-768.png') });
+  // The header's "start again" mid-game asks first; "no" ends the visit.
+  await page.getByTestId('kiosk-home').click();
+  await expect(page.getByTestId('kiosk-idle')).toBeVisible();
+  await page.getByTestId('kiosk-leave').click();
+  await expect(page.getByTestId('kiosk-attract')).toBeVisible();
+  await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'none');
 });
