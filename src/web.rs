@@ -48,13 +48,16 @@ where
         .route("/", page_at(if kiosk { KIOSK } else { HOME }))
         .route("/kiosk", page_at(KIOSK))
         .route("/r/{id}", get(room))
-        .route("/learn", get(learn))
-        .route("/puzzles", get(puzzles))
-        .route("/play", get(play))
+        .route("/learn", page_at("learn.html"))
+        // The puzzles (issue 49): the questions and verdicts are `/api/puzzles/...`.
+        .route("/puzzles", page_at("puzzles.html"))
+        // The lobby of open games: seeks, quick pairing, games to watch.
+        .route("/play", page_at("play.html"))
         .route("/p/{name}", get(player))
         .route("/p/", get(not_found))
-        .route("/top", get(top))
-        .route("/settings", get(settings))
+        .route("/top", page_at("top.html"))
+        // This browser's identity: create, rename, move to another device, delete.
+        .route("/settings", page_at("settings.html"))
         .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
         .fallback(not_found)
@@ -95,33 +98,9 @@ async fn room(Path(_id): Path<String>, headers: HeaderMap) -> Response {
     page("room.html", &headers)
 }
 
-async fn learn(headers: HeaderMap) -> Response {
-    page("learn.html", &headers)
-}
-
-/// The puzzles (issue 49): the questions and verdicts are `/api/puzzles/...`.
-async fn puzzles(headers: HeaderMap) -> Response {
-    page("puzzles.html", &headers)
-}
-
-/// The lobby of open games: seeks, quick pairing, games to watch.
-async fn play(headers: HeaderMap) -> Response {
-    page("play.html", &headers)
-}
-
 /// A player's page is the same for every player: it reads the name (or id) from its own URL.
 async fn player(Path(_name): Path<String>, headers: HeaderMap) -> Response {
     page("player.html", &headers)
-}
-
-/// The leaderboard.
-async fn top(headers: HeaderMap) -> Response {
-    page("top.html", &headers)
-}
-
-/// This browser's identity: create, rename, move to another device, delete.
-async fn settings(headers: HeaderMap) -> Response {
-    page("settings.html", &headers)
 }
 
 /// The lessons with the answers the engine derived. They change only with a build, so the
@@ -411,11 +390,11 @@ mod tests {
             page(HOME, &HeaderMap::new()),
             page(KIOSK, &HeaderMap::new()),
             room(Path("abc".into()), HeaderMap::new()).await,
-            learn(HeaderMap::new()).await,
-            puzzles(HeaderMap::new()).await,
+            page("learn.html", &HeaderMap::new()),
+            page("puzzles.html", &HeaderMap::new()),
             player(Path("Anna".into()), HeaderMap::new()).await,
-            top(HeaderMap::new()).await,
-            settings(HeaderMap::new()).await,
+            page("top.html", &HeaderMap::new()),
+            page("settings.html", &HeaderMap::new()),
         ] {
             assert_eq!(response.status(), StatusCode::OK);
             assert_eq!(header_of(&response, header::CACHE_CONTROL), "no-cache");
