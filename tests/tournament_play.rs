@@ -8,6 +8,7 @@
 //! the players, and the lowest number wins every game they play.
 
 mod common;
+mod postgres_support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -29,6 +30,7 @@ async fn start() -> TestServer {
     TestServer::start_with(|config| config.min_clock_initial = 1).await
 }
 
+/// The server's SQLite file.
 fn url(server: &TestServer) -> String {
     format!("sqlite://{}", server.dir.path().join("senet.db").display())
 }
@@ -235,6 +237,24 @@ fn rounds(log: &[Event]) -> Vec<(Vec<[u32; 2]>, Option<u32>)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_swiss_of_nine_runs_by_itself_to_the_end_and_verifies() {
     let server = start().await;
+    let url = url(&server);
+    swiss_of_nine(server, url).await;
+}
+
+/// The same on PostgreSQL.
+async fn a_swiss_of_nine_on_postgres(url: String) {
+    let database = url.clone();
+    let server = TestServer::start_with(move |config| {
+        config.database_url = database;
+        config.min_clock_initial = 1;
+    })
+    .await;
+    swiss_of_nine(server, url).await;
+}
+
+postgres_support::postgres_tests!(a_swiss_of_nine_on_postgres);
+
+async fn swiss_of_nine(server: TestServer, url: String) {
     let mut creator = identified(server.addr).await;
     let id = create(&mut creator, swiss(3, 2_000, CLOCK_SECONDS)).await;
     let mut players = joined(server.addr, &id, 9).await;
@@ -260,7 +280,7 @@ async fn a_swiss_of_nine_runs_by_itself_to_the_end_and_verifies() {
         bot.await.unwrap();
     }
 
-    let log = log_of(&url(&server), &id).await;
+    let log = log_of(&url, &id).await;
     let paired = rounds(&log);
     assert_eq!(paired.len(), 3, "{log:?}");
     assert_eq!(paired[0].0.len(), 4);
@@ -294,7 +314,7 @@ async fn a_swiss_of_nine_runs_by_itself_to_the_end_and_verifies() {
         (Some(0), Some(2))
     );
     assert_eq!(one["withdrawn"], true);
-    let (code, verdict) = verify(&url(&server), &id);
+    let (code, verdict) = verify(&url, &id);
     assert_eq!(code, Some(0), "{verdict}");
     assert_eq!(verdict["consistent"], true);
     assert_eq!(verdict["standings"][0]["player"], standings[0]["player"]);

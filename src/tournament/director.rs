@@ -35,6 +35,8 @@ pub const DEFAULT_TICK: Duration = Duration::from_millis(250);
 /// The most tournaments (upcoming or running) one instance directs, and so the most open at
 /// once: creating one more is refused (docs/TOURNAMENTS.md).
 pub const MAX_DIRECTED: u32 = 100;
+/// How often a director looks at an upcoming tournament before its start.
+const UPCOMING_LOOK: Duration = Duration::from_secs(5);
 /// Games in a row a player may miss (lost on time or abandoned without a throw) before they
 /// are withdrawn (Swiss) or paused (Arena).
 pub const ABSENT_GAMES: usize = 2;
@@ -134,7 +136,7 @@ impl Directors {
             }
             tokio::select! {
                 () = self.inner.shutdown.cancelled() => return,
-                () = tokio::time::sleep(self.inner.tick) => {}
+                () = tokio::time::sleep(director.pause(self.inner.tick)) => {}
             }
         }
         tracing::info!(tournament = %id, status = ?director.tournament.status, "directed to its end");
@@ -216,6 +218,19 @@ impl Director {
     fn settings(&self) -> Result<Settings, TournamentError> {
         let settings = self.tournament.settings.clone();
         settings.ok_or_else(|| TournamentError::Unknown(self.id.clone()))
+    }
+
+    /// How long until the next look: a tick while it runs; before its start, until the start
+    /// (looking again at least every [`UPCOMING_LOOK`], for an operator's cancel).
+    fn pause(&self, tick: Duration) -> Duration {
+        let starts_at = self.tournament.settings.as_ref().map(|s| s.starts_at);
+        match (self.tournament.status, starts_at) {
+            (Status::Upcoming, Some(at)) => {
+                let until = Duration::from_millis(u64::try_from(at - now_ms()).unwrap_or(0));
+                until.clamp(tick, UPCOMING_LOOK)
+            }
+            _ => tick,
+        }
     }
 
     /// One look at the tournament; `true` once it is over.
