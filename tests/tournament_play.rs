@@ -18,6 +18,7 @@ use senet::protocol::TimeControl;
 use senet::store::{StoredEvent, TournamentRow};
 use senet::tournament::{Event, Format, Settings, Tournament};
 use serde_json::{Value, json};
+use sqlx::Connection;
 
 /// Seconds on each clock: short, so that an absent player's game ends soon.
 const CLOCK_SECONDS: u32 = 3;
@@ -252,11 +253,14 @@ async fn a_swiss_of_nine_on_postgres(url: String) {
     swiss_of_nine(server, url).await;
 }
 
-postgres_support::postgres_tests!(a_swiss_of_nine_on_postgres);
+postgres_support::postgres_tests!(
+    a_swiss_of_nine_on_postgres,
+    another_instance_takes_over_a_swiss_whose_director_was_killed
+);
 
 async fn swiss_of_nine(server: TestServer, url: String) {
     let mut creator = identified(server.addr).await;
-    let id = create(&mut creator, swiss(3, 2_000, CLOCK_SECONDS)).await;
+    let id = create(&mut creator, swiss(3, 4_000, CLOCK_SECONDS)).await;
     let mut players = joined(server.addr, &id, 9).await;
     let late = creator
         .call("GET", &format!("/api/tournaments/{id}"), None)
@@ -432,26 +436,10 @@ async fn an_arena_pairs_as_players_come_free_with_a_streak_and_a_pause() {
 async fn a_swiss_carries_on_across_a_restart() {
     let server = start().await;
     let mut creator = identified(server.addr).await;
-    let id = create(&mut creator, swiss(3, 1_000, 20)).await;
+    let id = create(&mut creator, swiss(3, 3_000, 20)).await;
     let players = joined(server.addr, &id, 4).await;
 
-    // Round 1, played by bots that stop after one game each.
-    let mut bots = Vec::new();
-    for mut browser in players {
-        let id = id.clone();
-        let bot = Bot {
-            stop_after: Some(1),
-            ..PLAIN
-        };
-        bots.push(tokio::spawn(async move {
-            play_games(&mut browser, &id, bot).await;
-            browser
-        }));
-    }
-    let mut players = Vec::new();
-    for bot in bots {
-        players.push(bot.await.unwrap());
-    }
+    let mut players = round_one(players, &id).await;
     // Round 2 paired and its rooms made: each player's seat, before the restart.
     let seats_before = seats(&mut players, &id, 2).await;
     let server = server
@@ -515,4 +503,100 @@ async fn seats(players: &mut [Browser], id: &str, round: u64) -> Vec<Value> {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Two instances on one PostgreSQL; the first directs a Swiss of 4 over 3 rounds (it holds the
+/// lease); SIGKILLed while round 2's games are being played, the second takes the tournament
+/// over within 5 s, and it ends with every round paired once, every game's result, and verifies.
+async fn another_instance_takes_over_a_swiss_whose_director_was_killed(url: String) {
+    let logs = tempfile::tempdir().unwrap();
+    let first = common::ChildServer::start_url(&url, &logs.path().join("one.log"), &[]).await;
+    let mut creator = identified(first.addr).await;
+    let id = create(&mut creator, swiss(3, 8_000, 30)).await;
+    let mut database = sqlx::PgConnection::connect(&url).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let first_holder = loop {
+        if let Some(held) = lease_holder(&mut database, &id).await {
+            break held;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "nobody took the lease"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let second = common::ChildServer::start_url(&url, &logs.path().join("two.log"), &[]).await;
+    creator.addr = second.addr;
+    let mut players = round_one(joined(second.addr, &id, 4).await, &id).await;
+    seats(&mut players, &id, 2).await;
+    assert_eq!(
+        lease_holder(&mut database, &id).await,
+        Some(first_holder.clone())
+    );
+    first.kill().await;
+    let killed = tokio::time::Instant::now();
+    while lease_holder(&mut database, &id).await.as_ref() == Some(&first_holder) {
+        assert!(
+            killed.elapsed() < Duration::from_secs(5),
+            "no takeover within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let took_over = killed.elapsed();
+    let bots: Vec<_> = players
+        .into_iter()
+        .map(|browser| tokio::spawn(play_all(browser, id.clone(), PLAIN)))
+        .collect();
+    until_status(&mut creator, &id, "finished", Duration::from_secs(60)).await;
+    for bot in bots {
+        bot.await.unwrap();
+    }
+    let log = log_of(&url, &id).await;
+    let numbers: Vec<u32> = log
+        .iter()
+        .filter_map(|e| match e {
+            Event::Paired { round, .. } => Some(*round),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(numbers, [1, 2, 3], "{log:?}");
+    let results = log
+        .iter()
+        .filter(|e| matches!(e, Event::Result { .. }))
+        .count();
+    assert_eq!(results, 6, "no game lost");
+    let (code, verdict) = verify(&url, &id);
+    assert_eq!(code, Some(0), "{verdict}");
+    println!("taken over {took_over:?} after the SIGKILL");
+    second.kill().await;
+}
+
+/// Who holds the tournament's lease, on PostgreSQL.
+async fn lease_holder(database: &mut sqlx::PgConnection, id: &str) -> Option<String> {
+    sqlx::query_scalar::<_, String>("SELECT holder FROM tournament_leases WHERE tournament = $1")
+        .bind(id)
+        .fetch_optional(database)
+        .await
+        .unwrap()
+}
+
+/// Round 1, played by bots at once that stop after one game each; answers their browsers.
+async fn round_one(players: Vec<Browser>, id: &str) -> Vec<Browser> {
+    let mut bots = Vec::new();
+    for mut browser in players {
+        let id = id.to_owned();
+        let bot = Bot {
+            stop_after: Some(1),
+            ..PLAIN
+        };
+        bots.push(tokio::spawn(async move {
+            play_games(&mut browser, &id, bot).await;
+            browser
+        }));
+    }
+    let mut players = Vec::new();
+    for bot in bots {
+        players.push(bot.await.unwrap());
+    }
+    players
 }
