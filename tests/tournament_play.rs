@@ -8,18 +8,21 @@
 //! the players, and the lowest number wins every game they play.
 
 mod common;
+mod postgres_support;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{Browser, Client, TestServer, play_turn};
+use common::{Browser, Client, TestServer};
 use senet::protocol::TimeControl;
 use senet::store::{StoredEvent, TournamentRow};
 use senet::tournament::{Event, Format, Settings, Tournament};
 use serde_json::{Value, json};
+use sqlx::Connection;
 
-/// Seconds on each clock: short, so that an absent player's game ends soon.
-const CLOCK_SECONDS: u32 = 3;
+/// Seconds on each clock: short, so that an absent player's game ends soon, and long enough that
+/// a present bot never runs out on a loaded machine (3 s did once under a parallel run).
+const CLOCK_SECONDS: u32 = 6;
 
 fn now_ms() -> i64 {
     senet::room::now_ms()
@@ -29,6 +32,7 @@ async fn start() -> TestServer {
     TestServer::start_with(|config| config.min_clock_initial = 1).await
 }
 
+/// The server's SQLite file.
 fn url(server: &TestServer) -> String {
     format!("sqlite://{}", server.dir.path().join("senet.db").display())
 }
@@ -159,7 +163,7 @@ async fn play(addr: SocketAddr, shown: &Value, you: &Value, bot: Bot) {
     let mut client = Client::join(addr, room, game["token"].as_str()).await;
     assert_eq!(client.seat, seat);
     if seat == "black" {
-        play_turn(&mut client, "black").await;
+        first_turn(&mut client).await;
     } else {
         while client.sync().await["turn"] == "black" && client.state["result"].is_null() {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -235,8 +239,29 @@ fn rounds(log: &[Event]) -> Vec<(Vec<[u32; 2]>, Option<u32>)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_swiss_of_nine_runs_by_itself_to_the_end_and_verifies() {
     let server = start().await;
+    let url = url(&server);
+    swiss_of_nine(server, url).await;
+}
+
+/// The same on PostgreSQL.
+async fn a_swiss_of_nine_on_postgres(url: String) {
+    let database = url.clone();
+    let server = TestServer::start_with(move |config| {
+        config.database_url = database;
+        config.min_clock_initial = 1;
+    })
+    .await;
+    swiss_of_nine(server, url).await;
+}
+
+postgres_support::postgres_tests!(
+    a_swiss_of_nine_on_postgres,
+    another_instance_takes_over_a_swiss_whose_director_was_killed
+);
+
+async fn swiss_of_nine(server: TestServer, url: String) {
     let mut creator = identified(server.addr).await;
-    let id = create(&mut creator, swiss(3, 2_000, CLOCK_SECONDS)).await;
+    let id = create(&mut creator, swiss(3, 4_000, CLOCK_SECONDS)).await;
     let mut players = joined(server.addr, &id, 9).await;
     let late = creator
         .call("GET", &format!("/api/tournaments/{id}"), None)
@@ -260,7 +285,7 @@ async fn a_swiss_of_nine_runs_by_itself_to_the_end_and_verifies() {
         bot.await.unwrap();
     }
 
-    let log = log_of(&url(&server), &id).await;
+    let log = log_of(&url, &id).await;
     let paired = rounds(&log);
     assert_eq!(paired.len(), 3, "{log:?}");
     assert_eq!(paired[0].0.len(), 4);
@@ -294,7 +319,7 @@ async fn a_swiss_of_nine_runs_by_itself_to_the_end_and_verifies() {
         (Some(0), Some(2))
     );
     assert_eq!(one["withdrawn"], true);
-    let (code, verdict) = verify(&url(&server), &id);
+    let (code, verdict) = verify(&url, &id);
     assert_eq!(code, Some(0), "{verdict}");
     assert_eq!(verdict["consistent"], true);
     assert_eq!(verdict["standings"][0]["player"], standings[0]["player"]);
@@ -412,26 +437,10 @@ async fn an_arena_pairs_as_players_come_free_with_a_streak_and_a_pause() {
 async fn a_swiss_carries_on_across_a_restart() {
     let server = start().await;
     let mut creator = identified(server.addr).await;
-    let id = create(&mut creator, swiss(3, 1_000, 20)).await;
+    let id = create(&mut creator, swiss(3, 3_000, 20)).await;
     let players = joined(server.addr, &id, 4).await;
 
-    // Round 1, played by bots that stop after one game each.
-    let mut bots = Vec::new();
-    for mut browser in players {
-        let id = id.clone();
-        let bot = Bot {
-            stop_after: Some(1),
-            ..PLAIN
-        };
-        bots.push(tokio::spawn(async move {
-            play_games(&mut browser, &id, bot).await;
-            browser
-        }));
-    }
-    let mut players = Vec::new();
-    for bot in bots {
-        players.push(bot.await.unwrap());
-    }
+    let mut players = round_one(players, &id).await;
     // Round 2 paired and its rooms made: each player's seat, before the restart.
     let seats_before = seats(&mut players, &id, 2).await;
     let server = server
@@ -444,30 +453,7 @@ async fn a_swiss_carries_on_across_a_restart() {
     let seats_after = seats(&mut players, &id, 2).await;
     assert_eq!(seats_before, seats_after, "the same rooms and tokens");
 
-    let bots: Vec<_> = players
-        .into_iter()
-        .map(|browser| tokio::spawn(play_all(browser, id.clone(), PLAIN)))
-        .collect();
-    until_status(&mut creator, &id, "finished", Duration::from_secs(60)).await;
-    for bot in bots {
-        bot.await.unwrap();
-    }
-    let log = log_of(&url(&server), &id).await;
-    let numbers: Vec<u32> = log
-        .iter()
-        .filter_map(|e| match e {
-            Event::Paired { round, .. } => Some(*round),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(numbers, [1, 2, 3], "{log:?}");
-    let results = log
-        .iter()
-        .filter(|e| matches!(e, Event::Result { .. }))
-        .count();
-    assert_eq!(results, 6);
-    let (code, verdict) = verify(&url(&server), &id);
-    assert_eq!(code, Some(0), "{verdict}");
+    play_the_rest(players, &mut creator, &id, &url(&server)).await;
     server.stop().await;
 }
 
@@ -494,5 +480,124 @@ async fn seats(players: &mut [Browser], id: &str, round: u64) -> Vec<Value> {
             "round {round} not seated"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Two instances on one PostgreSQL; the first directs a Swiss of 4 over 3 rounds (it holds the
+/// lease); SIGKILLed while round 2's games are being played, the second takes the tournament
+/// over within 5 s, and it ends with every round paired once, every game's result, and verifies.
+async fn another_instance_takes_over_a_swiss_whose_director_was_killed(url: String) {
+    let logs = tempfile::tempdir().unwrap();
+    let first = common::ChildServer::start_url(&url, &logs.path().join("one.log"), &[]).await;
+    let mut creator = identified(first.addr).await;
+    let id = create(&mut creator, swiss(3, 8_000, 30)).await;
+    let mut database = sqlx::PgConnection::connect(&url).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let first_holder = loop {
+        if let Some(held) = lease_holder(&mut database, &id).await {
+            break held;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "nobody took the lease"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let second = common::ChildServer::start_url(&url, &logs.path().join("two.log"), &[]).await;
+    creator.addr = second.addr;
+    let mut players = round_one(joined(second.addr, &id, 4).await, &id).await;
+    seats(&mut players, &id, 2).await;
+    assert_eq!(
+        lease_holder(&mut database, &id).await,
+        Some(first_holder.clone())
+    );
+    first.kill().await;
+    let killed = tokio::time::Instant::now();
+    while lease_holder(&mut database, &id).await.as_ref() == Some(&first_holder) {
+        assert!(
+            killed.elapsed() < Duration::from_secs(5),
+            "no takeover within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let took_over = killed.elapsed();
+    play_the_rest(players, &mut creator, &id, &url).await;
+    println!("taken over {took_over:?} after the SIGKILL");
+    second.kill().await;
+}
+
+/// Who holds the tournament's lease, on PostgreSQL.
+async fn lease_holder(database: &mut sqlx::PgConnection, id: &str) -> Option<String> {
+    sqlx::query_scalar::<_, String>("SELECT holder FROM tournament_leases WHERE tournament = $1")
+        .bind(id)
+        .fetch_optional(database)
+        .await
+        .unwrap()
+}
+
+/// Round 1, played by bots at once that stop after one game each; answers their browsers.
+async fn round_one(players: Vec<Browser>, id: &str) -> Vec<Browser> {
+    let mut bots = Vec::new();
+    for mut browser in players {
+        let id = id.to_owned();
+        let bot = Bot {
+            stop_after: Some(1),
+            ..PLAIN
+        };
+        bots.push(tokio::spawn(async move {
+            play_games(&mut browser, &id, bot).await;
+            browser
+        }));
+    }
+    let mut players = Vec::new();
+    for bot in bots {
+        players.push(bot.await.unwrap());
+    }
+    players
+}
+
+/// A Swiss of 4 over 3 rounds played to its end by bots: every round paired once, all 6 games'
+/// results logged (none lost), and `senet tournament verify` passes.
+async fn play_the_rest(players: Vec<Browser>, creator: &mut Browser, id: &str, url: &str) {
+    let bots: Vec<_> = players
+        .into_iter()
+        .map(|browser| tokio::spawn(play_all(browser, id.to_owned(), PLAIN)))
+        .collect();
+    until_status(creator, id, "finished", Duration::from_secs(60)).await;
+    for bot in bots {
+        bot.await.unwrap();
+    }
+    let log = log_of(url, id).await;
+    let numbers: Vec<u32> = log
+        .iter()
+        .filter_map(|e| match e {
+            Event::Paired { round, .. } => Some(*round),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(numbers, [1, 2, 3], "{log:?}");
+    let results = log
+        .iter()
+        .filter(|e| matches!(e, Event::Result { .. }))
+        .count();
+    assert_eq!(results, 6, "no game lost: {log:?}");
+    let (code, verdict) = verify(url, id);
+    assert_eq!(code, Some(0), "{verdict}");
+}
+
+/// Black's first turn (throws and the first legal move until the turn passes), stopping at a
+/// refusal: on a loaded machine a short clock may end the game first.
+async fn first_turn(client: &mut Client) {
+    while client.sync().await["turn"] == "black" {
+        if client.act("roll", Value::Null).await["t"] != "ack" {
+            return;
+        }
+        let state = client.sync().await;
+        if let Some(legal) = state["legal"].as_array().and_then(|l| l.first()) {
+            let from = legal["from"].clone();
+            if client.act("move", json!({"from": from})).await["t"] != "ack" {
+                return;
+            }
+        }
     }
 }

@@ -462,4 +462,18 @@ impl TournamentLog for PgStore {
     async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError> {
         tournaments::seat_token(&self.pool, room, player).await
     }
+
+    async fn lease(
+        &self,
+        tournament: &str,
+        holder: &str,
+        now: UnixMs,
+        until: UnixMs,
+    ) -> Result<bool, StoreError> {
+        tournaments::lease(&self.pool, tournament, holder, now, until).await
+    }
+
+    async fn release(&self, tournament: &str, holder: &str) -> Result<(), StoreError> {
+        tournaments::release(&self.pool, tournament, holder).await
+    }
 }

@@ -388,4 +388,24 @@ impl TournamentLog for SqliteStore {
     async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError> {
         tournaments::seat_token(&self.pool, room, player).await
     }
+
+    async fn lease(
+        &self,
+        tournament: &str,
+        holder: &str,
+        now: UnixMs,
+        until: UnixMs,
+    ) -> Result<bool, StoreError> {
+        self.writer
+            .write(tournaments::lease(
+                &self.pool, tournament, holder, now, until,
+            ))
+            .await
+    }
+
+    async fn release(&self, tournament: &str, holder: &str) -> Result<(), StoreError> {
+        self.writer
+            .write(tournaments::release(&self.pool, tournament, holder))
+            .await
+    }
 }

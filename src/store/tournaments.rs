@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use sqlx::{Database, Encode, Executor, IntoArguments, Pool, QueryBuilder, Row, Type};
 
 use super::append::version_to_i64;
-use super::rows::{appended, is_unique_violation};
+use super::rows::{RowsAffected, appended, is_unique_violation};
 use super::{InCommit, StoreError, StoredEvent};
 use crate::protocol::{UnixMs, Version};
 
@@ -84,6 +84,19 @@ pub trait TournamentLog: Send + Sync + 'static {
 
     /// The seat token of `player` in the tournament game in `room`, if any.
     async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError>;
+
+    /// Takes or renews the lease on directing `tournament` for `holder` until `until`: `true`
+    /// if `holder` holds it now (it was free, theirs, or its time had run out at `now`).
+    async fn lease(
+        &self,
+        tournament: &str,
+        holder: &str,
+        now: UnixMs,
+        until: UnixMs,
+    ) -> Result<bool, StoreError>;
+
+    /// Lets `holder`'s lease on `tournament` go at once (a drained instance), if they hold it.
+    async fn release(&self, tournament: &str, holder: &str) -> Result<(), StoreError>;
 }
 
 /// The `status` the store keeps of a summary (JSON with a `status` field).
@@ -344,4 +357,66 @@ where
     let mut connection = pool.acquire().await?;
     let row = query.build().fetch_optional(&mut *connection).await?;
     Ok(row.map(|row| row.try_get(0)).transpose()?)
+}
+
+/// [`TournamentLog::lease`] on any backend: one upsert, which only a free, own or expired
+/// lease lets through, so of two instances asking at once one holds it.
+pub(super) async fn lease<DB>(
+    pool: &Pool<DB>,
+    tournament: &str,
+    holder: &str,
+    now: UnixMs,
+    until: UnixMs,
+) -> Result<bool, StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    DB::QueryResult: RowsAffected,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+    i64: for<'t> Encode<'t, DB> + Type<DB>,
+{
+    let mut query = QueryBuilder::<DB>::new(
+        "INSERT INTO tournament_leases (tournament, holder, expires_at) VALUES (",
+    );
+    query
+        .push_bind(tournament.to_owned())
+        .push(", ")
+        .push_bind(holder.to_owned())
+        .push(", ")
+        .push_bind(until);
+    query.push(
+        ") ON CONFLICT (tournament) DO UPDATE SET holder = excluded.holder, \
+         expires_at = excluded.expires_at WHERE tournament_leases.holder = ",
+    );
+    query
+        .push_bind(holder.to_owned())
+        .push(" OR tournament_leases.expires_at < ")
+        .push_bind(now);
+    let mut connection = pool.acquire().await?;
+    let done = query.build().execute(&mut *connection).await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// [`TournamentLog::release`] on any backend.
+pub(super) async fn release<DB>(
+    pool: &Pool<DB>,
+    tournament: &str,
+    holder: &str,
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB>,
+{
+    let mut query =
+        QueryBuilder::<DB>::new("UPDATE tournament_leases SET expires_at = 0 WHERE tournament = ");
+    query
+        .push_bind(tournament.to_owned())
+        .push(" AND holder = ")
+        .push_bind(holder.to_owned());
+    let mut connection = pool.acquire().await?;
+    query.build().execute(&mut *connection).await?;
+    Ok(())
 }

@@ -11,7 +11,11 @@
 //! director started after a restart carries on where the last one stopped.
 //!
 //! [`Directors`] finds the tournaments to run: every `tick` it lists the open ones (at most
-//! [`MAX_DIRECTED`]) and starts a director for each it does not run yet.
+//! [`MAX_DIRECTED`]) and starts a director for each it does not run yet. Of several instances
+//! on one database only the one holding a tournament's lease (a row with an expiry, renewed
+//! every [`LEASE_RENEW`]) directs it; the others' directors look, and take the lease over once
+//! it has run out ([`LEASE`] after the holder's last renewal: a SIGKILLed holder's tournament is
+//! taken over within it and a tick). A drained instance lets its leases go at once.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -35,6 +39,13 @@ pub const DEFAULT_TICK: Duration = Duration::from_millis(250);
 /// The most tournaments (upcoming or running) one instance directs, and so the most open at
 /// once: creating one more is refused (docs/TOURNAMENTS.md).
 pub const MAX_DIRECTED: u32 = 100;
+/// How long a director's lease lasts unless renewed.
+pub const LEASE: Duration = Duration::from_secs(3);
+/// How often the holder renews its lease.
+pub const LEASE_RENEW: Duration = Duration::from_secs(1);
+/// How often a director looks at an upcoming tournament before its start: as often as the
+/// lease is renewed, so that its holder keeps it (a lease let lapse moves for nothing).
+const UPCOMING_LOOK: Duration = LEASE_RENEW;
 /// Games in a row a player may miss (lost on time or abandoned without a throw) before they
 /// are withdrawn (Swiss) or paused (Arena).
 pub const ABSENT_GAMES: usize = 2;
@@ -51,6 +62,8 @@ struct Inner {
     tick: Duration,
     directing: Mutex<HashSet<String>>,
     shutdown: CancellationToken,
+    /// This instance's name in the leases (random: an instance restarted is another).
+    holder: String,
 }
 
 impl Directors {
@@ -68,6 +81,7 @@ impl Directors {
                 tick,
                 directing: Mutex::default(),
                 shutdown,
+                holder: crate::secrets::new_room_id(),
             }),
         };
         let scanning = directors.clone();
@@ -124,19 +138,33 @@ impl Directors {
             players: self.inner.players.clone(),
             tournament: Tournament::default(),
             known: Known::default(),
+            holder: self.inner.holder.clone(),
+            leased_until: None,
         };
-        tracing::info!(tournament = %id, "directing");
         loop {
-            match director.step().await {
-                Ok(true) => break,
+            match director.hold_lease().await {
+                Ok(true) => match director.step().await {
+                    Ok(true) => break,
+                    Ok(false) => {}
+                    Err(error) => {
+                        tracing::warn!(tournament = %id, %error, "a director's step failed")
+                    }
+                },
+                // Another instance directs it: look again for its lease running out.
                 Ok(false) => {}
-                Err(error) => tracing::warn!(tournament = %id, %error, "a director's step failed"),
+                Err(error) => {
+                    tracing::warn!(tournament = %id, %error, "could not take the director's lease")
+                }
             }
             tokio::select! {
-                () = self.inner.shutdown.cancelled() => return,
-                () = tokio::time::sleep(self.inner.tick) => {}
+                () = self.inner.shutdown.cancelled() => {
+                    director.release().await;
+                    return;
+                }
+                () = tokio::time::sleep(director.pause(self.inner.tick)) => {}
             }
         }
+        director.release().await;
         tracing::info!(tournament = %id, status = ?director.tournament.status, "directed to its end");
     }
 }
@@ -206,9 +234,55 @@ struct Director {
     players: Arc<dyn PlayerStore>,
     tournament: Tournament,
     known: Known,
+    holder: String,
+    /// Until when this director holds the lease, as last taken or renewed.
+    leased_until: Option<tokio::time::Instant>,
 }
 
 impl Director {
+    /// Whether this director holds the tournament's lease, renewing it when due.
+    async fn hold_lease(&mut self) -> Result<bool, TournamentError> {
+        let now = tokio::time::Instant::now();
+        let renewed_recently = self
+            .leased_until
+            .is_some_and(|until| now + LEASE - LEASE_RENEW < until);
+        if renewed_recently {
+            return Ok(true);
+        }
+        let at = now_ms();
+        let until = at + LEASE.as_millis() as i64;
+        let held = self
+            .store()
+            .tournaments
+            .lease(&self.id, &self.holder, at, until)
+            .await?;
+        if held && self.leased_until.is_none() {
+            tracing::info!(tournament = %self.id, "directing");
+        }
+        if !held && self.leased_until.is_some() {
+            tracing::warn!(tournament = %self.id, "another instance took the lease");
+            // Its rooms may be made elsewhere since: look them up again when it comes back.
+            self.known.seated.clear();
+        }
+        self.leased_until = held.then_some(now + LEASE);
+        Ok(held)
+    }
+
+    /// Lets the lease go (this instance stops), so another takes over at once.
+    async fn release(&self) {
+        if self.leased_until.is_none() {
+            return;
+        }
+        if let Err(error) = self
+            .store()
+            .tournaments
+            .release(&self.id, &self.holder)
+            .await
+        {
+            tracing::warn!(tournament = %self.id, %error, "could not let the lease go");
+        }
+    }
+
     fn store(&self) -> &Store {
         self.rooms.store()
     }
@@ -216,6 +290,19 @@ impl Director {
     fn settings(&self) -> Result<Settings, TournamentError> {
         let settings = self.tournament.settings.clone();
         settings.ok_or_else(|| TournamentError::Unknown(self.id.clone()))
+    }
+
+    /// How long until the next look: a tick while it runs; before its start, until the start
+    /// (looking again at least every [`UPCOMING_LOOK`], for the lease and an operator's cancel).
+    fn pause(&self, tick: Duration) -> Duration {
+        let starts_at = self.tournament.settings.as_ref().map(|s| s.starts_at);
+        match (self.tournament.status, starts_at) {
+            (Status::Upcoming, Some(at)) => {
+                let until = Duration::from_millis(u64::try_from(at - now_ms()).unwrap_or(0));
+                until.clamp(tick, UPCOMING_LOOK)
+            }
+            _ => tick,
+        }
     }
 
     /// One look at the tournament; `true` once it is over.

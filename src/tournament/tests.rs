@@ -239,3 +239,21 @@ fn events_round_trip_through_their_stored_form() {
         );
     }
 }
+
+#[test]
+fn the_thousand_and_first_player_is_refused_and_an_arena_ends_on_time() {
+    let mut log = Vec::new();
+    let mut state = Tournament::default();
+    push(&mut log, &mut state, created(Format::Arena { minutes: 10 }));
+    for n in 0..pairing::MAX_PLAYERS {
+        let event = state.register(&format!("p{n}"), "x", 1500).unwrap();
+        push(&mut log, &mut state, event);
+    }
+    assert_eq!(state.register("late", "x", 1500), Err(Refusal::Full));
+    let started = state.start().unwrap();
+    push(&mut log, &mut state, started);
+    let end = 1_000 + 10 * 60_000;
+    assert_eq!(state.ends_at(), Some(end));
+    assert_eq!(state.finish(end - 1), Err(Refusal::NotOpen));
+    assert_eq!(state.finish(end), Ok(Event::Finished));
+}
