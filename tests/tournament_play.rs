@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 
 /// Seconds on each clock: short, so that an absent player's game ends soon, and long enough that
-/// a present bot never runs out on a loaded machine (3 s did once under a parallel run).
+/// a present bot does not run out on a loaded machine.
 const CLOCK_SECONDS: u32 = 6;
 
 fn now_ms() -> i64 {
