@@ -326,8 +326,8 @@ async fn swiss_of_nine(server: TestServer, url: String) {
     server.stop().await;
 }
 
-/// An Arena created 9 min 54 s before its 10 minutes end (written to the store directly: the
-/// API schedules from now): 4 bots play as they come free; player 1 wins every game, so from
+/// An Arena created 30 s before its 10 minutes end (written to the store directly: the API
+/// schedules from now; 30 s leave room for joining on a loaded machine): 4 bots play as they come free; player 1 wins every game, so from
 /// their third win on each scores 4 (on fire); player 3 pauses after their first game and is
 /// not paired until they come back. It ends by itself and verifies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -340,7 +340,7 @@ async fn an_arena_pairs_as_players_come_free_with_a_streak_and_a_pause() {
         name: "Bots Arena".into(),
         format: Format::Arena { minutes: 10 },
         clock: TimeControl::fischer(CLOCK_SECONDS, 0),
-        starts_at: now_ms() - 594_000,
+        starts_at: now_ms() - 570_000,
         rated: false,
         creator: creator_id.as_str().unwrap().to_owned(),
         min_rating: None,
@@ -378,7 +378,7 @@ async fn an_arena_pairs_as_players_come_free_with_a_streak_and_a_pause() {
         };
         bots.push(tokio::spawn(play_all(browser, id.clone(), bot)));
     }
-    let end = until_status(&mut creator, &id, "finished", Duration::from_secs(40)).await;
+    let end = until_status(&mut creator, &id, "finished", Duration::from_secs(90)).await;
     for bot in bots {
         bot.await.unwrap();
     }
