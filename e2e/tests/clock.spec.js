@@ -32,6 +32,8 @@ test('the lobby offers time controls and the room shows both clocks, black runni
   await creator.getByTestId('online-form').getByRole('radio', { name: 'Black' }).check();
   await creator.getByTestId('create-online').click();
   await creator.waitForURL(/\/r\/[^/]+$/);
+  // The page fills the link in once its room is loaded: read it then, not as the URL changes.
+  await expect(creator.getByTestId('invite-link')).toHaveValue(creator.url());
   const friend = await open(await creator.getByTestId('invite-link').inputValue());
   for (const page of [creator, friend]) {
     await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
@@ -123,6 +125,8 @@ test('a correspondence game is made from the online form and its clocks show day
   await creator.getByTestId('online-form').getByRole('radio', { name: 'Black' }).check();
   await creator.getByTestId('create-online').click();
   await creator.waitForURL(/\/r\/[^/]+$/);
+  // The page fills the link in once its room is loaded: read it then, not as the URL changes.
+  await expect(creator.getByTestId('invite-link')).toHaveValue(creator.url());
   const friend = await open(await creator.getByTestId('invite-link').inputValue());
   for (const page of [creator, friend]) {
     await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
