@@ -69,22 +69,50 @@ fn the_flag_parses() {
     );
 }
 
-/// The real binary, as a kiosk's systemd unit or container starts it: `SENET_KIOSK=true`.
+/// The kiosk's systemd unit (deploy/kiosk/senet-kiosk.service): its `Environment=` lines.
+fn unit_environment() -> Vec<(String, String)> {
+    let unit = include_str!("../deploy/kiosk/senet-kiosk.service");
+    unit.lines()
+        .filter_map(|line| line.strip_prefix("Environment="))
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').expect("NAME=value");
+            (name.to_owned(), value.to_owned())
+        })
+        .collect()
+}
+
+/// Every variable the unit sets is one `senet serve` reads (a misspelt name would be ignored
+/// without a word), and the kiosk is among them.
+#[test]
+fn the_kiosk_unit_sets_only_variables_the_server_reads() {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let environment = unit_environment();
+    assert!(environment.contains(&("SENET_KIOSK".into(), "true".into())));
+    for (name, _) in environment {
+        assert!(
+            help.contains(&format!("[env: {name}=")),
+            "{name} is not read by senet serve"
+        );
+    }
+}
+
+/// The real binary, as the kiosk's systemd unit starts it (its environment, with a free port and
+/// a temporary database in place of the kiosk computer's), and the browser unit's wait for it.
 #[tokio::test]
-async fn senet_kiosk_in_the_environment_makes_the_binary_serve_the_kiosk() {
+async fn the_binary_started_as_the_kiosk_unit_starts_it_serves_the_kiosk() {
     use tokio::io::AsyncBufReadExt;
     let dir = tempfile::tempdir().unwrap();
     let database = format!("sqlite://{}", dir.path().join("senet.db").display());
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "127.0.0.1:0",
-        ])
-        .args(["--database-url", &database])
-        .env("SENET_KIOSK", "true")
+        .arg("serve")
+        .envs(unit_environment())
+        .env("SENET_LISTEN", "127.0.0.1:0")
+        .env("SENET_METRICS_LISTEN", "127.0.0.1:0")
+        .env("DATABASE_URL", &database)
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
@@ -102,5 +130,51 @@ async fn senet_kiosk_in_the_environment_makes_the_binary_serve_the_kiosk() {
     };
     let (_, home) = get_page(addr, "/").await;
     assert!(home.contains(KIOSK_MARK), "{home}");
+    let healthy = tokio::process::Command::new(env!("CARGO_BIN_EXE_senet"))
+        .args(["healthcheck", "--url", &format!("http://{addr}")])
+        .status()
+        .await
+        .unwrap();
+    assert!(
+        healthy.success(),
+        "the browser unit's ExecStartPre would wait for ever"
+    );
     child.kill().await.unwrap();
+}
+
+/// `--forget-local-games-after`: a one-screen game nobody has touched for that long is deleted
+/// (a kiosk's games, which nobody comes back to), an online game of the same age is kept; under
+/// `--kiosk` the default is 30 days.
+#[tokio::test]
+async fn forgotten_local_games_are_deleted_and_online_games_kept() {
+    let server = TestServer::start_with(|config| {
+        config.forget_local_games_after = Some(std::time::Duration::from_secs(1));
+    })
+    .await;
+    let (local, mut client) = common::local_client(server.addr).await;
+    client.act("roll", serde_json::json!({})).await;
+    drop(client);
+    let online = common::create_room(server.addr, "online", "black").await;
+    let online = online["room"].as_str().unwrap().to_owned();
+    common::join_room(server.addr, &online).await;
+    let local_path = format!("/api/rooms/{local}");
+    let deadline = tokio::time::Instant::now() + common::PATIENCE;
+    while common::http(server.addr, "GET", &local_path, None).await.0 != 404 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the local game is still there"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let (status, _) = common::http(server.addr, "GET", &format!("/api/rooms/{online}"), None).await;
+    assert_eq!(status, 200, "the online game is kept");
+    server.stop().await;
+
+    let kiosk = Serve::try_parse_from(["serve", "--kiosk"]).unwrap().config;
+    assert_eq!(
+        kiosk.room_config().forget_local_after,
+        Some(senet::server::config::KIOSK_FORGETS_AFTER)
+    );
+    let plain = Serve::try_parse_from(["serve"]).unwrap().config;
+    assert_eq!(plain.room_config().forget_local_after, None);
 }

@@ -10,10 +10,10 @@ mod postgres_support;
 
 use common::{event, room, seat};
 use senet::engine::Side;
-use senet::protocol::{SeekGone, SideChoice, TimeControl, UnixMs};
+use senet::protocol::{Mode, SeekGone, SideChoice, TimeControl, UnixMs};
 use senet::store::{
-    CreateOnCommit, Pairing, Poster, RoomRow, SeekCaps, SeekRow, Store, StoreError, TournamentRow,
-    Window,
+    CreateOnCommit, Pairing, Poster, RoomRow, SeekCaps, SeekRow, Store, StoreError, StoredEvent,
+    Sweep, TournamentRow, Window,
 };
 
 /// A room reads back exactly as created; unknown ids read as `None`.
@@ -232,7 +232,11 @@ async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &Store) {
         )
         .await
         .unwrap();
-    let mut deleted = store.log.delete_unstarted(2_000, 10).await.unwrap();
+    let mut deleted = store
+        .log
+        .delete_swept(Sweep::Unstarted, 2_000, 10)
+        .await
+        .unwrap();
     deleted.sort();
     assert_eq!(deleted, ["u1", "u2"]);
     for gone in ["u1", "u2"] {
@@ -243,8 +247,63 @@ async fn unstarted_rooms_are_deleted_and_the_rest_kept(store: &Store) {
         assert!(store.log.room(kept).await.unwrap().is_some(), "{kept}");
     }
     assert_eq!(
-        store.log.delete_unstarted(2_000, 10).await.unwrap(),
+        store
+            .log
+            .delete_swept(Sweep::Unstarted, 2_000, 10)
+            .await
+            .unwrap(),
         Vec::<String>::new()
+    );
+}
+
+/// One-screen and computer rooms whose last event is older than the cutoff go, with their
+/// events and analysis; online rooms, newer ones and unstarted ones (the other sweep's) stay.
+async fn forgotten_local_games_are_deleted_and_the_rest_kept(store: &Store) {
+    let at = |v: u64, at: UnixMs| StoredEvent {
+        at,
+        ..event(v, "moved")
+    };
+    let rooms = [
+        ("old-local", Mode::Local, 1_000),
+        ("old-ai", Mode::Ai, 1_000),
+        ("old-online", Mode::Online, 1_000),
+        ("new-local", Mode::Local, 5_000),
+    ];
+    for (id, mode, last) in rooms {
+        let row = RoomRow {
+            mode,
+            created_at: 500,
+            ..room(id)
+        };
+        let events = [at(1, 600), at(2, last)];
+        store.log.create_room(&row, &events, None).await.unwrap();
+    }
+    store.log.save_analysis("old-ai", "{}").await.unwrap();
+    let mut deleted = store
+        .log
+        .delete_swept(Sweep::Forgotten, 2_000, 10)
+        .await
+        .unwrap();
+    deleted.sort();
+    assert_eq!(deleted, ["old-ai", "old-local"]);
+    for gone in ["old-ai", "old-local"] {
+        assert!(store.log.room(gone).await.unwrap().is_none());
+        assert!(store.log.events_after(gone, 0).await.unwrap().is_empty());
+    }
+    assert!(store.log.analysis("old-ai").await.unwrap().is_none());
+    for kept in ["old-online", "new-local"] {
+        assert!(store.log.room(kept).await.unwrap().is_some(), "{kept}");
+    }
+    // Touched since the cutoff: kept on the next sweep too.
+    let later = [at(3, 2_500)];
+    store.log.append("new-local", &later, None).await.unwrap();
+    assert!(
+        store
+            .log
+            .delete_swept(Sweep::Forgotten, 4_000, 10)
+            .await
+            .unwrap()
+            .is_empty()
     );
 }
 
@@ -729,6 +788,11 @@ macro_rules! backend_tests {
             $(#[$attr])*
             async fn unstarted_rooms_are_deleted_and_the_rest_kept() {
                 super::$on_store(super::unstarted_rooms_are_deleted_and_the_rest_kept).await
+            }
+            #[tokio::test]
+            $(#[$attr])*
+            async fn forgotten_local_games_are_deleted_and_the_rest_kept() {
+                super::$on_store(super::forgotten_local_games_are_deleted_and_the_rest_kept).await
             }
             #[tokio::test]
             $(#[$attr])*

@@ -62,6 +62,9 @@ pub struct RoomConfig {
     pub seat_messages_per_second: usize,
     /// How long a room may wait for its game to start before it is deleted.
     pub unstarted_ttl: Duration,
+    /// How long a one-screen or computer game with no named player is kept after its last
+    /// event (`None`: for ever).
+    pub forget_local_after: Option<Duration>,
     /// Rooms held in memory before the least recently used idle one is let go.
     pub max_in_memory: usize,
     /// How often the correspondence games whose time ran out are looked for in the store (they
@@ -86,6 +89,7 @@ impl Default for RoomConfig {
             max_sockets_per_seat: usize::from(DEFAULT_MAX_SOCKETS_PER_SEAT),
             seat_messages_per_second: DEFAULT_MESSAGES_PER_SECOND,
             unstarted_ttl: DEFAULT_UNSTARTED_TTL,
+            forget_local_after: None,
             max_in_memory: DEFAULT_MAX_IN_MEMORY,
             due_turn_check: DEFAULT_DUE_TURN_CHECK,
         }

@@ -11,6 +11,7 @@ use super::{Rooms, now_ms};
 use crate::protocol::UnixMs;
 use crate::room::error::RoomError;
 use crate::room::task::Command;
+use crate::store::Sweep;
 
 impl Rooms {
     /// The operator drains this instance (SIGTERM): every room held here pauses the clock of a
@@ -140,11 +141,39 @@ impl Rooms {
     /// Deletes the rooms whose game has not started within `ttl` of their creation, a batch at
     /// a time, and ends the tasks of those in memory. Returns how many were deleted.
     pub async fn sweep_unstarted(&self, ttl: Duration) -> Result<usize, RoomError> {
+        self.sweep(Sweep::Unstarted, ttl).await
+    }
+
+    /// Deletes the one-screen and computer games with no named player that nobody has touched
+    /// for `after` (`--forget-local-games-after`), in the background until shutdown, ten times
+    /// per `after` (at most every hour). A kiosk's games go this way.
+    pub fn forget_now_and_then(&self) {
+        let Some(after) = self.inner.config.forget_local_after else {
+            return;
+        };
+        let every = (after / 10).clamp(Duration::from_millis(100), Duration::from_secs(3600));
+        self.now_and_then(every, move |rooms| async move {
+            match rooms.sweep(Sweep::Forgotten, after).await {
+                Ok(0) => {}
+                Ok(deleted) => tracing::info!(deleted, "forgotten one-screen games deleted"),
+                Err(error) => tracing::warn!(%error, "could not sweep forgotten games"),
+            }
+        });
+    }
+
+    /// Deletes what `sweep` finds older than `age`, a batch at a time, and ends the tasks of
+    /// those in memory. Returns how many were deleted.
+    pub async fn sweep(&self, sweep: Sweep, age: Duration) -> Result<usize, RoomError> {
         const BATCH: u32 = 100;
-        let before = now_ms() - ttl.as_millis() as UnixMs;
+        let before = now_ms() - age.as_millis() as UnixMs;
         let mut total = 0;
         loop {
-            let deleted = self.inner.store.log.delete_unstarted(before, BATCH).await?;
+            let deleted = self
+                .inner
+                .store
+                .log
+                .delete_swept(sweep, before, BATCH)
+                .await?;
             for id in &deleted {
                 self.close(id);
             }

@@ -31,6 +31,8 @@ pub const DEFAULT_PING_INTERVAL: Duration = Duration::from_secs(15);
 /// port allocations" (9090–9093, 9100–9999: full since 2023); 8808 is not in `/etc/services`
 /// either.
 pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:8808";
+/// How long a kiosk (`--kiosk`) keeps its games when `--forget-local-games-after` is not given.
+pub const KIOSK_FORGETS_AFTER: Duration = Duration::from_secs(30 * 24 * 3600);
 /// How long shutdown waits for connections and rooms, below a container's 10 s stop timeout.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(8);
 
@@ -62,6 +64,12 @@ pub struct Config {
     /// Finished and running games are kept.
     #[arg(long, env = "SENET_UNSTARTED_ROOM_TTL", default_value = seconds(DEFAULT_UNSTARTED_TTL), value_parser = parse_positive_seconds)]
     pub unstarted_room_ttl: Duration,
+
+    /// Seconds a one-screen or computer game with no named player is kept after its last move,
+    /// then deleted (a kiosk's games: nobody comes back to them). Unset: kept for ever, or 30
+    /// days under `--kiosk`.
+    #[arg(long, env = "SENET_FORGET_LOCAL_GAMES_AFTER", value_parser = parse_positive_seconds)]
+    pub forget_local_games_after: Option<Duration>,
 
     /// Seconds a room with no connection stays in memory before its task ends.
     #[arg(long, env = "SENET_ROOM_IDLE_AFTER", default_value = seconds(DEFAULT_IDLE_AFTER), value_parser = parse_seconds)]
@@ -154,6 +162,7 @@ impl Default for Config {
             idle_turn_after: DEFAULT_IDLE_TURN_AFTER,
             min_clock_initial: DEFAULT_MIN_CLOCK_INITIAL,
             unstarted_room_ttl: DEFAULT_UNSTARTED_TTL,
+            forget_local_games_after: None,
             room_idle_after: DEFAULT_IDLE_AFTER,
             due_turn_check: DEFAULT_DUE_TURN_CHECK,
             max_rooms_in_memory: DEFAULT_MAX_IN_MEMORY,
@@ -201,6 +210,9 @@ impl Config {
             max_sockets_per_seat: usize::from(self.max_sockets_per_seat),
             seat_messages_per_second: self.max_messages_per_second,
             unstarted_ttl: self.unstarted_room_ttl,
+            forget_local_after: self
+                .forget_local_games_after
+                .or(self.kiosk.then_some(KIOSK_FORGETS_AFTER)),
             max_in_memory: self.max_rooms_in_memory,
             due_turn_check: self.due_turn_check,
             ..RoomConfig::default()

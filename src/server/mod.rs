@@ -274,6 +274,7 @@ impl Server {
         let listener = Listener::start(&config.database_url, shutdown.clone());
         rooms.follow(listener.subscribe());
         rooms.sweep_now_and_then();
+        rooms.forget_now_and_then();
         rooms.resume_clocks();
         rooms.time_out_due_turns_now_and_then();
         rooms.backfill_summaries();

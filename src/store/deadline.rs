@@ -18,7 +18,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{
-    Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, StoreError, StoredEvent, Turn,
+    Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, StoreError, StoredEvent, Sweep, Turn,
 };
 use crate::engine::Side;
 use crate::protocol::{UnixMs, Version};
@@ -144,12 +144,13 @@ impl<S: RoomLog> RoomLog for Deadlined<S> {
         self.within(self.inner.save_analysis(room, analysis)).await
     }
 
-    async fn delete_unstarted(
+    async fn delete_swept(
         &self,
+        sweep: Sweep,
         before: UnixMs,
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
-        self.within(self.inner.delete_unstarted(before, limit))
+        self.within(self.inner.delete_swept(sweep, before, limit))
             .await
     }
 

@@ -20,6 +20,16 @@ use crate::fairness::Seed;
 use crate::protocol::{Mode, TimeControl, UnixMs, Version};
 use crate::secrets::TokenHash;
 
+/// Which rooms a background sweep deletes.
+#[derive(Clone, Copy, Debug)]
+pub enum Sweep {
+    /// Created before the time, and their game never started (`--unstarted-room-ttl`).
+    Unstarted,
+    /// One-screen and computer games with no named player, untouched since the time
+    /// (`--forget-local-games-after`).
+    Forgotten,
+}
+
 /// A room as created, plus its seats as taken so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoomRow {
@@ -129,10 +139,15 @@ pub trait RoomLog: Send + Sync + 'static {
     /// first requests at once) that one stays: both are the same.
     async fn save_analysis(&self, room: &str, analysis: &str) -> Result<(), StoreError>;
 
-    /// Deletes up to `limit` rooms created before `before` whose game never started, with
-    /// their events; returns their ids. A room that starts meanwhile is kept.
-    async fn delete_unstarted(&self, before: UnixMs, limit: u32)
-    -> Result<Vec<String>, StoreError>;
+    /// Deletes up to `limit` rooms that `sweep` finds as of `before` (a room created, or last
+    /// touched, before then), with their events and analysis; returns their ids. A room that
+    /// changes meanwhile (starts, gets an event) is kept.
+    async fn delete_swept(
+        &self,
+        sweep: Sweep,
+        before: UnixMs,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError>;
 
     /// Ids of live timed rooms (not correspondence ones: see `store/turns.rs`) whose game has
     /// started and not ended, above `after` in id order, at most `limit`: a starting server

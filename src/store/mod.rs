@@ -27,12 +27,15 @@ pub mod schema;
 mod seeks;
 pub mod sqlite;
 mod summaries;
+mod sweep;
 mod tournaments;
 mod turns;
 
 pub use cluster::{Cluster, InstanceId};
 pub use listing::{Poster, SeekCaps, SeekChange, SeekList, SeekRow};
-pub use log::{AllOnCommit, CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, StoredEvent};
+pub use log::{
+    AllOnCommit, CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, StoredEvent, Sweep,
+};
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
 pub use tournaments::{TournamentLog, TournamentRow};

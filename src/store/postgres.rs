@@ -28,11 +28,12 @@ use super::presence::PresenceLocks;
 use super::rows::{self, Statements, push_insert_events};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries::{self, push_upsert};
+use super::sweep;
 use super::tournaments::{self, TournamentLog, TournamentRow};
 use super::turns::{self, Turn};
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
-    StoreError, StoredEvent,
+    StoreError, StoredEvent, Sweep,
 };
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
@@ -131,9 +132,16 @@ pub(super) const SQL: Statements = Statements {
                            AND NOT EXISTS \
                            (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
                            ORDER BY id LIMIT $2",
-    lock_unstarted: "SELECT id FROM rooms WHERE id = $1 AND NOT EXISTS \
+    lock_unstarted: "SELECT id FROM rooms WHERE id = $1 AND created_at < $2 AND NOT EXISTS \
                      (SELECT 1 FROM events WHERE room = $1 AND kind = 'started') FOR UPDATE",
+    select_forgotten: "SELECT id FROM rooms WHERE mode IN ('local', 'ai') AND created_at < $1 \
+                       AND NOT EXISTS (SELECT 1 FROM room_players WHERE room = rooms.id) \
+                       AND (SELECT MAX(at) FROM events WHERE room = rooms.id) < $1 LIMIT $2",
+    lock_forgotten: "SELECT id FROM rooms WHERE id = $1 \
+                     AND NOT EXISTS (SELECT 1 FROM room_players WHERE room = $1) \
+                     AND (SELECT MAX(at) FROM events WHERE room = $1) < $2 FOR UPDATE",
     delete_events: "DELETE FROM events WHERE room = $1",
+    delete_analysis: "DELETE FROM analyses WHERE room = $1",
     delete_room: "DELETE FROM rooms WHERE id = $1",
 };
 
@@ -241,12 +249,13 @@ impl RoomLog for PgStore {
         rows::save_analysis(&self.pool, &SQL, room, analysis).await
     }
 
-    async fn delete_unstarted(
+    async fn delete_swept(
         &self,
+        sweep: Sweep,
         before: UnixMs,
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
-        rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit)).await
+        sweep::delete_swept(&self.pool, &SQL, sweep, before, i64::from(limit)).await
     }
 
     async fn timed_in_play(&self, after: &str, limit: u32) -> Result<Vec<String>, StoreError> {

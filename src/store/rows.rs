@@ -43,11 +43,21 @@ pub(super) struct Statements {
     /// Ids of live timed rooms (a control whole days long with no increment is correspondence)
     /// whose log has `started` and no `game-over`, above an id, in id order, at most a number.
     pub select_timed_in_play: &'static str,
-    /// The room by id if it still has not started, locked until the transaction ends where the
-    /// database can (so that no event is appended to it meanwhile).
+    /// The room by id if it was created before a time and still has not started, locked until
+    /// the transaction ends where the database can (so that no event is appended to it
+    /// meanwhile).
     pub lock_unstarted: &'static str,
+    /// Ids of one-screen and computer rooms (`local`, `ai`) with no named player whose last
+    /// event is older than a time, at most a number: the games `--forget-local-games-after`
+    /// deletes.
+    pub select_forgotten: &'static str,
+    /// The room by id if it is still such a room, its last event still older than the time,
+    /// locked like `lock_unstarted`.
+    pub lock_forgotten: &'static str,
     /// Deletes a room's events, by room id.
     pub delete_events: &'static str,
+    /// Deletes a room's stored analysis, by room id.
+    pub delete_analysis: &'static str,
     /// Deletes a room, by id.
     pub delete_room: &'static str,
 }
@@ -149,82 +159,6 @@ where
     let mut upsert = QueryBuilder::new("");
     if push_upsert(&mut upsert, &first) {
         upsert.build().execute(&mut *connection).await?;
-    }
-    Ok(())
-}
-
-/// Deletes up to `limit` rooms created before `before` whose game never started, with their
-/// events, in one transaction; returns their ids.
-pub(super) async fn delete_unstarted<DB>(
-    pool: &Pool<DB>,
-    sql: &Statements,
-    before: i64,
-    limit: i64,
-) -> Result<Vec<String>, StoreError>
-where
-    DB: Database,
-    DB::Arguments: Default + IntoArguments<DB>,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> Decode<'r, DB>,
-    i64: for<'t> Encode<'t, DB> + Type<DB>,
-    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
-{
-    let mut tx = pool.begin().await?;
-    let candidates: Vec<(String,)> = sqlx::query_as(sql.select_unstarted)
-        .bind(before)
-        .bind(limit)
-        .fetch_all(&mut *tx)
-        .await?;
-    let mut deleted = Vec::with_capacity(candidates.len());
-    for (id,) in candidates {
-        // Started meanwhile (through another instance): keep it.
-        if lock_unstarted::<DB>(&mut *tx, sql, &id).await? {
-            delete_room::<DB>(&mut *tx, sql, &id).await?;
-            deleted.push(id);
-        }
-    }
-    tx.commit().await?;
-    Ok(deleted)
-}
-
-/// Whether a room exists and its game has not started, its row locked until the transaction
-/// ends where the database can: nobody appends to it or takes its seat meanwhile.
-pub(super) async fn lock_unstarted<DB>(
-    conn: &mut DB::Connection,
-    sql: &Statements,
-    id: &str,
-) -> Result<bool, StoreError>
-where
-    DB: Database,
-    DB::Arguments: Default + IntoArguments<DB>,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> Decode<'r, DB>,
-    (String,): for<'r> sqlx::FromRow<'r, DB::Row>,
-{
-    let still: Option<(String,)> = sqlx::query_as(sql.lock_unstarted)
-        .bind(id.to_string())
-        .fetch_optional(&mut *conn)
-        .await?;
-    Ok(still.is_some())
-}
-
-/// Deletes a room and its events (its seek row, if any, goes with it).
-pub(super) async fn delete_room<DB>(
-    conn: &mut DB::Connection,
-    sql: &Statements,
-    id: &str,
-) -> Result<(), StoreError>
-where
-    DB: Database,
-    DB::Arguments: Default + IntoArguments<DB>,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    String: for<'t> Encode<'t, DB> + Type<DB>,
-{
-    for statement in [sql.delete_events, sql.delete_room] {
-        sqlx::query(statement)
-            .bind(id.to_string())
-            .execute(&mut *conn)
-            .await?;
     }
     Ok(())
 }

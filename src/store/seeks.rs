@@ -15,7 +15,8 @@
 use sqlx::{Pool, QueryBuilder, Row, Transaction};
 
 use super::postgres::listener::{CHANNEL, seek_payload};
-use super::rows::{self, Statements};
+use super::rows::Statements;
+use super::sweep;
 use super::{Poster, SeekChange, SeekRow, StoreError};
 use crate::protocol::{SeekGone, TimeControl, UnixMs};
 
@@ -182,7 +183,7 @@ macro_rules! seek_rows {
             ) -> Result<bool, StoreError> {
                 // The room's row first, as the unstarted-room sweep takes them (rooms, then
                 // their seeks): the two never wait for each other.
-                let unstarted = rows::lock_unstarted::<Db>(&mut **tx, sql.rooms, room).await?;
+                let unstarted = sweep::lock_unstarted::<Db>(&mut **tx, sql.rooms, room).await?;
                 let gone = sqlx::query(sql.delete_open)
                     .bind(room.to_string())
                     .execute(&mut **tx)
@@ -190,7 +191,7 @@ macro_rules! seek_rows {
                     .rows_affected()
                     > 0;
                 if gone && unstarted {
-                    rows::delete_room::<Db>(&mut **tx, sql.rooms, room).await?;
+                    sweep::delete_room::<Db>(&mut **tx, sql.rooms, room).await?;
                 }
                 notify(tx, sql, gone, room, SeekChange::Gone(why)).await?;
                 Ok(gone)

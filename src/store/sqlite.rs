@@ -15,10 +15,12 @@ use super::append::Append;
 use super::rows::{self, Statements};
 use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries;
+use super::sweep;
 use super::tournaments::{self, TournamentLog, TournamentRow};
 use super::turns::{self, Turn};
 use super::{
     InCommit, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow, StoreError, StoredEvent,
+    Sweep,
 };
 use crate::engine::Side;
 use crate::protocol::{SeekGone, UnixMs, Version};
@@ -114,9 +116,16 @@ pub(super) const SQL: Statements = Statements {
                            AND NOT EXISTS \
                            (SELECT 1 FROM events WHERE room = rooms.id AND kind = 'game-over') \
                            ORDER BY id LIMIT ?",
-    lock_unstarted: "SELECT id FROM rooms WHERE id = ?1 AND NOT EXISTS \
+    lock_unstarted: "SELECT id FROM rooms WHERE id = ?1 AND created_at < ?2 AND NOT EXISTS \
                      (SELECT 1 FROM events WHERE room = ?1 AND kind = 'started')",
+    select_forgotten: "SELECT id FROM rooms WHERE mode IN ('local', 'ai') AND created_at < ?1 \
+                       AND NOT EXISTS (SELECT 1 FROM room_players WHERE room = rooms.id) \
+                       AND (SELECT MAX(at) FROM events WHERE room = rooms.id) < ?1 LIMIT ?2",
+    lock_forgotten: "SELECT id FROM rooms WHERE id = ?1 \
+                     AND NOT EXISTS (SELECT 1 FROM room_players WHERE room = ?1) \
+                     AND (SELECT MAX(at) FROM events WHERE room = ?1) < ?2",
     delete_events: "DELETE FROM events WHERE room = ?",
+    delete_analysis: "DELETE FROM analyses WHERE room = ?",
     delete_room: "DELETE FROM rooms WHERE id = ?",
 };
 
@@ -225,12 +234,13 @@ impl RoomLog for SqliteStore {
         rows::save_analysis(&self.pool, &SQL, room, analysis).await
     }
 
-    async fn delete_unstarted(
+    async fn delete_swept(
         &self,
+        sweep: Sweep,
         before: UnixMs,
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
-        let delete = rows::delete_unstarted(&self.pool, &SQL, before, i64::from(limit));
+        let delete = sweep::delete_swept(&self.pool, &SQL, sweep, before, i64::from(limit));
         self.writer.write(delete).await
     }
 
