@@ -64,6 +64,24 @@ export async function startComputerGame(open, serve) {
   return { server, page };
 }
 
+/**
+ * Accept the invitation the page shows on a room's link (issue 52): the seat is taken only when
+ * Join is pressed. Waits until the page holds its seat.
+ */
+export async function acceptInvitation(page) {
+  await expect(page.getByTestId('join-step')).toBeVisible();
+  await page.getByTestId('join').click();
+  await expect(page.getByTestId('room')).toHaveAttribute('data-seat', /^(black|white)$/);
+  await expect(page.getByTestId('join-step')).toBeHidden();
+}
+
+/** Open a room's link as the invited second player (`open` as the fixture's) and press Join. */
+export async function joinByLink(open, link, context = {}) {
+  const page = await open(link, context);
+  await acceptInvitation(page);
+  return page;
+}
+
 /** In the lobby: create an online room as `side`, then open its link in a second context. */
 export async function startOnlineGame(open, { side = 'black', context = {} } = {}) {
   const creator = await open('/', context);
@@ -78,7 +96,7 @@ export async function startOnlineGame(open, { side = 'black', context = {} } = {
   await creator.getByTestId('copy-link').click();
   await expect(creator.getByTestId('copy-status')).toHaveText('Link copied.');
   expect(await creator.evaluate(() => navigator.clipboard.readText())).toBe(link);
-  const friend = await open(link, context);
+  const friend = await joinByLink(open, link, context);
   for (const page of [creator, friend]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   await expect(creator.getByTestId('invite')).toBeHidden();
   const other = side === 'black' ? 'white' : 'black';

@@ -3,7 +3,7 @@
 // replay and the analysis chart open.
 import { test, expect } from '../support/fixtures.js';
 import { expectNoViolations, cuttableSocket } from '../support/a11y.js';
-import { roomInfo } from '../support/game.js';
+import { roomInfo, joinByLink } from '../support/game.js';
 
 const LANGUAGES = [
   ['en-US', 'en'],
@@ -28,7 +28,7 @@ for (const [locale, lang] of LANGUAGES) {
     await expect(creator.getByTestId('invite')).toBeVisible();
     await expectNoViolations(creator, `a waiting room in ${lang}`);
 
-    const friend = await open(creator.url(), options);
+    const friend = await joinByLink(open, creator.url(), options);
     for (const page of [creator, friend]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
     // A few throws and moves, so the game has something to analyse.
     const seats = { [(await roomInfo(creator)).seat]: creator, [(await roomInfo(friend)).seat]: friend };

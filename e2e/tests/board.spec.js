@@ -2,7 +2,7 @@
 // the upright phone board with 44-px targets, and the small things that made the site feel
 // unfinished.
 import { test, expect } from '../support/fixtures.js';
-import { boardOf, roomInfo, settle, startOnlineGame } from '../support/game.js';
+import { boardOf, roomInfo, settle, startOnlineGame, joinByLink } from '../support/game.js';
 import { expectNoViolations } from '../support/a11y.js';
 
 const LANGUAGES = [
@@ -17,7 +17,7 @@ for (const { locale, anonymous } of LANGUAGES) {
     const creator = await open('/', context);
     await creator.getByTestId('create-online').click();
     await creator.waitForURL(/\/r\/[^/]+$/);
-    const friend = await open(creator.url(), context);
+    const friend = await joinByLink(open, creator.url(), context);
     const spectator = await open(creator.url(), context);
     for (const page of [creator, friend, spectator]) {
       await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
@@ -68,7 +68,7 @@ for (const { locale } of LANGUAGES) {
     expect(await smallTargets(creator), 'home').toEqual([]);
     await creator.getByTestId('create-online').click();
     await creator.waitForURL(/\/r\/[^/]+$/);
-    const friend = await open(creator.url(), phone);
+    const friend = await joinByLink(open, creator.url(), phone);
     const pages = [creator, friend];
     for (const page of pages) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
     await expect(creator.getByTestId('board')).toHaveAttribute('data-layout', 'upright');
@@ -144,7 +144,7 @@ test('small things: the Chinese /play title, no "0 people watching" against the 
   await expect(creator.getByTestId('invite')).toBeVisible();
   await expect(creator.getByTestId('chat')).toBeVisible();
   await expect(creator.getByTestId('chat-mute')).toBeHidden();
-  const friend = await open(creator.url());
+  const friend = await joinByLink(open, creator.url());
   await expect(creator.getByTestId('chat-mute')).toHaveText('Mute White for this game');
 
   // A spectator sees the end card's title focused without a box drawn round it.
@@ -314,7 +314,7 @@ test('home shows how many are in games or the lobby and how many game rooms are 
   const creator = await open(new URL('/', server.url).href);
   await creator.getByTestId('create-online').click();
   await creator.waitForURL(/\/r\/[^/]+$/);
-  const friend = await open(creator.url());
+  const friend = await joinByLink(open, creator.url());
   await expect(friend.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   // The server answers one reading for two seconds; the page reads again when shown.
   await expect(async () => {

@@ -6,6 +6,7 @@
 // the reader is typing a message of their own.
 import { execFileSync } from 'node:child_process';
 import { test, expect } from '../support/fixtures.js';
+import { acceptInvitation } from '../support/game.js';
 import { expectNoViolations } from '../support/a11y.js';
 import { serverBinary } from '../support/server.js';
 
@@ -22,6 +23,7 @@ async function seatBoth(open, { identities = false } = {}) {
   const boris = await open('/', { locale: 'ru-RU', viewport: PHONE });
   await identify(boris);
   await boris.goto(anna.url());
+  await acceptInvitation(boris);
   for (const page of [anna, boris]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   return { anna, boris };
 }

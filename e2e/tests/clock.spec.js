@@ -2,6 +2,7 @@
 // running one ticking with a low-time warning, and the end by timeout in words. The server
 // accepts clocks of a second here, so a whole timed game takes two.
 import { test as base, expect } from '../support/fixtures.js';
+import { joinByLink } from '../support/game.js';
 import { startServer } from '../support/server.js';
 
 const test = base.extend({
@@ -34,7 +35,7 @@ test('the lobby offers time controls and the room shows both clocks, black runni
   await creator.waitForURL(/\/r\/[^/]+$/);
   // The page fills the link in once its room is loaded: read it then, not as the URL changes.
   await expect(creator.getByTestId('invite-link')).toHaveValue(creator.url());
-  const friend = await open(await creator.getByTestId('invite-link').inputValue());
+  const friend = await joinByLink(open, await creator.getByTestId('invite-link').inputValue());
   for (const page of [creator, friend]) {
     await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
     await expect(clock(page, 'white')).toHaveText('5:00');
@@ -76,7 +77,7 @@ test('a two-second game: the clock warns, runs out, and the page says black lost
     new MutationObserver(() => window.shown.push(time.textContent)).observe(time, { childList: true, characterData: true, subtree: true });
   });
   // White takes the seat: the game starts and black's two seconds run.
-  const friend = await open(seat.url);
+  const friend = await joinByLink(open, seat.url);
   const pages = [creator, friend];
   for (const page of pages) {
     await expect(clock(page, 'black')).toHaveAttribute('data-low', 'true');
@@ -127,7 +128,7 @@ test('a correspondence game is made from the online form and its clocks show day
   await creator.waitForURL(/\/r\/[^/]+$/);
   // The page fills the link in once its room is loaded: read it then, not as the URL changes.
   await expect(creator.getByTestId('invite-link')).toHaveValue(creator.url());
-  const friend = await open(await creator.getByTestId('invite-link').inputValue());
+  const friend = await joinByLink(open, await creator.getByTestId('invite-link').inputValue());
   for (const page of [creator, friend]) {
     await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
     await expect(clock(page, 'white')).toHaveText('3 d 0 h');

@@ -5,7 +5,7 @@
 // rating range.
 import { test, expect } from '../support/fixtures.js';
 import { expectNoViolations } from '../support/a11y.js';
-import { roomInfo, takeTurn } from '../support/game.js';
+import { roomInfo, takeTurn, acceptInvitation } from '../support/game.js';
 
 const LANGUAGES = [
   ['en-US', 'en'],
@@ -133,6 +133,9 @@ test('two players play a rated game to the end by clicking; both pages and the p
   await black.getByTestId('create-online').click();
   await black.waitForURL(/\/r\/[^/]+$/);
   await white.goto(black.url());
+  // The invitation names who invites, and that the game is rated.
+  await expect(white.getByTestId('join-details')).toHaveText(`${names.black} invites you · Untimed · Rated`);
+  await acceptInvitation(white);
   const pages = [black, white];
   for (const page of pages) {
     await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');

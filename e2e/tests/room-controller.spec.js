@@ -52,7 +52,7 @@ async function mountController(page, world = {}) {
       ['room.js', 'room-view.js', 'i18n.js', 'dom.js'].map(load),
     );
     const failure = (status, code) => Object.assign(new Error(code), { status, code });
-    const harness = { sent: [], saved: [], forgotten: [], navigated: [], animations: [], connected: null, handlers: null };
+    const harness = { sent: [], saved: [], forgotten: [], navigated: [], animations: [], connected: null, tookSeat: null, handlers: null };
     window.harness = harness;
     const room = createRoom(part('room'), {
       roomId: world.room,
@@ -77,6 +77,9 @@ async function mountController(page, world = {}) {
             harness.connected = { roomId, token: token ?? null };
           },
           send: (type, data) => harness.sent.push({ type, data }),
+          takeSeat: (token) => {
+            harness.tookSeat = token;
+          },
         };
       },
       createView: (root, options) => {
@@ -257,19 +260,39 @@ test('a draw offer is drawn from the server state and its events', async ({ open
   await expect(page.getByTestId('accept-draw')).toBeHidden();
 });
 
-test('with no stored seat the page takes the free one, or watches when there is none', async ({ open }) => {
+test('with no stored seat the page offers the free one and takes it only on Join, or watches when there is none', async ({ open }) => {
   const free = { status: 'waiting', players: { black: { seated: true }, white: { seated: false } } };
+  const waiting = serverState({ phase: 'waiting', turn: null, players: { black: { seated: true, connected: true, claim_at: null }, white: { seated: false, connected: false, claim_at: null } } });
   const joined = { seat: 'white', token: 'token-white' };
   const page = await open('/');
   await mountController(page, { seat: null, summary: free, joined });
-  const took = await harness(page);
-  expect(took.saved).toEqual([{ roomId: ROOM, ...joined }]);
-  expect(took.connected).toEqual({ roomId: ROOM, token: 'token-white' });
+  // It watches (no token) and shows the invitation; nothing is taken yet.
+  expect((await harness(page)).connected).toEqual({ roomId: ROOM, token: null });
+  await welcome(page, 'spectator', waiting);
+  await expect(page.getByTestId('join-title')).toHaveText('You are invited to play White');
+  await expect(page.getByTestId('join-details')).toHaveText('Untimed · Casual');
+  await expect(page.getByTestId('join')).toBeFocused();
+  expect((await harness(page)).saved).toEqual([]);
+  await page.getByTestId('join').click();
+  await expect.poll(async () => (await harness(page)).tookSeat).toBe('token-white');
+  expect((await harness(page)).saved).toEqual([{ roomId: ROOM, ...joined }]);
+  await expect(page.getByTestId('join-step')).toBeHidden();
 
-  // Taken by someone else in the meantime: watch.
+  // Taken by someone else in the meantime: the page says so and watches.
   const late = await open('/');
   await mountController(late, { seat: null, summary: free, joinError: 'room_full' });
-  expect((await harness(late)).connected).toEqual({ roomId: ROOM, token: null });
+  await welcome(late, 'spectator', waiting);
+  await late.getByTestId('join').click();
+  await expect(late.getByTestId('message')).toHaveText('Someone else took the seat first: you are watching this game.');
+  await expect(late.getByTestId('join-step')).toBeHidden();
+  expect((await harness(late)).tookSeat).toBeNull();
+
+  // A room whose seats are full: it watches, with no invitation.
+  const full = await open('/');
+  await mountController(full, { seat: null, summary: { status: 'playing', players: { black: { seated: true }, white: { seated: true } } } });
+  await welcome(full, 'spectator', serverState());
+  await expect(full.getByTestId('join-step')).toBeHidden();
+  expect((await harness(full)).connected).toEqual({ roomId: ROOM, token: null });
 
   const missing = await open('/');
   await mountController(missing, { seat: null, summaryStatus: 404 });

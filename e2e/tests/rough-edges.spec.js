@@ -2,7 +2,7 @@
 // from its server, the idle sticks, and a player in another tab told when it is their turn.
 import { test, expect } from '../support/fixtures.js';
 import { cuttableSocket } from '../support/a11y.js';
-import { roomInfo, startOnlineGame, takeTurn } from '../support/game.js';
+import { roomInfo, startOnlineGame, takeTurn, joinByLink } from '../support/game.js';
 
 /**
  * What is too small or cut at this width: texts under 12 px (an SVG text by its size on screen),
@@ -48,7 +48,7 @@ for (const [locale, online] of [
     await creator.waitForURL(/\/r\/[^/]+$/);
     await expect(creator.getByTestId('invite')).toBeVisible();
     expect(await layoutProblems(creator), 'a waiting room').toEqual([]);
-    const friend = await open(creator.url(), phone);
+    const friend = await joinByLink(open, creator.url(), phone);
     await expect(friend.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
     for (const page of [creator, friend]) {
       await expect(page.locator('.presence.online')).toHaveCount(2);
@@ -64,7 +64,7 @@ test('cut from the server, the board is dimmed, says it is reconnecting, and exp
   await creator.getByTestId('online-form').getByRole('radio', { name: 'Black' }).check();
   await creator.getByTestId('create-online').click();
   await creator.waitForURL(/\/r\/[^/]+$/);
-  const friend = await open(creator.url());
+  const friend = await joinByLink(open, creator.url());
   await expect(creator.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   await creator.getByTestId('throw').click();
   await expect(creator.getByTestId('room')).toHaveAttribute('data-phase', 'move');

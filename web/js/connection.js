@@ -79,6 +79,12 @@ export class RoomSocket {
     this.#connect();
   }
 
+  /** Take up a seat's token (a visitor who accepted an invitation) and say hello again with it. */
+  takeSeat(token) {
+    this.#token = token;
+    this.reconnect();
+  }
+
   /** True once the server has welcomed this connection. */
   get ready() {
     return this.#welcomed && this.#ws?.readyState === WebSocket.OPEN;

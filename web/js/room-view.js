@@ -6,7 +6,7 @@ import { el, part, show, svg } from './dom.js';
 import { t, sideName } from './i18n.js';
 import { createBoard, pieceShape } from './board.js';
 import { drawSticks } from './sticks.js';
-import { createClocks } from './clock.js';
+import { createClocks, presetLabel } from './clock.js';
 import { describe } from './movelog.js';
 import { readPosition, opponent, seatPlayer } from './state.js';
 import { changeText, nameOf, playerLabel } from './players-view.js';
@@ -57,6 +57,28 @@ function lastMove(log) {
 function throwText(thrown) {
   if (!thrown) return t('sticks.none');
   return thrown.side ? t('throw.by', { side: sideName(thrown.side), value: thrown.value }) : t('throw.value', { value: thrown.value });
+}
+
+/** Whether this page shows an invitation to a seat: a visitor watching a room that waits for them. */
+export function invited(model) {
+  return Boolean(model.invited) && model.state?.phase === Phase.Waiting && sidesOf(model.seat).length === 0;
+}
+
+/**
+ * The invitation in words: "You are invited to play White", what is known of the game (who
+ * invites, its time control, rated or not), and both as one sentence for a screen reader.
+ */
+export function invitation(model) {
+  const { state } = model;
+  const title = t('join.title', { side: sideName(model.invited) });
+  const host = seatPlayer(state.players[opponent(model.invited)]);
+  const details = [
+    host?.named && !host.deleted ? t('join.by', { name: nameOf(host) }) : '',
+    presetLabel(state.clock?.control ?? null),
+    t(state.rated ? 'rating.rated' : 'rating.casual'),
+  ].filter(Boolean);
+  const text = details.join(' · ');
+  return { title, details: text, sentence: t('join.sentence', { title, details: text }) };
 }
 
 /** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
@@ -213,6 +235,17 @@ export function createRoomView(root, { onMove }) {
     if (waiting) part('invite-link', root).value = new URL(roomPage(model.room), location.href).href;
   }
 
+  /** A visitor's invitation: the seat is taken only when they press Join. */
+  function renderJoin(model) {
+    const shown = invited(model);
+    show(part('join-step', root), shown);
+    if (!shown) return;
+    const { title, details } = invitation(model);
+    part('join-title', root).textContent = title;
+    part('join-details', root).textContent = details;
+    part('join', root).disabled = !model.ready || model.joining;
+  }
+
   function renderEnd(model) {
     const { state, seat } = model;
     const over = state.phase === Phase.Over;
@@ -280,7 +313,8 @@ export function createRoomView(root, { onMove }) {
   function render(model) {
     const state = model.state;
     root.dataset.seat = model.seat ?? '';
-    part('seat', root).textContent = model.seat ? t(`seat.${model.seat}`) : '';
+    // An invited visitor watches until they join: the invitation speaks for them meanwhile.
+    part('seat', root).textContent = model.seat && !invited(model) ? t(`seat.${model.seat}`) : '';
     show(part('game-kind', root), Boolean(state?.rated));
     renderConnection(model);
     const problem = part('problem', root);
@@ -314,6 +348,7 @@ export function createRoomView(root, { onMove }) {
     part('watchers', root).textContent = model.watchers > 0 || state.mode === Mode.Online ? t('watchers', { n: model.watchers }) : '';
     renderMoves(model);
     renderInvite(model);
+    renderJoin(model);
     renderEnd(model);
     renderTitle(model);
   }

@@ -7,7 +7,7 @@
 import { part } from './dom.js';
 import { hasText, t, translate } from './i18n.js';
 import { normalizeState, applyEvent, ratingsOf, RATED, seatPlayer } from './state.js';
-import { ratingLine } from './room-view.js';
+import { invitation, invited, ratingLine } from './room-view.js';
 import { entriesFrom } from './movelog.js';
 import { mountVerification } from './verify.js';
 import { createReplay } from './replay.js';
@@ -104,19 +104,14 @@ function newClientSeed() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** With no token for this room: take the free seat if there is one, else watch (null). */
-async function takeFreeSeat(api, roomId) {
+/**
+ * With no token for this room: the seat a visitor is invited to take (the free side of a room
+ * waiting for its second player), or null to watch. The seat is only taken when they say Join.
+ */
+async function invitedSide(api, roomId) {
   const summary = await api.roomSummary(roomId);
-  const free = ['black', 'white'].some((side) => !summary.players?.[side]?.seated);
-  if (summary.status !== Status.Waiting || !free) return null;
-  try {
-    const seat = await api.joinRoom(roomId);
-    api.saveSeat(roomId, seat);
-    return seat;
-  } catch (err) {
-    if (err.code === ErrorCode.RoomFull) return null;
-    throw err;
-  }
+  if (summary.status !== Status.Waiting) return null;
+  return ['black', 'white'].find((side) => !summary.players?.[side]?.seated) ?? null;
 }
 
 /**
@@ -133,7 +128,7 @@ async function takeFreeSeat(api, roomId) {
 export function createRoom(root, { roomId, api, connect, createView, navigate }) {
   /**
    * What the page knows: the server's state (its JSON, see docs/PROTOCOL.md) and this page's own.
-   * @type {{room: string, seat: string | null, state: any, ready: boolean, pending: number | null, connection: {name: string, at?: number}, lastThrow: any, animateThrow: boolean, lastRoll: {value: number | null}, log: any[], message: {key: string, params?: object} | null, problem: {key: string, params?: object} | null, outdated: boolean, watchers: number, seed: string | null}}
+   * @type {{room: string, seat: string | null, state: any, ready: boolean, pending: number | null, connection: {name: string, at?: number}, lastThrow: any, animateThrow: boolean, lastRoll: {value: number | null}, log: any[], message: {key: string, params?: object} | null, problem: {key: string, params?: object} | null, outdated: boolean, watchers: number, seed: string | null, invited: string | null, joining: boolean}}
    */
   const model = {
     room: roomId,
@@ -153,6 +148,9 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     outdated: false,
     watchers: 0,
     seed: null,
+    // The side a visitor opening an invitation may take: they watch until they say Join.
+    invited: null,
+    joining: false,
   };
   /** @type {any} */
   let socket = null;
@@ -314,7 +312,9 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
         seedSent = false;
         offerSeed();
         render();
-        announcer.say(model.state.phase === Phase.Over ? '' : turnSentence(model));
+        announcer.say(model.state.phase === Phase.Over ? '' : invited(model) ? invitation(model).sentence : turnSentence(model));
+        // The one thing to do on an invitation: Enter accepts it.
+        if (invited(model)) part('join', root).focus();
         loadHistory(model.state.v);
         onWelcome?.();
         onWelcome = null;
@@ -387,6 +387,28 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     },
   };
 
+  /**
+   * The visitor accepts the invitation: take the seat, then say hello again with its token. Taken
+   * by someone else meanwhile, the page says so and goes on watching.
+   */
+  async function join() {
+    if (!model.invited || model.joining) return;
+    model.joining = true;
+    render();
+    try {
+      const seat = await api.joinRoom(roomId);
+      api.saveSeat(roomId, seat);
+      model.invited = null;
+      focusFollowsPlay = true;
+      socket.takeSeat(seat.token);
+    } catch (err) {
+      model.invited = null;
+      model.message = err.code === ErrorCode.RoomFull ? { key: 'join.taken' } : { key: 'room.unreachable' };
+    }
+    model.joining = false;
+    render();
+  }
+
   async function copyInvite() {
     const input = part('invite-link', root);
     const status = part('copy-status', root);
@@ -418,6 +440,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       act(ClientMessage.Resign);
     });
     on('copy-link', copyInvite);
+    on('join', join);
     // The seat token is kept in this browser, so the reloaded page takes the same seat.
     on('reload', () => navigate(`/r/${roomId}`));
     part('board', root).addEventListener('click', explainOfflineClick);
@@ -473,10 +496,10 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       announceCountdowns();
     }, 1000);
     render();
-    let seat = api.loadSeat(roomId);
+    const seat = api.loadSeat(roomId);
     if (!seat) {
       try {
-        seat = await takeFreeSeat(api, roomId);
+        model.invited = await invitedSide(api, roomId);
       } catch (err) {
         model.problem = { key: err.status === 404 ? 'room.notFound' : 'room.unreachable' };
         model.connection = { name: 'closed' };
