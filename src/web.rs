@@ -3,7 +3,7 @@
 //!
 //! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick pairing,
 //! games to watch), `/p/{name}` (a player), `/top` (the leaderboard), `/settings` (this browser's
-//! identity), `/puzzles` (issue 49), `/kiosk` (the museum kiosk, `/` under `--kiosk`) and `/learn`
+//! identity), `/puzzles` (issue 49), `/tournaments` and `/t/{id}` (issue 45), `/kiosk` (the museum kiosk, `/` under `--kiosk`) and `/learn`
 //! (the rule lessons, their data with the engine's answers `GET /api/lessons`, from
 //! [`crate::lessons`]). Assets are served at `/assets/{version}/{path}`, where the version is a
 //! hash over every embedded file: a new build gets new asset URLs, so assets can be cached for a
@@ -56,6 +56,9 @@ where
         .route("/p/{name}", get(player))
         .route("/p/", get(not_found))
         .route("/top", page_at("top.html"))
+        // Tournaments (issue 45): the lists and the creation form, and each one's page.
+        .route("/tournaments", page_at("tournaments.html"))
+        .route("/t/{id}", get(tournament))
         // This browser's identity: create, rename, move to another device, delete.
         .route("/settings", page_at("settings.html"))
         .route("/api/lessons", get(lessons))
@@ -101,6 +104,11 @@ async fn room(Path(_id): Path<String>, headers: HeaderMap) -> Response {
 /// A player's page is the same for every player: it reads the name (or id) from its own URL.
 async fn player(Path(_name): Path<String>, headers: HeaderMap) -> Response {
     page("player.html", &headers)
+}
+
+/// A tournament's page is the same for every tournament: it reads the id from its own URL.
+async fn tournament(Path(_id): Path<String>, headers: HeaderMap) -> Response {
+    page("tournament.html", &headers)
 }
 
 /// The lessons with the answers the engine derived. They change only with a build, so the
@@ -356,8 +364,10 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 10] = [
+    const PAGES: [&str; 12] = [
         "404.html",
+        "tournaments.html",
+        "tournament.html",
         "index.html",
         "room.html",
         "learn.html",

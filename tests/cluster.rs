@@ -196,7 +196,10 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
             News::Resync => break,
             News::Appended { room, v } => assert_ne!(room, id, "heard v{v} while frozen"),
             // Other tests' lobbies and spectators.
-            News::Seek { .. } | News::Spectators { .. } | News::SpectatorsAsked { .. } => {}
+            News::Seek { .. }
+            | News::Spectators { .. }
+            | News::SpectatorsAsked { .. }
+            | News::Tournament { .. } => {}
         }
     }
     store

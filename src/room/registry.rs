@@ -320,6 +320,8 @@ impl Rooms {
                     }
                     // The lobby's business (crate::lobby).
                     News::Seek { .. } => {}
+                    // The tournament pages' business (`crate::store::TournamentNews`).
+                    News::Tournament { .. } => {}
                     News::Spectators { instance, counts } => {
                         rooms.heard_spectators(instance, counts);
                     }

@@ -33,6 +33,7 @@ pub mod puzzles;
 pub mod refusals;
 pub mod seating;
 pub mod socket;
+pub mod tournament_socket;
 pub mod tournaments;
 pub mod ws;
 
@@ -94,6 +95,8 @@ pub struct AppState {
     pub secure_cookies: bool,
     /// The tournaments this instance directs (issue 45).
     pub directors: crate::tournament::director::Directors,
+    /// The tournaments followed by pages' sockets here (`/ws/tournaments/{id}`).
+    pub tournament_views: Arc<tournament_socket::Views>,
     /// The last reading of `GET /api/counts`, answered for a few seconds.
     pub counts: Arc<counts::LastCounts>,
     /// `--kiosk`: the home page `/` is the museum kiosk.
@@ -171,6 +174,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         )
         .route("/api/tournaments/{id}/pause", post(tournaments::pause))
         .route("/api/tournaments/{id}/resume", post(tournaments::resume))
+        .route("/ws/tournaments/{id}", get(tournament_socket::upgrade))
         .route("/api/counts", get(counts::counts))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
@@ -286,6 +290,8 @@ impl Server {
             shutdown.clone(),
         )
         .await?;
+        let tournament_views =
+            tournament_socket::Views::start(rooms.store().clone(), listener.subscribe());
         let directors = crate::tournament::director::Directors::start(
             rooms.clone(),
             players.clone(),
@@ -330,6 +336,7 @@ impl Server {
                 puzzles,
                 secure_cookies: config.connections.public_origin.is_https(),
                 directors,
+                tournament_views,
                 counts: Arc::default(),
                 kiosk: config.kiosk,
             },

@@ -225,26 +225,41 @@ pub async fn show(
     Identity(asker): Identity,
 ) -> Result<Json<Value>, AppError> {
     let tournament = load(&state, &id).await?;
-    let playing = asker.as_ref().and_then(|p| playing(&tournament, &p.id));
-    // The token once the room is made (the director keeps the tokens first), so a player who
-    // has one finds their room.
+    let asker = asker.map(|p| p.id);
+    Ok(Json(
+        view(&state, &id, &tournament, asker.as_deref()).await?,
+    ))
+}
+
+/// What `GET` shows of `tournament` to the player `asker` (by public id), if any: theirs is
+/// the seat token of the game they play now, once its room is made (the director keeps the
+/// tokens first), so that a player who has one finds their room.
+pub(super) async fn view(
+    state: &AppState,
+    id: &str,
+    tournament: &Tournament,
+    asker: Option<&str>,
+) -> Result<Value, AppError> {
+    let playing = asker.and_then(|asker| playing(tournament, asker));
     let room_made = match &playing {
         Some(room) => state.rooms.exists(room).await?,
         None => false,
     };
     let token = match playing.filter(|_| room_made) {
         Some(room) => {
-            let asker = asker.as_ref().map_or("", |p| p.id.as_str());
-            let token = state.rooms.store().tournaments.seat_token(&room, asker);
+            let token = state
+                .rooms
+                .store()
+                .tournaments
+                .seat_token(&room, asker.unwrap_or(""));
             token.await.map_err(TournamentError::from)?
         }
         None => None,
     };
-    let asker = asker.map(|p| p.id);
-    Ok(Json(shown(&id, &tournament, asker.as_deref(), token)))
+    Ok(shown(id, tournament, asker, token))
 }
 
-async fn load(state: &AppState, id: &str) -> Result<Tournament, AppError> {
+pub(super) async fn load(state: &AppState, id: &str) -> Result<Tournament, AppError> {
     if !crate::secrets::is_room_id(id) {
         return Err(TournamentError::Unknown(id.to_owned()).into());
     }

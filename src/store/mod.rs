@@ -28,6 +28,7 @@ mod seeks;
 pub mod sqlite;
 mod summaries;
 mod sweep;
+mod tournament_news;
 mod tournaments;
 mod turns;
 
@@ -38,6 +39,7 @@ pub use log::{
 };
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
+pub use tournament_news::TournamentNews;
 pub use tournaments::{TournamentLog, TournamentRow};
 pub use turns::{Turn, TurnOnCommit};
 
@@ -52,6 +54,8 @@ pub struct Store {
     pub seeks: Arc<dyn SeekList>,
     /// Tournaments' logs (`tournaments.rs`).
     pub tournaments: Arc<dyn TournamentLog>,
+    /// Who follows a tournament here hears of its appends (`tournament_news.rs`).
+    pub tournament_news: TournamentNews,
     /// `None` with one instance (SQLite): nobody else to ask or tell.
     pub cluster: Option<Arc<dyn Cluster>>,
 }
@@ -149,6 +153,7 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
         Ok(Store {
             log: sqlite.clone(),
             tournaments: sqlite.clone(),
+            tournament_news: TournamentNews::default(),
             seeks: sqlite,
             cluster: None,
         })
@@ -160,6 +165,7 @@ pub async fn open(url: &str) -> Result<Store, StoreError> {
         Ok(Store {
             log: deadlined.clone(),
             tournaments: postgres.clone(),
+            tournament_news: TournamentNews::default(),
             seeks: postgres,
             cluster: Some(deadlined),
         })

@@ -432,11 +432,17 @@ impl TournamentLog for PgStore {
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         tournaments::append_on::<sqlx::Postgres>(&mut tx, id, events, summary).await?;
+        // Every instance's followers of the tournament hear of it (`store/tournament_news.rs`).
+        notify_tournament(&mut *tx, id).await?;
         if let Some(work) = work {
             work.on_postgres(&mut tx).await?;
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn announce(&self, tournament: &str) -> Result<(), StoreError> {
+        notify_tournament(&self.pool, tournament).await
     }
 
     async fn tournament_events(
@@ -485,4 +491,17 @@ impl TournamentLog for PgStore {
     async fn release(&self, tournament: &str, holder: &str) -> Result<(), StoreError> {
         tournaments::release(&self.pool, tournament, holder).await
     }
+}
+
+/// `NOTIFY` that tournament `id`'s followers should read it again (`store/tournament_news.rs`).
+async fn notify_tournament<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    id: &str,
+) -> Result<(), StoreError> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(listener::CHANNEL)
+        .bind(listener::tournament_payload(id))
+        .execute(executor)
+        .await?;
+    Ok(())
 }

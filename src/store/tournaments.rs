@@ -97,6 +97,13 @@ pub trait TournamentLog: Send + Sync + 'static {
 
     /// Lets `holder`'s lease on `tournament` go at once (a drained instance), if they hold it.
     async fn release(&self, tournament: &str, holder: &str) -> Result<(), StoreError>;
+
+    /// Tells every instance's followers of `tournament` that what they show of it changed
+    /// without an append (its games' rooms were made): PostgreSQL's `NOTIFY`, as an append
+    /// sends; nothing with one instance, whose followers hear it in memory.
+    async fn announce(&self, _tournament: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// The `status` the store keeps of a summary (JSON with a `status` field).

@@ -346,9 +346,14 @@ impl Director {
             .filter(|(room, _)| !self.known.seated.contains(*room))
             .map(|(room, game)| (room.clone(), [game.black, game.white]))
             .collect();
+        let made = !games.is_empty();
         for (room, players) in games {
             self.seat(&room, players).await?;
             self.known.seated.insert(room);
+        }
+        // The pages show a player their game's seat token once its room is made.
+        if made {
+            stored::announce(self.store(), &self.id).await?;
         }
         Ok(())
     }

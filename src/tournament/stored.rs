@@ -99,6 +99,10 @@ pub async fn decide_and_append(
             .await
         {
             Ok(()) => {
+                // On PostgreSQL the append's own `NOTIFY` tells every instance, this one too.
+                if store.cluster.is_none() {
+                    store.tournament_news.changed(id);
+                }
                 *tournament = next;
                 applied.extend(events.into_iter().map(|event| (event, at)));
                 return Ok(applied);
@@ -108,6 +112,16 @@ pub async fn decide_and_append(
         }
     }
     Err(StoreError::VersionConflict(tournament.v + 1).into())
+}
+
+/// Tells the followers of tournament `id` on every instance that what they show changed
+/// without an append (a game's room was made: its seat token can be handed out now).
+pub async fn announce(store: &Store, id: &str) -> Result<(), TournamentError> {
+    match store.cluster {
+        None => store.tournament_news.changed(id),
+        Some(_) => store.tournaments.announce(id).await?,
+    }
+    Ok(())
 }
 
 /// Cancels the tournament `id` for `reason`, `audit` written in the same commit; the version

@@ -9,6 +9,7 @@ import { CORRESPONDENCE, PRESETS, parsePreset, presetLabel, presetValue } from '
 import { DEFAULT_LEVEL, ErrorCode, Level, Mode } from './protocol.js';
 import { mountCounts } from './counts.js';
 import './players-view.js';
+import { mountTournamentList } from './tournament-list.js';
 
 const START = 'WBWBWBWBWB.................... b';
 const problem = part('lobby-error');
@@ -60,6 +61,7 @@ function start() {
   board.render(START);
   fillClocks();
   mountCounts(part('counts'));
+  mountTournamentList(part('home-tournaments'), 5);
   onLanguageChange(() => {
     board.relabel();
     fillClocks();

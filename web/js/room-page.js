@@ -8,6 +8,7 @@ import { RoomSocket } from './connection.js';
 import { createRoomView } from './room-view.js';
 import { createRoom } from './room.js';
 import { mountSoundSwitch } from './sound.js';
+import { mountTournamentBack } from './tournament-back.js';
 
 const room = createRoom(part('room'), {
   roomId: decodeURIComponent(location.pathname.split('/')[2] ?? ''),
@@ -19,4 +20,5 @@ const room = createRoom(part('room'), {
 mountLanguageSwitch(part('language'));
 mountSoundSwitch(part('sound'));
 onLanguageChange(room.relabel);
+mountTournamentBack(part('tournament-back'), decodeURIComponent(location.pathname.split('/')[2] ?? ''));
 room.start();

@@ -70,6 +70,14 @@ pub fn seek_payload(room: &str, change: SeekChange) -> String {
     format!("{SEEK} {room} {change}")
 }
 
+/// Starts the payload of news about a tournament (tournament ids are hex digits too).
+const TOURNAMENT: &str = "tournament";
+
+/// The payload of a tournament's notification: `"tournament <id>"`.
+pub fn tournament_payload(id: &str) -> String {
+    format!("{TOURNAMENT} {id}")
+}
+
 /// Starts the payload of an instance's spectator counts, or its question for everyone's.
 const WATCHERS: &str = "watchers";
 /// Stands for the counts in a question for everyone's.
@@ -116,6 +124,8 @@ pub enum News {
     },
     /// An instance asks every other to announce all its spectators again.
     SpectatorsAsked { instance: InstanceId },
+    /// A tournament's log changed (see `crate::store::TournamentNews`).
+    Tournament { id: String },
     /// Notifications may have been missed: every held room should read its
     /// log for events after its version (and the lobby its seeks).
     Resync,
@@ -127,6 +137,12 @@ impl News {
     fn from_payload(text: &str) -> News {
         if let Some(seek) = text.strip_prefix(SEEK) {
             return Self::seek(seek).unwrap_or_else(|| Self::unreadable(text));
+        }
+        if let Some(id) = text.strip_prefix(TOURNAMENT) {
+            return match id.strip_prefix(' ') {
+                Some(id) if !id.is_empty() => News::Tournament { id: id.to_owned() },
+                _ => Self::unreadable(text),
+            };
         }
         if let Some(counts) = text.strip_prefix(WATCHERS) {
             return Self::spectators(counts).unwrap_or_else(|| Self::unreadable(text));
@@ -414,6 +430,11 @@ mod tests {
         );
         assert_eq!(News::from_payload("watchers 7 0a1b=x"), News::Resync);
         assert_eq!(News::from_payload("room -1"), News::Resync);
+        assert_eq!(
+            News::from_payload(&tournament_payload("0a1b")),
+            News::Tournament { id: "0a1b".into() }
+        );
+        assert_eq!(News::from_payload("tournament"), News::Resync);
     }
 
     /// Many rooms' counts go out in several payloads, each short enough for PostgreSQL, and
