@@ -63,6 +63,7 @@
 //!    event); a refusal goes back as an `error` reply worded by `server/error.rs`.
 pub mod ai;
 pub mod analysis;
+pub mod class;
 pub mod commands;
 pub mod engine;
 pub mod fairness;

@@ -17,7 +17,7 @@ use senet::server::config::Config;
 const LAYERS: &[&[&str]] = &[
     &["commands"],
     &["server", "web"],
-    &["lobby", "tournament"],
+    &["lobby", "tournament", "class"],
     &["room"],
     &["store", "players"],
     &["analysis", "lessons", "loadgen", "puzzles"],

@@ -99,6 +99,18 @@ pub enum ErrorCode {
     /// A bound on creating tournaments: the creator's upcoming ones, or the server's open ones
     /// (HTTP 429).
     TooManyTournaments,
+    /// No open class has this id, or the asker is not its teacher (HTTP 404).
+    ClassNotFound,
+    /// No open class has this join code (HTTP 404; no hint of what is wrong).
+    ClassCodeUnknown,
+    /// The class has its 60 pupils (HTTP 409).
+    ClassFull,
+    /// Another pupil of the class has this name (HTTP 409).
+    PupilNameTaken,
+    /// The teacher has 10 open classes (HTTP 429).
+    TooManyClasses,
+    /// The request needs a pupil of an open class (the `senet_pupil` cookie) (HTTP 404).
+    NoPupil,
     /// The database is not answering (or just failed to): nothing is known of the request's
     /// outcome; send it again, with the same `id` (HTTP 503).
     Unavailable,

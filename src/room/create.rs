@@ -191,9 +191,10 @@ pub(super) fn new_room_rows(
     (row, first_events, summary)
 }
 
-/// The hook tournaments use (issue 45, docs/TOURNAMENTS.md "The director"): an online room
+/// The hook tournaments and classes use (issue 45, docs/TOURNAMENTS.md "The director"; issue
+/// 50, docs/UI.md "Class"): an online room
 /// whose two seats are taken at once by the holders of `tokens` (black's, white's), so its game
-/// and its clock start as it is stored, made by [`create_room`] like every other room.
+/// and its clock (if timed) start as it is stored, made by [`create_room`] like every other room.
 impl Rooms {
     /// Checks an online game's time control as `POST /api/rooms` does.
     pub fn check_online_clock(&self, clock: TimeControl) -> Result<(), RoomError> {
@@ -207,22 +208,14 @@ impl Rooms {
     pub async fn create_seated(
         &self,
         id: &str,
-        clock: TimeControl,
+        clock: Option<TimeControl>,
         tokens: [&str; 2],
     ) -> Result<(), RoomError> {
         let seats = Seats::new(
             Some(Sitter::person(hash_token(tokens[0]))),
             Some(Sitter::person(hash_token(tokens[1]))),
         );
-        match create_room(
-            self.store().log.as_ref(),
-            id,
-            Mode::Online,
-            &seats,
-            Some(clock),
-        )
-        .await
-        {
+        match create_room(self.store().log.as_ref(), id, Mode::Online, &seats, clock).await {
             Ok(()) | Err(StoreError::RoomExists) => {}
             Err(error) => return Err(error.into()),
         }

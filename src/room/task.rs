@@ -70,7 +70,7 @@ use super::ring;
 use super::watchers::Watchers;
 use super::{RoomConfig, now_ms, replay};
 use crate::engine::Side;
-use crate::protocol::{Action, FrameText, Joined, RoomSummary, Seat, State, Version};
+use crate::protocol::{Action, FrameText, Joined, RoomSummary, Seat, State, UnixMs, Version};
 use crate::store::{Store, StoredEvent};
 
 mod bot_turn;
@@ -191,6 +191,16 @@ pub enum Command {
     Pause {
         reply: oneshot::Sender<()>,
     },
+    /// A teacher holds (or lets go of) the clocks of their class's games (`task/clock.rs`).
+    Hold {
+        hold: bool,
+        reply: oneshot::Sender<()>,
+    },
+    /// A teacher ends their class's game: `game-over` with no winner and this note.
+    End {
+        note: &'static str,
+        reply: Answer<Version>,
+    },
 }
 
 pub struct RoomTask {
@@ -220,6 +230,9 @@ pub struct RoomTask {
     /// This instance is being drained: its players are about to leave for another, where the
     /// clock a drain paused goes on; here it must not.
     draining: bool,
+    /// Until when a teacher holds the clock paused (`Command::Hold`, `task/clock.rs`): nobody's
+    /// coming back resumes it meanwhile.
+    held: Option<UnixMs>,
 }
 
 impl RoomTask {
@@ -251,6 +264,7 @@ impl RoomTask {
             answered: Answered::default(),
             unsure: None,
             draining: false,
+            held: None,
         };
         task.refresh_elsewhere().await;
         // A crash between taking the second seat and logging `started`
@@ -297,7 +311,7 @@ impl RoomTask {
         }
         loop {
             self.schedule_bot(&mut bot_turn);
-            let clock_due = self.game.clock_due().map(instant_of);
+            let clock_due = self.clock_due().map(instant_of);
             // A running (or paused) live clock keeps the room in memory: its timeout (or its
             // pause's end) needs no one connected. A correspondence one does not: its timeout,
             // days away, is found in the store by `Rooms::time_out_due_turns`.
@@ -387,6 +401,17 @@ impl RoomTask {
                 self.draining = true;
                 self.pause_on_turn_here().await;
                 let _ = reply.send(());
+            }
+            Command::Hold { hold, reply } => {
+                self.hold(hold).await;
+                let _ = reply.send(());
+            }
+            Command::End { note, reply } => {
+                let now = crate::room::now_ms();
+                let ended = self
+                    .commit_with_retry(|game, _| Ok(game.decide_end(note, now)?))
+                    .await;
+                let _ = reply.send(ended);
             }
             // The loop handles them: they may end the task.
             Command::Close | Command::LetGo { .. } => {}

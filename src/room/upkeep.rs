@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures_util::future::join_all;
 
 use super::{Rooms, now_ms};
-use crate::protocol::UnixMs;
+use crate::protocol::{UnixMs, Version};
 use crate::room::error::RoomError;
 use crate::room::task::Command;
 use crate::store::Sweep;
@@ -27,6 +27,16 @@ impl Rooms {
         if tokio::time::timeout(within, paused).await.is_err() {
             tracing::warn!(?within, "not every room paused its clock in time");
         }
+    }
+
+    /// A teacher pauses (`hold`) or resumes the clock of the game in room `id` (issue 50).
+    pub async fn hold_clock(&self, id: &str, hold: bool) -> Result<(), RoomError> {
+        self.call(id, |reply| Command::Hold { hold, reply }).await
+    }
+
+    /// A teacher ends the game in room `id`: `game-over` with no winner, `note` its reason.
+    pub async fn end_game(&self, id: &str, note: &'static str) -> Result<Version, RoomError> {
+        self.call(id, |reply| Command::End { note, reply }).await?
     }
 
     /// Loads the timed rooms being played ([`Rooms::load_timed_in_play`]) in the background, so

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::edge::EdgeSettings;
 use super::flags::{parse_positive_count, parse_positive_seconds, parse_seconds, seconds};
 use super::limits::ConnectionSettings;
+use crate::class::DEFAULT_RETENTION;
 use crate::lobby::{DEFAULT_MAX_SEEKS_PER_ADDRESS, DEFAULT_SEEK_GRACE, LobbyConfig};
 use crate::room::bot::default_max_concurrent;
 use crate::room::{
@@ -150,6 +151,22 @@ pub struct Config {
     /// `/`; every other page still answers at its own address (docs/UI.md, "Kiosk").
     #[arg(long, env = "SENET_KIOSK")]
     pub kiosk: bool,
+
+    /// Seconds a class and its pupils' names are kept after it opens (the teacher sees the
+    /// date); then they are deleted, whatever the teacher does. At most the default, 30 days.
+    #[arg(long, env = "SENET_CLASS_RETENTION", default_value = seconds(DEFAULT_RETENTION), value_parser = parse_retention)]
+    pub class_retention: Duration,
+}
+
+/// `--class-retention`: more than 0 seconds, at most [`DEFAULT_RETENTION`].
+fn parse_retention(text: &str) -> Result<Duration, String> {
+    match parse_positive_seconds(text)? {
+        longer if longer > DEFAULT_RETENTION => Err(format!(
+            "must be at most {} seconds (30 days)",
+            DEFAULT_RETENTION.as_secs()
+        )),
+        retention => Ok(retention),
+    }
 }
 
 impl Default for Config {
@@ -181,6 +198,7 @@ impl Default for Config {
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             log_format: LogFormat::Text,
             kiosk: false,
+            class_retention: DEFAULT_RETENTION,
         }
     }
 }

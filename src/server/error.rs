@@ -15,6 +15,7 @@ use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 
 use super::refusals::{PuzzleRefusal, SeatRefusal, TournamentRefusal};
+use crate::class::ClassError;
 use crate::lobby::LobbyError;
 use crate::players::name::NameError;
 use crate::players::store::PlayerError;
@@ -238,6 +239,37 @@ pub enum AppError {
     TournamentRefused(TournamentRefusal),
     /// A tournament unknown (404), a player's request refused (409, 403) or failed.
     Tournament(TournamentError),
+    /// A class unknown (404), full or a name taken (409), too many (429), or failed.
+    Class(ClassError),
+}
+
+impl From<ClassError> for AppError {
+    fn from(error: ClassError) -> Self {
+        AppError::Class(error)
+    }
+}
+
+fn class_wire(error: ClassError) -> (StatusCode, WireError) {
+    let (status, code) = match &error {
+        ClassError::NotFound => (StatusCode::NOT_FOUND, ErrorCode::ClassNotFound),
+        ClassError::CodeUnknown => (StatusCode::NOT_FOUND, ErrorCode::ClassCodeUnknown),
+        ClassError::Full => (StatusCode::CONFLICT, ErrorCode::ClassFull),
+        ClassError::NameTaken => (StatusCode::CONFLICT, ErrorCode::PupilNameTaken),
+        ClassError::TooManyOpen => (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyClasses),
+        ClassError::NoPupil => (StatusCode::NOT_FOUND, ErrorCode::NoPupil),
+        ClassError::Bad(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+        ClassError::Name(_) | ClassError::Room(_) | ClassError::Database(_) => {
+            return match error {
+                ClassError::Name(name) => AppError::Name(name).wire(),
+                ClassError::Room(room) => AppError::Room(room).wire(),
+                _ => (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    WireError::internal(&error),
+                ),
+            };
+        }
+    };
+    (status, WireError::new(code, error.to_string()))
 }
 
 impl From<TournamentRefusal> for AppError {
@@ -420,6 +452,7 @@ impl AppError {
             AppError::Puzzle(refusal) => puzzle_wire(refusal),
             AppError::TournamentRefused(refusal) => tournament_refused(refusal),
             AppError::Tournament(error) => tournament_wire(error),
+            AppError::Class(error) => class_wire(error),
         }
     }
 }

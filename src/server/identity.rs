@@ -179,7 +179,7 @@ fn set_cookie(
 
 /// The `Set-Cookie` value: `Secure` when the page is served over https (`--public-origin`, or
 /// a proxy's `X-Forwarded-Proto`); a `max_age_days` of 0 clears it.
-fn cookie_header(
+pub(super) fn cookie_header(
     state: &AppState,
     headers: &HeaderMap,
     mut cookie: Cookie<'static>,

@@ -16,6 +16,7 @@
 //! it the origin check believes the `Host` header, which a DNS-rebinding page chooses, so
 //! [`Server::bind`] refuses to start.
 
+pub mod classes;
 pub mod config;
 pub mod counts;
 pub mod edge;
@@ -101,6 +102,10 @@ pub struct AppState {
     pub counts: Arc<counts::LastCounts>,
     /// `--kiosk`: the home page `/` is the museum kiosk.
     pub kiosk: bool,
+    /// Classes, their pupils and games (issue 50, `server::classes`).
+    pub classes: Arc<crate::class::ClassStore>,
+    /// `--class-retention`: how long a new class is kept.
+    pub class_retention: Duration,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -113,6 +118,10 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/seeks", post(lobby::post_seek))
         .route("/api/pairing", post(lobby::pair))
         .route("/api/tournaments", post(tournaments::create))
+        // What a teacher starts for a whole class: each at most one game per pupil.
+        .route("/api/classes", post(classes::create))
+        .route("/api/classes/{id}/pair", post(classes::pair))
+        .route("/api/classes/{id}/computer", post(classes::computer))
         .route_layer(from_fn_with_state(
             state.quotas.create.clone(),
             edge::quota::enforce,
@@ -130,6 +139,13 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/me/redeem", post(identity::redeem))
         .route_layer(from_fn_with_state(
             state.quotas.identify.clone(),
+            edge::quota::enforce,
+        ));
+    // Joining a class (right code or wrong): a quota of its own, what paces guessing codes.
+    let joining_class = Router::new()
+        .route("/api/classes/join", post(classes::join))
+        .route_layer(from_fn_with_state(
+            state.quotas.class_join.clone(),
             edge::quota::enforce,
         ));
     // Puzzle answers are paced like joins, per address.
@@ -150,6 +166,24 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .merge(answering)
         .merge(joining)
         .merge(identifying)
+        .merge(joining_class)
+        .route("/api/classes", get(classes::list))
+        .route(
+            "/api/classes/{id}",
+            get(classes::show).delete(classes::delete),
+        )
+        .route("/api/classes/{id}/report.csv", get(classes::csv))
+        .route("/api/classes/{id}/qr.svg", get(classes::qr))
+        .route("/api/classes/{id}/lesson", post(classes::lesson))
+        .route("/api/classes/{id}/pause", post(classes::pause))
+        .route("/api/classes/{id}/resume", post(classes::resume))
+        .route("/api/classes/{id}/end", post(classes::end))
+        .route(
+            "/api/classes/{id}/pupils/{pupil}",
+            delete(classes::remove_pupil),
+        )
+        .route("/api/class/me", get(classes::me))
+        .route("/api/class/me/lessons/{lesson}", post(classes::lesson_done))
         .route("/api/me", get(identity::me).delete(identity::delete))
         .route("/api/me/name", put(identity::rename))
         .route("/api/me/transfer", post(identity::transfer))
@@ -301,6 +335,8 @@ impl Server {
         let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let moderation = crate::store::bans::BanStore::open(&config.database_url).await?;
         let puzzles = Arc::new(puzzles::Puzzles::open(&config.database_url).await?);
+        let classes = Arc::new(crate::class::ClassStore::open(&config.database_url).await?);
+        classes::sweep_now_and_then(classes.clone(), config.class_retention, shutdown.clone());
         let listener = bind_listener(&config.listen, PUBLIC_LISTENER).await?;
         origin::check_public(listener.local_addr()?, &config.connections.public_origin)?;
         let metrics_listener = bind_listener(&config.metrics_listen, METRICS_LISTENER).await?;
@@ -329,6 +365,10 @@ impl Server {
                         config.edge.identify_burst,
                         config.edge.identify_per_hour,
                     )),
+                    class_join: Arc::new(edge::Quota::new(
+                        config.edge.class_join_burst,
+                        config.edge.class_join_per_minute,
+                    )),
                 }),
                 bans,
                 moderation,
@@ -339,6 +379,8 @@ impl Server {
                 tournament_views,
                 counts: Arc::default(),
                 kiosk: config.kiosk,
+                classes,
+                class_retention: config.class_retention,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,

@@ -368,7 +368,7 @@ impl Director {
         let asked = [(ids[0].clone(), new_token()), (ids[1].clone(), new_token())];
         let tokens = self.store().tournaments.keep_seats(room, &asked).await?;
         self.rooms
-            .create_seated(room, settings.clock, [&tokens[0], &tokens[1]])
+            .create_seated(room, Some(settings.clock), [&tokens[0], &tokens[1]])
             .await
             .map_err(|e| TournamentError::Room(e.to_string()))?;
         let failed = |e: crate::players::store::PlayerError| TournamentError::Room(e.to_string());

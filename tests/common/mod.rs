@@ -198,6 +198,8 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value
 pub struct Browser {
     pub addr: SocketAddr,
     pub cookie: Option<String>,
+    /// A class's pupil's `senet_pupil` cookie (issue 50), kept and sent like the player's.
+    pub pupil: Option<String>,
     /// Every `Set-Cookie` and body this browser received, as text (for the secrets' checks).
     pub seen: Vec<String>,
 }
@@ -216,6 +218,7 @@ impl Browser {
         Browser {
             addr,
             cookie: None,
+            pupil: None,
             seen: Vec::new(),
         }
     }
@@ -231,8 +234,12 @@ impl Browser {
             .method(method)
             .uri(format!("http://{}{path}", self.addr))
             .header(hyper::header::CONTENT_TYPE, "application/json");
-        if let Some(secret) = &self.cookie {
-            request = request.header(hyper::header::COOKIE, format!("senet_player={secret}"));
+        let cookies: Vec<String> = [("senet_player", &self.cookie), ("senet_pupil", &self.pupil)]
+            .into_iter()
+            .filter_map(|(name, value)| Some(format!("{name}={}", value.as_ref()?)))
+            .collect();
+        if !cookies.is_empty() {
+            request = request.header(hyper::header::COOKIE, cookies.join("; "));
         }
         let body = Full::new(Bytes::from(body.map(|b| b.to_string()).unwrap_or_default()));
         let response = client.request(request.body(body).unwrap()).await.unwrap();
@@ -247,11 +254,15 @@ impl Browser {
             .map(|value| value.to_str().unwrap().to_owned());
         if let Some(set) = &set_cookie {
             let (pair, _) = set.split_once(';').unwrap_or((set, ""));
-            let value = pair
-                .strip_prefix("senet_player=")
-                .expect("the player cookie");
             let cleared = set.contains("Max-Age=0");
-            self.cookie = (!cleared).then(|| value.to_owned());
+            if let Some(value) = pair.strip_prefix("senet_pupil=") {
+                self.pupil = (!cleared).then(|| value.to_owned());
+            } else {
+                let value = pair
+                    .strip_prefix("senet_player=")
+                    .expect("the player cookie");
+                self.cookie = (!cleared).then(|| value.to_owned());
+            }
             self.seen.push(set.clone());
         }
         let bytes = response.into_body().collect().await.unwrap().to_bytes();

@@ -10,7 +10,19 @@ use crate::room::game::Game;
 use crate::room::now_ms;
 use crate::store::Turn;
 
+/// The longest a teacher's pause lasts (issue 50): half an hour.
+pub const HOLD_LIMIT_MS: UnixMs = 30 * 60_000;
+
 impl RoomTask {
+    /// When the task must next look at the clock: a teacher's hold ends when they say or at its
+    /// limit, whatever a pause's own limit says.
+    pub(super) fn clock_due(&self) -> Option<UnixMs> {
+        match self.held {
+            Some(until) if self.game.paused_for().is_some() => Some(until),
+            _ => self.game.clock_due(),
+        }
+    }
+
     /// Takes up a timed game's clock as the task starts. If another live instance keeps it, its
     /// time has run all along: nothing is given back. Otherwise nobody kept it since the last
     /// logged event (the server was down, or the instance that kept it died): `resumed`. A
@@ -51,6 +63,10 @@ impl RoomTask {
     /// The clock's time came: a flag, or a pause that reached its limit. A player on turn still
     /// away when their pause ends starts their absence countdown then (a pause starts none).
     pub(super) async fn clock_is_due(&mut self) {
+        // A hold that reached its limit ends, and the pause with it (its own limit is past).
+        if self.held.is_some_and(|until| until <= now_ms()) {
+            self.held = None;
+        }
         self.commit_now(Game::decide_clock).await;
         self.record_presence().await;
     }
@@ -61,7 +77,20 @@ impl RoomTask {
             .game
             .paused_for()
             .is_some_and(|side| self.person_connected(side));
-        if back && !self.draining {
+        if back && !self.draining && self.held.is_none() {
+            self.commit_now(Game::decide_resume).await;
+        }
+    }
+
+    /// A teacher pauses the clock (as a drain does, whoever is connected) or lets it go on. A
+    /// held clock stays paused until let go, or for [`HOLD_LIMIT_MS`] at most (a pause's own
+    /// limit, `PAUSE_LIMIT_MS`, is for a player moving between instances); moves may still be
+    /// played meanwhile, and start no clock.
+    pub(super) async fn hold(&mut self, hold: bool) {
+        self.held = hold.then(|| now_ms() + HOLD_LIMIT_MS);
+        if hold {
+            self.commit_now(Game::decide_pause).await;
+        } else if self.game.paused_for().is_some() {
             self.commit_now(Game::decide_resume).await;
         }
     }

@@ -45,6 +45,8 @@ pub struct Quotas {
     /// identities, each of which may chat as a spectator, so far fewer than rooms (issue 44;
     /// `--identify-burst`, `--identify-per-hour`).
     pub identify: Arc<Quota>,
+    /// `POST /api/classes/join`: what paces guessing a class's code (`--class-join-burst`).
+    pub class_join: Arc<Quota>,
 }
 
 /// One quota: a limiter keyed by client address; `None` is no quota (a burst of 0).

@@ -21,6 +21,12 @@ pub const DEFAULT_JOIN_PER_MINUTE: u32 = 60;
 /// of spectators (docs/MODERATION.md measures what an address can field).
 pub const DEFAULT_IDENTIFY_BURST: u32 = 5;
 pub const DEFAULT_IDENTIFY_PER_HOUR: u32 = 6;
+/// Class joins (`POST /api/classes/join`, issue 50) one address may try at once: a whole class
+/// of [`crate::class::MAX_PUPILS`] behind one school address, with room for typing mistakes;
+/// then [`DEFAULT_CLASS_JOIN_PER_MINUTE`], which is what paces guessing a code. A quota of
+/// its own: pupils never take from the strangers' quotas.
+pub const DEFAULT_CLASS_JOIN_BURST: u32 = 90;
+pub const DEFAULT_CLASS_JOIN_PER_MINUTE: u32 = 30;
 
 /// `senet serve` settings for the public listener: every TCP connection from the moment it is
 /// accepted (WebSockets have their own, in [`ConnectionSettings`], on top of these), who a
@@ -84,6 +90,15 @@ pub struct EdgeSettings {
     /// New identities one client address may make per hour after its burst.
     #[arg(long, env = "SENET_IDENTIFY_PER_HOUR", default_value_t = DEFAULT_IDENTIFY_PER_HOUR, value_parser = clap::value_parser!(u32).range(1..))]
     pub identify_per_hour: u32,
+
+    /// Class joins (right code or wrong) one client address may try at once; past it and the
+    /// rate, 429 with `Retry-After`. 0: no quota.
+    #[arg(long, env = "SENET_CLASS_JOIN_BURST", default_value_t = DEFAULT_CLASS_JOIN_BURST)]
+    pub class_join_burst: u32,
+
+    /// Class joins one client address may try per minute after its burst.
+    #[arg(long, env = "SENET_CLASS_JOIN_PER_MINUTE", default_value_t = DEFAULT_CLASS_JOIN_PER_MINUTE, value_parser = clap::value_parser!(u32).range(1..))]
+    pub class_join_per_minute: u32,
 }
 
 impl Default for EdgeSettings {
@@ -101,6 +116,8 @@ impl Default for EdgeSettings {
             join_per_minute: DEFAULT_JOIN_PER_MINUTE,
             identify_burst: DEFAULT_IDENTIFY_BURST,
             identify_per_hour: DEFAULT_IDENTIFY_PER_HOUR,
+            class_join_burst: DEFAULT_CLASS_JOIN_BURST,
+            class_join_per_minute: DEFAULT_CLASS_JOIN_PER_MINUTE,
         }
     }
 }
