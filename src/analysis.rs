@@ -295,6 +295,7 @@ mod tests {
                 sticks: [false; 4],
                 value,
                 legal: Vec::new(),
+                refused: Vec::new(),
             });
             position = match from {
                 Some(from) => position.play(from, roll).unwrap().0,

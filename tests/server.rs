@@ -235,10 +235,31 @@ async fn every_bad_input_gets_its_error_and_changes_nothing() {
         .iter()
         .map(|m| m["from"].as_u64().unwrap())
         .collect();
-    for from in [2u64, 4, 6, 8, 10]
+    // The throw named each piece it cannot move, with the reason the move is then refused for.
+    let named: Vec<(u64, String)> = rolled["d"]["refused"]
+        .as_array()
+        .map(|refused| {
+            refused
+                .iter()
+                .map(|r| {
+                    (
+                        r["from"].as_u64().unwrap(),
+                        r["reason"].as_str().unwrap().into(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let stuck: Vec<u64> = [2u64, 4, 6, 8, 10]
         .into_iter()
         .filter(|f| !legal.contains(f))
-    {
+        .collect();
+    assert_eq!(
+        named.iter().map(|(from, _)| *from).collect::<Vec<_>>(),
+        stuck,
+        "{rolled}"
+    );
+    for (from, reason_named) in named {
         let refused = table
             .black
             .refused("move", json!({"from": from}), "illegal_move")
@@ -249,6 +270,7 @@ async fn every_bad_input_gets_its_error_and_changes_nothing() {
             ["occupied_by_own", "blocked"].contains(&reason),
             "{from}+{value}: {refused}"
         );
+        assert_eq!(reason, reason_named, "{from}+{value}");
         assert!(!refused["d"]["message"].as_str().unwrap().is_empty());
     }
     assert_eq!(game_part(&spectator.sync().await), thrown);

@@ -394,6 +394,21 @@ impl Position {
         }
     }
 
+    /// Why the piece on `from` may not use this throw (the rule that stops it, as the move
+    /// generator applies it), or `None` exactly when the move is legal. A page says it in words
+    /// when a player touches a piece that cannot move.
+    pub fn why_illegal(&self, from: Square, roll: Roll) -> Option<IllegalMove> {
+        self.check(from, roll).err()
+    }
+
+    /// The pieces of the side to move that cannot use this throw, ascending, each with the
+    /// rule that stops it; none once the game is over.
+    pub fn refusals(&self, roll: Roll) -> impl Iterator<Item = (Square, IllegalMove)> + use<> {
+        let position = *self;
+        self.squares(self.turn)
+            .filter_map(move |from| Some((from, position.why_illegal(from, roll)?)))
+    }
+
     /// Every legal move for this throw, ordered by `from`. Empty means the
     /// throw cannot be used and the turn passes.
     pub fn legal_moves(&self, roll: Roll) -> MoveList {

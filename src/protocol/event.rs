@@ -30,6 +30,16 @@ pub struct LegalMove {
     pub to: To,
 }
 
+/// An own piece the throw cannot move, and why: the engine's [`IllegalMove`] code
+/// (`must_stop_on_26`, `blocked`, ...), so a page can say it in words when the piece is touched.
+///
+/// [`IllegalMove`]: crate::engine::IllegalMove
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedMove {
+    pub from: u8,
+    pub reason: String,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "lowercase")]
 pub enum EffectName {
@@ -166,6 +176,10 @@ pub enum Event {
         sticks: [bool; 4],
         value: u8,
         legal: Vec<LegalMove>,
+        /// The side's other pieces, each with the rule that stops it (none in a log from before
+        /// refusals were named).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        refused: Vec<RefusedMove>,
     },
     Moved {
         side: Side,
@@ -407,6 +421,7 @@ mod tests {
                 sticks: [true; 4],
                 value: 4,
                 legal: Vec::new(),
+                refused: Vec::new(),
             },
             EventKind::Moved => Event::Moved {
                 side,

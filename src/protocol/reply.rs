@@ -7,8 +7,8 @@ use strum::{EnumDiscriminants, EnumIter, IntoStaticStr};
 use super::chat::ChatState;
 use super::players::{Change, PlayerRef};
 use super::{
-    ClientSeeds, Clocks, EndReason, ErrorCode, LegalMove, Mode, Seat, TimeControl, UnixMs, Version,
-    Winner,
+    ClientSeeds, Clocks, EndReason, ErrorCode, LegalMove, Mode, RefusedMove, Seat, TimeControl,
+    UnixMs, Version, Winner,
 };
 use crate::ai::Level;
 use crate::engine::Side;
@@ -98,6 +98,9 @@ pub struct State {
     pub phase: Phase,
     pub throw: Option<Throw>,
     pub legal: Vec<LegalMove>,
+    /// The pieces of the side to move that cannot use the throw, and why (phase `move` only).
+    #[serde(default)]
+    pub refused: Vec<RefusedMove>,
     /// The square of the engine's move for the current throw once a hint was shown (practice
     /// rooms), so a page opened again shows it too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -266,6 +269,7 @@ mod tests {
             phase: Phase::Waiting,
             throw: None,
             legal: Vec::new(),
+            refused: Vec::new(),
             hint: None,
             players: Players {
                 black: player.clone(),

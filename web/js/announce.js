@@ -153,3 +153,12 @@ export function createThresholds() {
     },
   };
 }
+
+/**
+ * Why the piece on `from` cannot move with this throw, from the server's reason (an
+ * IllegalReason code): "The piece on 24 cannot move with this throw. The piece must stop on the
+ * House of Happiness (26) first."
+ */
+export function refusalSentence(from, reason) {
+  return t('refused.piece', { n: from, why: t(`illegal.${reason}`) });
+}

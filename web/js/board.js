@@ -119,14 +119,15 @@ let boards = 0;
 
 /**
  * A board drawn into `root` (an `<svg>`). `onMove(from)` is called when a highlighted piece is
- * chosen by click, Enter or Space; without it the board only shows. With `upright` (a media
+ * chosen by click, Enter or Space; without it the board only shows. `onRefused(from)` likewise
+ * for a piece of the side to move that this throw cannot move (the page then says why). With `upright` (a media
  * query list) the board stands upright while the query matches, and turns when it changes.
  */
 /**
  * @param {Element} root an `<svg>`
- * @param {{onMove?: ((from: number) => void) | null, upright?: MediaQueryList | null}} [options]
+ * @param {{onMove?: ((from: number) => void) | null, onRefused?: ((from: number) => void) | null, upright?: MediaQueryList | null}} [options]
  */
-export function createBoard(root, { onMove = null, upright = null } = {}) {
+export function createBoard(root, { onMove = null, onRefused = null, upright = null } = {}) {
   boards += 1;
   const arrowId = `route-arrow-${boards}`;
   root.setAttribute('role', 'group');
@@ -143,8 +144,8 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
   // Moves drawn over the pieces by `showMoves` (the replay's played and best moves).
   const notes = svg('g', { class: 'notes', 'aria-hidden': 'true' });
   root.replaceChildren(defs, cells, trail, marks, pieces, notes);
-  /** @type {{position: string | null, legal: any[], last: any}} */
-  let view = { position: null, legal: [], last: null };
+  /** @type {{position: string | null, legal: any[], last: any, refused: any[]}} */
+  let view = { position: null, legal: [], last: null, refused: [] };
   let shape = LYING;
 
   const at = (square) => centre(square, shape);
@@ -190,39 +191,48 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
     marks.append(svg('rect', { class: 'destination', 'data-testid': 'destination', 'data-square': to, x: x + 3, y: y + 3, width: width - 6, height: height - 6 }));
   }
 
-  function drawPiece(side, square, move) {
+  function drawPiece(side, square, move, refused) {
     const { x, y } = at(square);
+    // A piece the throw cannot move is still a button when the page explains refusals: pressed,
+    // it says why. Not aria-disabled, since it does answer; its label says it cannot move.
+    const explains = !move && refused && onRefused;
     const label = move
       ? t('board.movablePiece', { side: sideName(side), n: square, to: destinationLabel(move.to) })
-      : t('board.piece', { side: sideName(side), n: square });
+      : t(explains ? 'board.refusedPiece' : 'board.piece', { side: sideName(side), n: square });
     const piece = svg(
       'g',
       {
-        class: `piece piece-${side}${move ? ' movable' : ''}`,
+        class: `piece piece-${side}${move ? ' movable' : ''}${explains ? ' refused' : ''}`,
         'data-testid': 'piece',
         'data-side': side,
         'data-square': square,
         'data-to': move ? move.to : null,
         transform: `translate(${x},${y})`,
-        role: move ? 'button' : 'img',
-        tabindex: move ? 0 : null,
+        'data-reason': explains ? refused.reason : null,
+        role: move || explains ? 'button' : 'img',
+        tabindex: move || explains ? 0 : null,
         'aria-label': label,
       },
       svg('g', { class: 'travel' }, svg('circle', { class: 'halo', r: 24 }), pieceShape(side)),
     );
     if (move && onMove) {
-      const choose = () => onMove(square);
-      piece.addEventListener('click', choose);
-      piece.addEventListener('keydown', (event) => {
-        if (event.key === 'Enter' || event.key === ' ') {
-          event.preventDefault();
-          choose();
-        }
-      });
+      pressable(piece, () => onMove(square));
       for (const type of ['mouseenter', 'focus']) piece.addEventListener(type, () => showDestination(move.to));
       for (const type of ['mouseleave', 'blur']) piece.addEventListener(type, () => showDestination(null));
     }
+    if (explains) pressable(piece, () => onRefused(square));
     return piece;
+  }
+
+  /** Call `press` on a click, Enter or Space. */
+  function pressable(node, press) {
+    node.addEventListener('click', press);
+    node.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        press();
+      }
+    });
   }
 
   /** A line along the track through the centres of `squares`. */
@@ -255,10 +265,11 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
 
   /**
    * Draw `position` (notation) with the server's `legal` moves highlighted and the `last` move
-   * marked. The board is drawn from this state alone; `animate` only moves what is drawn.
+   * marked; the `refused` pieces (`{from, reason}`) say why when pressed. The board is drawn
+   * from this state alone; `animate` only moves what is drawn.
    */
-  function render(position, legal = [], last = null) {
-    view = { position, legal, last };
+  function render(position, legal = [], last = null, refused = []) {
+    view = { position, legal, last, refused };
     root.dataset.position = position ?? '';
     showDestination(null);
     notes.replaceChildren();
@@ -270,8 +281,9 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
     // The new pieces are drawn first and swapped in at once: a drawing that fails half-way
     // leaves the last board standing, never an empty one.
     const moves = new Map(legal.map((move) => [move.from, move]));
+    const refusals = new Map(refused.map((refusal) => [refusal.from, refusal]));
     const { squares } = readPosition(position);
-    const drawn = ['black', 'white'].flatMap((side) => squares[side].map((square) => drawPiece(side, square, moves.get(square))));
+    const drawn = ['black', 'white'].flatMap((side) => squares[side].map((square) => drawPiece(side, square, moves.get(square), refusals.get(square))));
     pieces.replaceChildren(...drawn);
   }
 
@@ -341,7 +353,7 @@ export function createBoard(root, { onMove = null, upright = null } = {}) {
   /** Redraw the texts after a language switch (and the board after it turned). */
   function relabel() {
     drawCells();
-    render(view.position, view.legal, view.last);
+    render(view.position, view.legal, view.last, view.refused);
   }
 
   upright?.addEventListener('change', relabel);

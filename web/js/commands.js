@@ -9,7 +9,7 @@ import { describe } from './movelog.js';
 import { Phase } from './protocol.js';
 import { formatClock } from './clock.js';
 import { readPosition } from './state.js';
-import { sidesOf, turnSentence } from './announce.js';
+import { refusalSentence, sidesOf, turnSentence } from './announce.js';
 
 /** The commands in the order of `cmd.letters`. */
 const NAMES = ['throw', 'board', 'clocks', 'last', 'moves', 'help'];
@@ -68,7 +68,12 @@ export function runCommand(text, model, { remaining = () => 0 } = {}) {
     const from = Number(word);
     const mine = sidesOf(model.seat).includes(state.turn) && state.phase === Phase.Move;
     if (!mine) return { say: `${t('cmd.noMoveNow')} ${turnSentence(model)}` };
-    if (!state.legal.some((move) => move.from === from)) return { say: `${t('cmd.notMovable', { n: from })} ${movesSentence(model)}` };
+    if (!state.legal.some((move) => move.from === from)) {
+      // The server's reason when it names one (a piece of ours), else plainly "cannot move".
+      const refusal = state.refused.find((refused) => refused.from === from);
+      const why = refusal ? refusalSentence(from, refusal.reason) : t('cmd.notMovable', { n: from });
+      return { say: `${why} ${movesSentence(model)}` };
+    }
     return { action: 'move', from };
   }
   switch (commandOf(word)) {

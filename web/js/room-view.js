@@ -11,15 +11,21 @@ import { describe } from './movelog.js';
 import { readPosition, opponent, seatPlayer } from './state.js';
 import { changeText, nameOf, playerLabel } from './players-view.js';
 import { roomPage } from './api.js';
-import { resultTexts, sidesOf, turnSentence } from './announce.js';
+import { refusalSentence, resultTexts, sidesOf, turnSentence } from './announce.js';
 import { DEFAULT_LEVEL, EndReason, Mode, Phase, Seat } from './protocol.js';
 
 /** Where the room's board stands upright; senet.css lays the page out for it by the same query. */
 const UPRIGHT_BOARD = '(orientation: portrait) and (max-width: 600px)';
 const SIDE_PARAMS = ['side', 'next', 'loser', 'winner'];
+/** The message saying why a touched piece cannot move (`{n, reason}`). */
+export const REFUSED = 'refused.piece';
 
-/** Translate a stored `{key, params}` message, naming sides in the current language. */
+/**
+ * Translate a stored `{key, params}` message, naming sides in the current language.
+ * @param {{key: string, params?: any}} message
+ */
 function phrase({ key, params = {} }) {
+  if (key === REFUSED) return refusalSentence(params.n, params.reason);
   const words = { ...params };
   for (const name of SIDE_PARAMS) if (words[name]) words[name] = sideName(words[name]);
   return t(key, words);
@@ -81,10 +87,13 @@ export function invitation(model) {
   return { title, details: text, sentence: t('join.sentence', { title, details: text }) };
 }
 
-/** The room view; `onMove(from)` is called when a highlighted piece is chosen. */
-export function createRoomView(root, { onMove }) {
+/**
+ * The room view; `onMove(from)` is called when a highlighted piece is chosen, `onRefused(from)`
+ * when a piece of this seat's that the throw cannot move is.
+ */
+export function createRoomView(root, { onMove, onRefused }) {
   // A portrait phone stands the board upright: ten rows of three squares of 44 px or more.
-  const board = createBoard(part('board', root), { onMove, upright: matchMedia(UPRIGHT_BOARD) });
+  const board = createBoard(part('board', root), { onMove, onRefused, upright: matchMedia(UPRIGHT_BOARD) });
   const clocks = createClocks(root);
 
   function renderPlayer(model, side) {
@@ -336,8 +345,8 @@ export function createRoomView(root, { onMove }) {
     renderPlayer(model, 'black');
     renderPlayer(model, 'white');
     clocks.update(state);
-    const movable = isMyTurn(model) && state.phase === Phase.Move && !model.pending && model.ready ? state.legal : [];
-    board.render(state.position, movable, lastMove(model.log));
+    const choosing = isMyTurn(model) && state.phase === Phase.Move && !model.pending && model.ready;
+    board.render(state.position, choosing ? state.legal : [], lastMove(model.log), choosing ? state.refused : []);
     renderHint(model);
     part('turn', root).textContent = turnText(model);
     renderThrow(model);

@@ -7,12 +7,12 @@
 import { part } from './dom.js';
 import { hasText, t, translate } from './i18n.js';
 import { normalizeState, applyEvent, ratingsOf, RATED, seatPlayer } from './state.js';
-import { invitation, invited, ratingLine } from './room-view.js';
+import { REFUSED, invitation, invited, ratingLine } from './room-view.js';
 import { entriesFrom } from './movelog.js';
 import { mountVerification } from './verify.js';
 import { createReplay } from './replay.js';
 import { createAnalysis } from './analysis.js';
-import { createAnnouncer, createThresholds, eventSentence, presenceSentence, sidesOf, turnSentence, who } from './announce.js';
+import { createAnnouncer, createThresholds, eventSentence, presenceSentence, refusalSentence, sidesOf, turnSentence, who } from './announce.js';
 import { runCommand } from './commands.js';
 import { createChat } from './chat.js';
 import { chime, play, soundOf } from './sound.js';
@@ -158,7 +158,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
   // gets a fresh one) and sent only once the server has logged the room's seed hash.
   const clientSeed = newClientSeed();
   let seedSent = false; // on this connection: the server's answer is the `client-seed` event
-  const view = createView(root, { onMove: (from) => act(ClientMessage.Move, { from }) });
+  const view = createView(root, { onMove: (from) => act(ClientMessage.Move, { from }), onRefused: explainRefusal });
   const loadRecord = () => api.roomRecord(roomId);
   const replay = createReplay(part('replay', root), part('open-replay', root), loadRecord);
   const verification = mountVerification(part('verify', root), part('verify-result', root), loadRecord);
@@ -467,6 +467,18 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
       box.open = true;
       part('command', root).focus();
     });
+  }
+
+  /**
+   * A piece of ours that the throw cannot move was touched (click, tap, Enter): say why, in the
+   * server's words for it, on the status line and politely to a screen reader.
+   */
+  function explainRefusal(from) {
+    const refusal = model.state?.refused.find((refused) => refused.from === from);
+    if (!refusal) return;
+    model.message = { key: REFUSED, params: { n: from, reason: refusal.reason } };
+    render();
+    announcer.say(refusalSentence(from, refusal.reason));
   }
 
   /** A click on the board while the connection is down: say why nothing happens. */

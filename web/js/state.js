@@ -1,6 +1,6 @@
 // The page's copy of the room state: the `State` of docs/PROTOCOL.md, brought up to date by each
 // event exactly as the server describes it. Nothing here decides what is legal; `legal` is the
-// server's list.
+// server's list, `refused` the server's reason for each other piece of the side to move.
 
 import { Event, Phase } from './protocol.js';
 
@@ -57,6 +57,7 @@ export function normalizeState(state) {
     ...state,
     players,
     legal: state.legal ?? [],
+    refused: state.refused ?? [],
     throw: state.throw ?? null,
     result: state.result ?? null,
     rematch: state.rematch ?? null,
@@ -116,18 +117,18 @@ export function applyEvent(previous, type, d) {
       break;
     case Event.Rolled:
       // With no legal move the phase stays "move" until the server's `passed` follows.
-      Object.assign(s, { turn: d.side, phase: Phase.Move, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [] });
+      Object.assign(s, { turn: d.side, phase: Phase.Move, throw: { sticks: d.sticks, value: d.value }, legal: d.legal ?? [], refused: d.refused ?? [] });
       s.client_seeds_open = false;
       break;
     case Event.Hinted:
       s.hint = d.from;
       break;
     case Event.Moved:
-      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
+      Object.assign(s, { position: d.position, turn: d.next, phase: Phase.Roll, throw: null, legal: [], refused: [], hint: null });
       if (d.next !== d.side) beginTurn(s, d.next);
       break;
     case Event.Passed:
-      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [], hint: null });
+      Object.assign(s, { turn: d.next, phase: Phase.Roll, throw: null, legal: [], refused: [], hint: null });
       beginTurn(s, d.next);
       break;
     case Event.DrawOffered:
@@ -141,7 +142,7 @@ export function applyEvent(previous, type, d) {
       for (const side of SIDES) if (d[side]) Object.assign(s.players[side], d[side]);
       break;
     case Event.GameOver:
-      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], draw_offer: null, hint: null });
+      Object.assign(s, { phase: Phase.Over, throw: null, legal: [], refused: [], draw_offer: null, hint: null });
       s.result = { winner: d.winner, reason: d.reason, note: d.note };
       s.seed = d.seed;
       break;

@@ -77,6 +77,7 @@ const en = {
   'board.toSquare': 'to {n}',
   'board.piece': '{side} piece on {n}',
   'board.movablePiece': '{side} piece on {n}: move {to}',
+  'board.refusedPiece': '{side} piece on {n}: cannot move with this throw (press to hear why)',
 
   'sticks.none': 'No throw yet',
   'sticks.marked': 'marked',
@@ -144,6 +145,7 @@ const en = {
   'cmd.noMoveNow': 'No move to choose now.',
   'cmd.noThrowNow': 'You cannot throw now.',
   'cmd.notMovable': 'Your piece on {n} cannot move.',
+  'refused.piece': 'The piece on {n} cannot move with this throw. {why}',
   'seat.black': 'You play black.',
   'seat.white': 'You play white.',
   'seat.both': 'Both sides play on this screen.',
@@ -355,6 +357,7 @@ const zhHant = {
   'board.toSquare': '走到 {n}',
   'board.piece': '{side}棋子，第 {n} 格',
   'board.movablePiece': '{side}棋子，第 {n} 格：{to}',
+  'board.refusedPiece': '{side}棋子，第 {n} 格：這一擲不能走（按下可聽原因）',
 
   'sticks.none': '尚未擲籤',
   'sticks.marked': '花面',
@@ -422,6 +425,7 @@ const zhHant = {
   'cmd.noMoveNow': '現在沒有可選的步。',
   'cmd.noThrowNow': '現在不能擲籤。',
   'cmd.notMovable': '你在 {n} 的棋子不能走。',
+  'refused.piece': '第 {n} 格的棋子這一擲不能走。{why}',
   'seat.black': '你執黑方。',
   'seat.white': '你執白方。',
   'seat.both': '雙方都在這個螢幕上下。',
@@ -633,6 +637,7 @@ const ru = {
   'board.toSquare': 'на {n}',
   'board.piece': '{side}: фишка на клетке {n}',
   'board.movablePiece': '{side}: фишка на клетке {n}, ход {to}',
+  'board.refusedPiece': '{side}: фишка на клетке {n} не может пойти с этим броском (нажмите, чтобы узнать почему)',
 
   'sticks.none': 'Броска ещё не было',
   'sticks.marked': 'отмеченная',
@@ -700,6 +705,7 @@ const ru = {
   'cmd.noMoveNow': 'Сейчас выбирать ход не нужно.',
   'cmd.noThrowNow': 'Сейчас бросать нельзя.',
   'cmd.notMovable': 'Ваша фишка на {n} не может пойти.',
+  'refused.piece': 'Фишка на {n} не может пойти с этим броском. {why}',
   'seat.black': 'Вы играете чёрными.',
   'seat.white': 'Вы играете белыми.',
   'seat.both': 'Обе стороны играют на этом экране.',

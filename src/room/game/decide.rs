@@ -2,7 +2,7 @@
 //! throw, a move or a resignation (the offers, the claim and the hint have files of their own),
 //! and the game's end.
 
-use super::{Context, Decision, Game, Next, Stage, index, legal_move, to_wire};
+use super::{Context, Decision, Game, Next, Stage, index, legal_move, refused_moves, to_wire};
 use crate::engine::{Effect, Move, Position, Side};
 use crate::fairness::sticks_for;
 use crate::protocol::{
@@ -131,6 +131,7 @@ impl Game {
             sticks: sticks.faces(),
             value: roll.value(),
             legal: legal.iter().map(legal_move).collect(),
+            refused: refused_moves(&self.position, roll),
         });
         if legal.is_empty() {
             next.push(Event::Passed {

@@ -45,7 +45,7 @@ mod tests;
 mod view;
 
 pub use chat::{Readers, Speaker, side_name, withheld};
-use view::{legal_move, to_wire};
+use view::{legal_move, refused_moves, to_wire};
 
 /// What a decision may depend on besides the state.
 #[derive(Clone, Debug)]

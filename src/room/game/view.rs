@@ -2,10 +2,10 @@
 //! full state a client draws; the engine's moves in the wire's terms.
 
 use super::{Game, Stage, index};
-use crate::engine::{Move, Side, Target};
+use crate::engine::{Move, Position, Roll, Side, Target};
 use crate::protocol::{
-    ClientSeeds, GameResult, LegalMove, OffMarker, Phase, PlayerState, Players, RoomSummary, Seat,
-    State, Status, Throw, To, UnixMs,
+    ClientSeeds, GameResult, LegalMove, OffMarker, Phase, PlayerState, Players, RefusedMove,
+    RoomSummary, Seat, State, Status, Throw, To, UnixMs,
 };
 
 impl Game {
@@ -76,7 +76,7 @@ impl Game {
 
     /// The full state a client draws at `now`; `spectators` is live, not logged.
     pub fn state(&self, spectators: usize, now: UnixMs) -> State {
-        let (throw, legal) = match self.stage {
+        let (throw, legal, refused) = match self.stage {
             Stage::Move { sticks } => (
                 Some(Throw {
                     sticks: sticks.faces(),
@@ -87,8 +87,9 @@ impl Game {
                     .iter()
                     .map(legal_move)
                     .collect(),
+                refused_moves(&self.position, sticks.roll()),
             ),
-            _ => (None, Vec::new()),
+            _ => (None, Vec::new(), Vec::new()),
         };
         State {
             room: self.room.id.clone(),
@@ -99,6 +100,7 @@ impl Game {
             phase: self.phase(),
             throw,
             legal,
+            refused,
             hint: self.hint,
             players: self.players(),
             spectators,
@@ -140,6 +142,17 @@ pub(super) fn legal_move(mv: &Move) -> LegalMove {
         from: mv.from,
         to: to_wire(mv.to),
     }
+}
+
+/// The pieces of the side to move that cannot use `roll`, each with the engine's reason code.
+pub(super) fn refused_moves(position: &Position, roll: Roll) -> Vec<RefusedMove> {
+    position
+        .refusals(roll)
+        .map(|(from, reason)| RefusedMove {
+            from,
+            reason: reason.code().to_string(),
+        })
+        .collect()
 }
 
 pub(super) fn to_wire(target: Target) -> To {
