@@ -4,6 +4,7 @@
 // podium. It follows the tournament live on `/ws/tournaments/{id}` (docs/PROTOCOL.md), which
 // sends it again whenever its log changes: nothing is polled.
 
+import './players-view.js';
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, sideName, t } from './i18n.js';
 import { roomPage, saveSeat } from './api.js';
