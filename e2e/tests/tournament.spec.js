@@ -30,13 +30,16 @@ async function identified(open, locale, stem) {
   return { page, name };
 }
 
+/** The address `path` on the page's own server. */
+const at = (page, path) => new URL(path, page.url()).href;
+
 async function fitsPhone(page, where) {
   expect(await page.evaluate(() => document.documentElement.scrollWidth), `${where} at 360 px`).toBeLessThanOrEqual(PHONE.width);
 }
 
 test('the list page creates a tournament, and shows a refusal as the server words it', async ({ open }) => {
   const { page } = await identified(open, 'en-US', 'host');
-  await page.goto('/tournaments');
+  await page.goto(at(page, '/tournaments'));
   await expect(page.getByTestId('create-form')).toBeVisible();
   await expectNoViolations(page, '/tournaments');
 
@@ -57,8 +60,9 @@ test('the list page creates a tournament, and shows a refusal as the server word
   await expect(page.getByTestId('countdown')).toContainText('Starts in');
 
   // The home page lists it among the upcoming ones.
-  await page.goto('/');
-  await expect(page.getByTestId('home-tournaments').getByText('Late Night Swiss')).toBeVisible();
+  await page.goto(at(page, '/'));
+  const listed = page.getByTestId('home-tournaments').getByTestId('tournament-item').filter({ hasText: 'Late Night Swiss' });
+  await expect(listed).toContainText('Swiss, 5 rounds');
   await expectNoViolations(page, 'the home page with its tournaments');
 });
 
@@ -71,7 +75,7 @@ for (const [locale, lang] of [
     const anna = await identified(open, locale, 'anna');
     const boris = await identified(open, locale, 'boris');
     // Made through the API (the form's start is in whole minutes): starting in 12 s.
-    const created = await anna.page.request.post('/api/tournaments', {
+    const created = await anna.page.request.post(at(anna.page, '/api/tournaments'), {
       data: { name: 'Pocket Swiss', format: 'swiss', rounds: 3, clock: { initial: 300, increment: 0 }, starts_at: Date.now() + 12_000 },
     });
     expect(created.status()).toBe(201);
@@ -79,7 +83,7 @@ for (const [locale, lang] of [
     const where = `/t/${id}`;
 
     for (const { page } of [anna, boris]) {
-      await page.goto(where);
+      await page.goto(at(page, where));
       await expect(page.locator('html')).toHaveAttribute('lang', lang);
       await expect(page.getByTestId('join')).toBeVisible();
     }
@@ -89,14 +93,16 @@ for (const [locale, lang] of [
     await boris.page.getByTestId('join').click();
     await expect(anna.page.getByTestId('standings-row')).toHaveCount(2);
     await expect(anna.page.getByTestId('withdraw')).toBeVisible();
+    await expect(anna.page.getByTestId('rules')).toContainText(lang === 'en' ? 'Swiss of 3 rounds, clock 5+0' : 'туров: 3, часы 5+0');
     await expectNoViolations(anna.page, `an upcoming tournament in ${lang}`);
 
     for (let round = 1; round <= 3; round += 1) {
       // The pairing: announced to each (a screen reader too), the way into the game offered.
-      for (const { page } of [anna, boris]) {
-        await expect(page.getByTestId('play-game')).toBeVisible({ timeout: 20_000 });
-        await expect(page.getByTestId('announcements').getByTestId('said')).toHaveCount(round);
-      }
+      for (const { page } of [anna, boris]) await expect(page.getByTestId('play-game')).toBeVisible({ timeout: 20_000 });
+      // Boris's page stays open: one announcement a round. Anna's is loaded anew each round as she
+      // comes back from her game (it may come back before the last game's result is taken).
+      await expect(boris.page.getByTestId('announcements').getByTestId('said')).toHaveCount(round);
+      await expect(anna.page.getByTestId('announcements').getByTestId('said').last()).toBeAttached();
       await expect(anna.page.getByTestId('game-item')).toHaveCount(1);
       if (round === 1) await expectNoViolations(anna.page, `a running tournament in ${lang}`);
       // Anna opens her game, resigns, and goes back by the room's link.

@@ -16,8 +16,7 @@ export const tournamentHref = (id) => `/t/${encodeURIComponent(id)}`;
 
 /** "Arena, 30 min" / "Swiss, 5 rounds". */
 export function formatText(settings) {
-  const format = settings.format;
-  return format.format === 'arena' ? t('tournaments.arena', { minutes: format.minutes }) : t('tournaments.swiss', { rounds: format.rounds });
+  return settings.format === 'arena' ? t('tournaments.arena', { minutes: settings.minutes }) : t('tournaments.swiss', { rounds: settings.rounds });
 }
 
 /** "3+2" for a clock of 3 minutes and 2 seconds a move; seconds alone when under a minute. */

@@ -4,6 +4,7 @@
 // podium. It follows the tournament live on `/ws/tournaments/{id}` (docs/PROTOCOL.md), which
 // sends it again whenever its log changes: nothing is polled.
 
+import './players-view.js';
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, sideName, t } from './i18n.js';
 import { roomPage, saveSeat } from './api.js';
@@ -21,7 +22,7 @@ let shown = null;
 let announced = null;
 let retryIn = 500;
 
-const isArena = () => shown?.settings.format.format === 'arena';
+const isArena = () => shown?.settings.format === 'arena';
 /** A score in points: a Swiss counts half-points (a win 1), an Arena whole ones (a win 2). */
 const points = (half) => (isArena() ? String(half) : `${Math.floor(half / 2)}${half % 2 ? '½' : ''}`);
 
@@ -32,15 +33,14 @@ function statusLine() {
   const left = until ? formatClock(Math.max(0, until - now)) : '';
   const key = shown.status === 'upcoming' ? 'tournament.startsIn' : 'tournament.endsIn';
   let countdown = until ? t(key, { time: left }) : '';
-  if (!isArena() && shown.status === 'running') countdown = t('tournament.round', { round: shown.round, rounds: shown.settings.format.rounds });
+  if (!isArena() && shown.status === 'running') countdown = t('tournament.round', { round: shown.round, rounds: shown.settings.rounds });
   part('countdown').textContent = countdown;
 }
 
 function about() {
   const { settings } = shown;
-  const format = settings.format;
   const clock = clockText(settings.clock);
-  part('rules').textContent = isArena() ? t('tournament.rulesArena', { minutes: format.minutes, clock }) : t('tournament.rulesSwiss', { rounds: format.rounds, clock });
+  part('rules').textContent = isArena() ? t('tournament.rulesArena', { minutes: settings.minutes, clock }) : t('tournament.rulesSwiss', { rounds: settings.rounds, clock });
   part('rated-line').textContent = t(settings.rated ? 'tournament.ratedLine' : 'tournament.casualLine');
   const you = shown.you;
   const open = shown.status === 'upcoming' || (shown.status === 'running' && isArena());
@@ -83,7 +83,7 @@ function yourGame() {
 }
 
 function standingsRow(line) {
-  const marks = [line.on_fire && t('tournament.onFire'), line.paused && t('tournament.pausedMark'), line.withdrawn && t('tournament.withdrawnMark')].filter(Boolean);
+  const marks = [isArena() && line.on_fire && t('tournament.onFire'), line.paused && t('tournament.pausedMark'), line.withdrawn && t('tournament.withdrawnMark')].filter(Boolean);
   const mine = shown.you?.player === line.player;
   return el(
     'tr',

@@ -2,6 +2,7 @@
 // (POST /api/tournaments, for a player with an identity). The form says the bounds the server
 // checks; whatever the server refuses is shown as it words it, and a created tournament opens.
 
+import './players-view.js';
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
 import { me } from './api.js';
