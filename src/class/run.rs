@@ -146,12 +146,12 @@ async fn against_computer(
     Ok(games)
 }
 
+/// A pairing: its boards (black, white) and the odd pupil out, who plays the computer.
+type Paired = (Vec<(PupilRow, PupilRow)>, Option<PupilRow>);
+
 /// A Swiss round over the free pupils, each numbered by their place in `free`, scored by the
 /// class's finished games between pupils (a win 2 half-points, as the tournaments count).
-fn swiss(
-    free: &[PupilRow],
-    played: &[Played],
-) -> Result<(Vec<(PupilRow, PupilRow)>, Option<PupilRow>), ClassError> {
+fn swiss(free: &[PupilRow], played: &[Played]) -> Result<Paired, ClassError> {
     let number: HashMap<&str, u32> = free
         .iter()
         .zip(0..)
