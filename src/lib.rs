@@ -4,7 +4,7 @@
 //!
 //! Modules by layer, from the outside in. A module may import from its own layer and from the
 //! layers below it, never from above, and the modules import one another without cycles:
-//! commands → server / web → lobby / tournament → room → store / players → analysis / lessons / loadgen / puzzles →
+//! commands → server / web → lobby / tournament / class → room → store / players → analysis / lessons / loadgen / puzzles →
 //! protocol → ai → engine; the leaf helpers `fairness`, `secrets`, `telemetry`, `os` may be imported from
 //! anywhere and import only each other and the protocol, ai and engine. `tests/layout.rs` reads
 //! `src/` and fails on any `crate::` path against this order (and on a pure file of the game
@@ -29,6 +29,10 @@
 //! - [`tournament`]: Arena and Swiss tournaments (docs/TOURNAMENTS.md), beside the lobby: a
 //!   tournament starts its games as rooms. Its pairing (`tournament::pairing`) is pure: a
 //!   maximum-weight matching (`rustworkx-core`) over costs that encode each format's rules.
+//! - [`class`]: a teacher's class without accounts (issue 50): pupils join by a code and a first
+//!   name, the teacher pairs them (the tournaments' Swiss pairing), starts games against the
+//!   computer or a lesson, pauses and ends every game; its games are rooms made with both seats
+//!   taken; a store of its own on both backends, deleted at the class's retention.
 //! - [`players`]: who comes back — identities without passwords (a public id and a hashed
 //!   secret), display names, Glicko-2 ratings on `skillratings` and their replay from the log
 //!   (`senet ratings verify`), with a store of their own on both backends.

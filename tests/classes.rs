@@ -114,6 +114,9 @@ async fn thirty_pupils_paired_play_and_are_run_by_their_teacher(server: TestServ
             .any(|e| e["t"] == "moved" || e["t"] == "rolled")
     );
     assert_eq!(white.sync().await["turn"], "white");
+    // The teacher chose no chat: not even a preset.
+    let hello = json!({"preset": "hello"});
+    white.refused("chat", hello, "chat_not_allowed").await;
 
     // A stranger cannot sit at a class game.
     let (status, refused) = common::http(
@@ -317,11 +320,7 @@ async fn the_bounds_sixty_pupils_ten_classes_and_the_join_pace() {
         open_class(&mut teacher, &format!("Class {n}")).await;
     }
     let eleventh = teacher
-        .call(
-            "POST",
-            &format!("/api/classes"),
-            Some(json!({"name": "Eleven"})),
-        )
+        .call("POST", "/api/classes", Some(json!({"name": "Eleven"})))
         .await;
     assert_eq!(
         (eleventh.status, &eleventh.body["error"]),

@@ -1,5 +1,5 @@
 //! The layout `src/lib.rs` states, checked: imports between the top-level modules flow one way
-//! (commands → server → lobby / tournament → room → store / players → protocol → ai → engine, with the helpers from
+//! (commands → server → lobby / tournament / class → room → store / players → protocol → ai → engine, with the helpers from
 //! anywhere), the pure game never sees a stored row, and every `senet serve` default is written
 //! once (a bare `senet serve` parses to the library's own defaults), no file in `src/` is over
 //! 600 lines, and inside a module no files import one another in a circle.

@@ -146,12 +146,12 @@ async fn against_computer(
     Ok(games)
 }
 
-/// A round's boards (black, white) and the pupil left over, if any.
-type Round = (Vec<(PupilRow, PupilRow)>, Option<PupilRow>);
+/// A pairing: its boards (black, white) and the odd pupil out, who plays the computer.
+type Paired = (Vec<(PupilRow, PupilRow)>, Option<PupilRow>);
 
 /// A Swiss round over the free pupils, each numbered by their place in `free`, scored by the
 /// class's finished games between pupils (a win 2 half-points, as the tournaments count).
-fn swiss(free: &[PupilRow], played: &[Played]) -> Result<Round, ClassError> {
+fn swiss(free: &[PupilRow], played: &[Played]) -> Result<Paired, ClassError> {
     let number: HashMap<&str, u32> = free
         .iter()
         .zip(0..)

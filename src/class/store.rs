@@ -388,9 +388,11 @@ impl ClassStore {
         })
     }
 
-    /// The class room `room` belongs to, if it is a class game.
-    pub async fn class_of_room(&self, room: &str) -> Result<Option<String>, ClassError> {
-        let query = "SELECT class FROM class_games WHERE room = $1";
+    /// The chat the teacher chose for the class whose game is in `room` (`none` or `presets`);
+    /// `None` when it is no class game.
+    pub async fn class_chat_of_room(&self, room: &str) -> Result<Option<String>, ClassError> {
+        let query =
+            "SELECT c.chat FROM class_games g JOIN classes c ON c.id = g.class WHERE g.room = $1";
         on_pool!(self, |pool, _begin, _lock| {
             let row = sqlx::query(query).bind(room).fetch_optional(pool).await?;
             Ok(row.map(|row| row.try_get(0)).transpose()?)

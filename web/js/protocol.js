@@ -54,6 +54,12 @@ export const ErrorCode = Object.freeze({
   TournamentClosed: 'tournament_closed',
   TournamentFull: 'tournament_full',
   TooManyTournaments: 'too_many_tournaments',
+  ClassNotFound: 'class_not_found',
+  ClassCodeUnknown: 'class_code_unknown',
+  ClassFull: 'class_full',
+  PupilNameTaken: 'pupil_name_taken',
+  TooManyClasses: 'too_many_classes',
+  NoPupil: 'no_pupil',
   Unavailable: 'unavailable',
   Internal: 'internal',
 });

@@ -33,6 +33,9 @@ impl Connection {
             ChatRequest::Report { reason } => Some(reason.clone()),
             _ => None,
         };
+        if let Err(error) = self.check_class_chat(&request).await {
+            return peer.reply(&error_reply(error, id)).await;
+        }
         let identified = match self.check_sender(&request, seat).await {
             Ok(identified) => identified,
             Err(error) => return peer.reply(&error_reply(error, id)).await,
@@ -105,6 +108,29 @@ impl Connection {
         Ok(seated.as_ref().is_some_and(|seated| {
             seated.black.is_some() && seated.white.is_some() && holder == Some(player)
         }))
+    }
+
+    /// In a class game (issue 50) the teacher chose the chat: `none` refuses every message,
+    /// `presets` free text (which pupils, not being players, could not send anyway; this refuses
+    /// it from a spectator too). A report is always taken.
+    async fn check_class_chat(&self, request: &ChatRequest) -> Result<(), WireError> {
+        let ChatRequest::Say(say) = request else {
+            return Ok(());
+        };
+        let class = self.classes.class_chat_of_room(&self.room).await;
+        let chat = class.map_err(|error| WireError::internal(&error))?;
+        let refused = match chat.as_deref() {
+            None => false,
+            Some("presets") => matches!(say, Say::Text(_)),
+            Some(_) => true,
+        };
+        match refused {
+            true => Err(WireError::new(
+                ErrorCode::ChatNotAllowed,
+                "the teacher chose this class's chat: presets only, or none",
+            )),
+            false => Ok(()),
+        }
     }
 
     /// `chat_timed_out` while an operator's time-out of `player` runs.
