@@ -43,7 +43,8 @@ impl Lobby {
                 crate::store::News::Resync => self.reload().await,
                 crate::store::News::Appended { .. }
                 | crate::store::News::Spectators { .. }
-                | crate::store::News::SpectatorsAsked { .. } => Ok(()),
+                | crate::store::News::SpectatorsAsked { .. }
+                | crate::store::News::Challenge { .. } => Ok(()),
             };
             if let Err(error) = applied {
                 tracing::warn!(%error, "could not bring the lobby up to date");

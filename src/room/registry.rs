@@ -319,7 +319,7 @@ impl Rooms {
                         }
                     }
                     // The lobby's business (crate::lobby).
-                    News::Seek { .. } => {}
+                    News::Seek { .. } | News::Challenge { .. } => {}
                     News::Spectators { instance, counts } => {
                         rooms.heard_spectators(instance, counts);
                     }

@@ -68,6 +68,7 @@ pub async fn upgrade(
         player_name: player.as_ref().map(|row| shown::player_ref(row).name),
         player: player.map(|row| row.id),
         moderation: state.moderation.clone(),
+        challenges: state.challenges.clone(),
         players: state.players.clone(),
         attached: None,
         evicted: CancellationToken::new(),
@@ -119,6 +120,8 @@ struct Connection {
     players: Arc<dyn PlayerStore>,
     /// Chat time-outs and reports (`ws/chat.rs`).
     moderation: BanStore,
+    /// For blocks: two players who blocked one another do not chat (issue 46).
+    challenges: crate::lobby::challenges::Challenges,
     attached: Option<Seated>,
     /// Cancelled by the room when this seat's newer sockets push this one out; never cancelled
     /// before hello.
