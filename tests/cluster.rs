@@ -195,11 +195,12 @@ async fn a_listener_that_stops_hearing_reconnects_by_itself(url: String) {
         match next(&mut news).await {
             News::Resync => break,
             News::Appended { room, v } => assert_ne!(room, id, "heard v{v} while frozen"),
-            // Other tests' lobbies and spectators.
+            // Other tests' lobbies, spectators, tournaments and challenges.
             News::Seek { .. }
             | News::Spectators { .. }
             | News::SpectatorsAsked { .. }
-            | News::Tournament { .. } => {}
+            | News::Tournament { .. }
+            | News::Challenge { .. } => {}
         }
     }
     store

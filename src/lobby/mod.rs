@@ -15,7 +15,8 @@
 //!
 //! Pairing by strength (issue 29): compatible means the same time control, the same rated
 //! choice (rated only with rated, which needs a player), never one's own seek (by visitor or
-//! by player), the asker's rating inside the seek's range if it set one and the seek's rating
+//! by player), never a seek of a player who blocked the asker or whom the asker blocked
+//! (issue 46), the asker's rating inside the seek's range if it set one and the seek's rating
 //! inside the asker's range if they set one, and the two ratings within a window that widens
 //! while the seek waits — ±100 at first, 50 more every 5 s, any rating after 30 s
 //! ([`LobbyConfig::window`], `store::Window`); of those, the nearest rating first, then the
@@ -55,6 +56,7 @@ use crate::room::{RoomError, Rooms};
 use crate::store::{Store, StoreError, Subscription, Window};
 
 mod batch;
+pub mod challenges;
 mod list;
 mod seeks;
 mod upkeep;

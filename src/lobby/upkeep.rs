@@ -44,7 +44,8 @@ impl Lobby {
                 crate::store::News::Appended { .. }
                 | crate::store::News::Spectators { .. }
                 | crate::store::News::SpectatorsAsked { .. }
-                | crate::store::News::Tournament { .. } => Ok(()),
+                | crate::store::News::Tournament { .. }
+                | crate::store::News::Challenge { .. } => Ok(()),
             };
             if let Err(error) = applied {
                 tracing::warn!(%error, "could not bring the lobby up to date");

@@ -9,18 +9,15 @@
 //! Every attempt keeps both ratings after it, so [`verify`] replays them all in order from the
 //! starts and finds the first stored number that differs (`senet ratings verify`).
 //!
-//! The store runs the same statements on SQLite and PostgreSQL ([`on_pool`]); an attempt's
+//! The store runs the same statements on SQLite and PostgreSQL (`super::pool`); an attempt's
 //! transaction begins `IMMEDIATE` on SQLite and locks the two rating rows `FOR UPDATE` on
 //! PostgreSQL (the player's, then the puzzle's: one order, so no deadlock).
 
-use std::str::FromStr;
-use std::time::Duration;
-
 use skillratings::glicko2::Glicko2Rating;
-use sqlx::Row;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool};
 
+use sqlx::Row;
+
+use super::pool::{Pool, RowLike, on_pool};
 use super::rating::{self, Score, Standing};
 use super::store::PlayerError;
 use crate::protocol::UnixMs;
@@ -72,28 +69,6 @@ pub struct Attempt {
     pub puzzle_after: Glicko2Rating,
 }
 
-enum Pool {
-    Sqlite(SqlitePool),
-    Pg(PgPool),
-}
-
-/// Runs `$body` with `$pool` bound to whichever backend's pool the store has: the statements
-/// are the same text on both (SQLite reads `$1` as PostgreSQL does).
-macro_rules! on_pool {
-    ($store:expr, |$pool:ident, $begin:ident, $lock:ident| $body:expr) => {
-        match &$store.pool {
-            Pool::Sqlite($pool) => {
-                let ($begin, $lock) = ("BEGIN IMMEDIATE", "");
-                $body
-            }
-            Pool::Pg($pool) => {
-                let ($begin, $lock) = ("BEGIN", " FOR UPDATE");
-                $body
-            }
-        }
-    };
-}
-
 pub struct PuzzleStore {
     pool: Pool,
 }
@@ -134,55 +109,10 @@ fn glicko(row: &impl RowLike, first: usize) -> Result<Glicko2Rating, sqlx::Error
     })
 }
 
-/// The one thing the decoders need of either backend's row.
-trait RowLike {
-    fn f64_at(&self, index: usize) -> Result<f64, sqlx::Error>;
-    fn i64_at(&self, index: usize) -> Result<i64, sqlx::Error>;
-    fn text_at(&self, index: usize) -> Result<String, sqlx::Error>;
-}
-
-macro_rules! row_like {
-    ($row:ty) => {
-        impl RowLike for $row {
-            fn f64_at(&self, index: usize) -> Result<f64, sqlx::Error> {
-                self.try_get(index)
-            }
-            fn i64_at(&self, index: usize) -> Result<i64, sqlx::Error> {
-                self.try_get(index)
-            }
-            fn text_at(&self, index: usize) -> Result<String, sqlx::Error> {
-                self.try_get(index)
-            }
-        }
-    };
-}
-row_like!(sqlx::sqlite::SqliteRow);
-row_like!(sqlx::postgres::PgRow);
-
 impl PuzzleStore {
     /// Opens the store on the server's database (already migrated by the players' store).
     pub async fn open(url: &str) -> Result<PuzzleStore, PlayerError> {
-        let pool = if url.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(url)?
-                .create_if_missing(true)
-                .journal_mode(SqliteJournalMode::Wal)
-                .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(5));
-            Pool::Sqlite(
-                crate::store::sqlite::pool::pool_options()
-                    .max_connections(2)
-                    .connect_with(options)
-                    .await?,
-            )
-        } else {
-            Pool::Pg(
-                PgPoolOptions::new()
-                    .max_connections(2)
-                    .acquire_timeout(Duration::from_secs(10))
-                    .connect_with(PgConnectOptions::from_str(url)?)
-                    .await?,
-            )
-        };
+        let pool = Pool::open(url).await?;
         Ok(PuzzleStore { pool })
     }
 

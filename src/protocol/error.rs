@@ -111,6 +111,19 @@ pub enum ErrorCode {
     TooManyClasses,
     /// The request needs a pupil of an open class (the `senet_pupil` cookie) (HTTP 404).
     NoPupil,
+    /// No challenge has this id, or it is not the asker's to see or answer (HTTP 404).
+    ChallengeNotFound,
+    /// The challenge was accepted, declined, cancelled or expired before this request (HTTP 409).
+    ChallengeClosed,
+    /// A bound on challenges: pending per player, per address or per challenged player, or sent
+    /// per hour (HTTP 429; the message says which).
+    TooManyChallenges,
+    /// One of the two players blocked the other: no challenge between them (HTTP 403).
+    Blocked,
+    /// The asker follows as many players as they may (500) (HTTP 429).
+    TooManyFollows,
+    /// The asker blocks as many players as they may (HTTP 429).
+    TooManyBlocks,
     /// The database is not answering (or just failed to): nothing is known of the request's
     /// outcome; send it again, with the same `id` (HTTP 503).
     Unavailable,

@@ -169,6 +169,12 @@ pub enum LobbyFrame {
         room: String,
         id: Option<Value>,
     },
+    /// One of this player's challenges was sent, answered, cancelled or expired (to the
+    /// sockets of a page with a player cookie: the challenger's and the challenged player's;
+    /// never with a seat token).
+    Challenge {
+        challenge: Box<super::social::Challenge>,
+    },
     Error {
         code: ErrorCode,
         message: String,

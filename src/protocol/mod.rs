@@ -12,6 +12,7 @@
 //! - [`players`]: players and their ratings as the identity routes, pages and frames show them;
 //! - [`player_page`]: the player page's and the leaderboard's bodies;
 //! - [`puzzles`]: the puzzle routes' bodies (a question, an answer, its verdict);
+//! - [`social`]: challenges by name or link, blocks and follows;
 //! - [`error`]: the stable error codes of both transports;
 //! - [`limits`]: the frame and read-buffer sizes both ends rely on;
 //! - [`vocabulary`]: the names the browser client shares, written out as `web/js/protocol.js`.
@@ -30,6 +31,7 @@ pub mod player_page;
 pub mod players;
 pub mod puzzles;
 pub mod reply;
+pub mod social;
 pub mod vocabulary;
 
 pub use client::*;

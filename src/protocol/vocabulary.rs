@@ -12,6 +12,7 @@ use std::fmt::Write;
 use serde::Serialize;
 use strum::IntoEnumIterator;
 
+use super::social::{ChallengeMessage, ChallengeStatus, DeclineReason};
 use super::{
     Action, CancelReason, DEFAULT_LEVEL, EffectName, EndReason, ErrorCode, EventKind,
     LobbyFrameKind, LobbyRequestKind, Mode, Phase, ReplyKind, Seat, SeekGone, Status, Winner,
@@ -29,7 +30,7 @@ pub fn javascript() -> String {
         .chain(Action::iter().map(|action| action.name().to_string()))
         .chain(super::CHAT_MESSAGES.map(String::from))
         .chain(AFTER_ACTIONS.map(String::from));
-    let tables: [(&str, Vec<String>); 17] = [
+    let tables: [(&str, Vec<String>); 20] = [
         ("ErrorCode", wire_names(ErrorCode::iter())),
         (
             "IllegalReason",
@@ -56,6 +57,9 @@ pub fn javascript() -> String {
             names(LobbyFrameKind::iter().map(<&str>::from)),
         ),
         ("SeekGone", wire_names(SeekGone::iter())),
+        ("ChallengeMessage", wire_names(ChallengeMessage::iter())),
+        ("DeclineReason", wire_names(DeclineReason::iter())),
+        ("ChallengeStatus", wire_names(ChallengeStatus::iter())),
     ];
     let mut out = String::from(
         "// Generated from the server's Rust types by `SENET_BLESS=1 cargo test --test vocabulary`.\n\

@@ -319,7 +319,7 @@ impl Rooms {
                         }
                     }
                     // The lobby's business (crate::lobby).
-                    News::Seek { .. } => {}
+                    News::Seek { .. } | News::Challenge { .. } => {}
                     // The tournament pages' business (`crate::store::TournamentNews`).
                     News::Tournament { .. } => {}
                     News::Spectators { instance, counts } => {

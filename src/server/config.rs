@@ -11,6 +11,7 @@ use super::edge::EdgeSettings;
 use super::flags::{parse_positive_count, parse_positive_seconds, parse_seconds, seconds};
 use super::limits::ConnectionSettings;
 use crate::class::DEFAULT_RETENTION;
+use crate::lobby::challenges::{ChallengeConfig, DEFAULT_LIVE_EXPIRY};
 use crate::lobby::{DEFAULT_MAX_SEEKS_PER_ADDRESS, DEFAULT_SEEK_GRACE, LobbyConfig};
 use crate::room::bot::default_max_concurrent;
 use crate::room::{
@@ -118,6 +119,10 @@ pub struct Config {
     #[arg(long, env = "SENET_SEEK_GRACE", default_value = seconds(DEFAULT_SEEK_GRACE), value_parser = parse_positive_seconds)]
     pub seek_grace: Duration,
 
+    /// Seconds a live challenge waits for its answer (a correspondence one waits 7 days).
+    #[arg(long, env = "SENET_CHALLENGE_EXPIRY", default_value = seconds(DEFAULT_LIVE_EXPIRY), value_parser = parse_positive_seconds)]
+    pub challenge_expiry: Duration,
+
     /// Milliseconds the computer waits before each throw and move, so a person can follow.
     #[arg(long, env = "SENET_AI_DELAY_MS", default_value_t = DEFAULT_AI_DELAY_MS)]
     pub ai_delay_ms: u64,
@@ -190,6 +195,7 @@ impl Default for Config {
             max_sockets_per_seat: DEFAULT_MAX_SOCKETS_PER_SEAT,
             max_seeks_per_address: DEFAULT_MAX_SEEKS_PER_ADDRESS,
             seek_grace: DEFAULT_SEEK_GRACE,
+            challenge_expiry: DEFAULT_LIVE_EXPIRY,
             ai_delay_ms: DEFAULT_AI_DELAY_MS,
             ai_max_concurrent: default_max_concurrent(),
             metrics_listen: DEFAULT_METRICS_LISTEN.into(),
@@ -234,6 +240,13 @@ impl Config {
             max_in_memory: self.max_rooms_in_memory,
             due_turn_check: self.due_turn_check,
             ..RoomConfig::default()
+        }
+    }
+
+    pub fn challenge_config(&self) -> ChallengeConfig {
+        ChallengeConfig {
+            live: self.challenge_expiry,
+            ..ChallengeConfig::default()
         }
     }
 

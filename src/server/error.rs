@@ -17,7 +17,9 @@ use axum::response::{IntoResponse, Response};
 use super::refusals::{PuzzleRefusal, SeatRefusal, TournamentRefusal};
 use crate::class::ClassError;
 use crate::lobby::LobbyError;
+use crate::lobby::challenges::ChallengeError;
 use crate::players::name::NameError;
+use crate::players::social::SocialError;
 use crate::players::store::PlayerError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
@@ -241,6 +243,8 @@ pub enum AppError {
     Tournament(TournamentError),
     /// A class unknown (404), full or a name taken (409), too many (429), or failed.
     Class(ClassError),
+    /// A challenge refused (404, 409, 400, 403, 429) or failed.
+    Challenge(ChallengeError),
 }
 
 impl From<ClassError> for AppError {
@@ -270,6 +274,43 @@ fn class_wire(error: ClassError) -> (StatusCode, WireError) {
         }
     };
     (status, WireError::new(code, error.to_string()))
+}
+
+impl From<ChallengeError> for AppError {
+    fn from(error: ChallengeError) -> Self {
+        AppError::Challenge(error)
+    }
+}
+
+impl From<SocialError> for AppError {
+    fn from(error: SocialError) -> Self {
+        AppError::Challenge(error.into())
+    }
+}
+
+fn challenge_wire(error: ChallengeError) -> (StatusCode, WireError) {
+    let message = error.to_string();
+    let (status, code) = match error {
+        ChallengeError::NotFound => (StatusCode::NOT_FOUND, ErrorCode::ChallengeNotFound),
+        ChallengeError::Closed(_) => (StatusCode::CONFLICT, ErrorCode::ChallengeClosed),
+        ChallengeError::Yourself => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+        ChallengeError::RatedNeedsPlayer => (StatusCode::BAD_REQUEST, ErrorCode::RatedNeedsPlayer),
+        ChallengeError::Room(error) => return (room_status(&error), error.into()),
+        ChallengeError::Social(SocialError::Player(error)) => {
+            return (player_status(&error), error.into());
+        }
+        ChallengeError::Social(refusal) => match refusal {
+            SocialError::Blocked => (StatusCode::FORBIDDEN, ErrorCode::Blocked),
+            SocialError::TooManyFollows(_) => {
+                (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyFollows)
+            }
+            SocialError::TooManyBlocks(_) => {
+                (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyBlocks)
+            }
+            _ => (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyChallenges),
+        },
+    };
+    (status, WireError::new(code, message))
 }
 
 impl From<TournamentRefusal> for AppError {
@@ -453,6 +494,7 @@ impl AppError {
             AppError::TournamentRefused(refusal) => tournament_refused(refusal),
             AppError::Tournament(error) => tournament_wire(error),
             AppError::Class(error) => class_wire(error),
+            AppError::Challenge(error) => challenge_wire(error),
         }
     }
 }

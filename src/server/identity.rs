@@ -40,7 +40,7 @@ pub struct Identity(pub Option<PlayerRow>);
 
 impl Identity {
     /// The player, or 404 `no_player`.
-    fn required(self) -> Result<PlayerRow, AppError> {
+    pub(super) fn required(self) -> Result<PlayerRow, AppError> {
         self.0.ok_or(AppError::Player(PlayerError::UnknownPlayer))
     }
 }

@@ -121,13 +121,20 @@ fn poster(player: Option<&PlayerRow>, rated: bool, range: Option<[i64; 2]>) -> P
 }
 
 /// `GET /ws/lobby`: 403 for another site's page, 429 past a connection cap, before the upgrade.
-pub async fn upgrade(State(state): State<AppState>, admitted: Admitted) -> Response {
+/// A socket with a player cookie also hears of that player's challenges (issue 46).
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Identity(player): Identity,
+    admitted: Admitted,
+) -> Response {
     let Admitted { ws, permit, client } = admitted;
     let Listing { first, changes } = state.lobby.join_list();
+    let challenges = player.map(|row| state.challenges.subscribe(&row.id));
     let connection = Box::new(LobbySocket {
         lobby: state.lobby.clone(),
         first: Some(first),
         changes,
+        challenges,
         holds: Vec::new(),
         _permit: permit,
     });
@@ -139,14 +146,22 @@ struct LobbySocket {
     /// The list as the socket opened, sent first.
     first: Option<LobbyFrame>,
     changes: broadcast::Receiver<FrameText>,
+    /// The `challenge` frames of the page's player, if it has one.
+    challenges: Option<broadcast::Receiver<FrameText>>,
     /// The seeks this socket keeps listed (its page's own).
     holds: Vec<Hold>,
     /// This connection's place under the caps, freed when it ends.
     _permit: ConnectionPermit,
 }
 
+/// What a lobby socket waits for: the list's changes, or its player's challenges.
+enum Heard {
+    Lobby(Result<FrameText, RecvError>),
+    Challenge(Result<FrameText, RecvError>),
+}
+
 impl Handler for LobbySocket {
-    type Event = Result<FrameText, RecvError>;
+    type Event = Heard;
 
     async fn on_open(&mut self, peer: &mut Peer) -> Result<(), Close> {
         match self.first.take() {
@@ -156,16 +171,31 @@ impl Handler for LobbySocket {
     }
 
     async fn next_event(&mut self) -> Self::Event {
-        self.changes.recv().await
+        let challenge = async {
+            match &mut self.challenges {
+                Some(challenges) => challenges.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            change = self.changes.recv() => Heard::Lobby(change),
+            challenge = challenge => Heard::Challenge(challenge),
+        }
     }
 
     /// Forwards a change and the others already behind it; after falling behind, the whole
     /// list again (the changes it missed are in it).
-    async fn on_event(
-        &mut self,
-        peer: &mut Peer,
-        mut change: Result<FrameText, RecvError>,
-    ) -> Result<(), Close> {
+    async fn on_event(&mut self, peer: &mut Peer, heard: Heard) -> Result<(), Close> {
+        let mut change = match heard {
+            Heard::Lobby(change) => change,
+            Heard::Challenge(Ok(text)) => return peer.text(utf8(text)).await,
+            // Fell behind: the page reads `GET /api/challenges` when it needs the list.
+            Heard::Challenge(Err(RecvError::Lagged(_))) => return Ok(()),
+            Heard::Challenge(Err(RecvError::Closed)) => {
+                self.challenges = None;
+                return Ok(());
+            }
+        };
         loop {
             match change {
                 Ok(text) => peer.text(utf8(text)).await?,

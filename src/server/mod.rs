@@ -33,6 +33,7 @@ pub mod player_pages;
 pub mod puzzles;
 pub mod refusals;
 pub mod seating;
+pub mod social;
 pub mod socket;
 pub mod tournament_socket;
 pub mod tournaments;
@@ -106,6 +107,8 @@ pub struct AppState {
     pub classes: Arc<crate::class::ClassStore>,
     /// `--class-retention`: how long a new class is kept.
     pub class_retention: Duration,
+    /// Challenges, follows and blocks (issue 46), and who hears of their challenges live.
+    pub challenges: crate::lobby::challenges::Challenges,
 }
 
 /// The routes; every request (a WebSocket's handshake, not its life) ends within
@@ -122,6 +125,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/classes", post(classes::create))
         .route("/api/classes/{id}/pair", post(classes::pair))
         .route("/api/classes/{id}/computer", post(classes::computer))
+        .route("/api/challenges", post(social::post))
         .route_layer(from_fn_with_state(
             state.quotas.create.clone(),
             edge::quota::enforce,
@@ -129,6 +133,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
     let joining = Router::new()
         .route("/api/rooms/{id}/join", post(http::join_room))
         .route("/api/seeks/{id}/take", post(lobby::take_seek))
+        .route("/api/challenges/{id}/accept", post(social::accept))
         .route_layer(from_fn_with_state(
             state.quotas.join.clone(),
             edge::quota::enforce,
@@ -210,6 +215,22 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/tournaments/{id}/resume", post(tournaments::resume))
         .route("/ws/tournaments/{id}", get(tournament_socket::upgrade))
         .route("/api/counts", get(counts::counts))
+        .route("/api/challenges", get(social::pending))
+        .route(
+            "/api/challenges/{id}",
+            get(social::show).delete(social::cancel),
+        )
+        .route("/api/challenges/{id}/decline", post(social::decline))
+        .route("/api/me/follows", get(social::follows))
+        .route(
+            "/api/me/follows/{id}",
+            put(social::follow).delete(social::unfollow),
+        )
+        .route("/api/me/blocks", get(social::blocks))
+        .route(
+            "/api/me/blocks/{id}",
+            put(social::block).delete(social::unblock),
+        )
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(ops::readyz));
     let bans = state.bans.clone();
@@ -332,6 +353,18 @@ impl Server {
             crate::tournament::director::DEFAULT_TICK,
             shutdown.clone(),
         );
+        let social = crate::players::social::SocialStore::open(
+            &config.database_url,
+            crate::players::social::Bounds::default(),
+        );
+        let challenges = crate::lobby::challenges::Challenges::start(
+            rooms.clone(),
+            players.clone(),
+            Arc::new(social.await?),
+            config.challenge_config(),
+            listener.subscribe(),
+            shutdown.clone(),
+        );
         let bans = edge::BanList::start(&config.database_url, shutdown.clone()).await?;
         let moderation = crate::store::bans::BanStore::open(&config.database_url).await?;
         let puzzles = Arc::new(puzzles::Puzzles::open(&config.database_url).await?);
@@ -381,6 +414,7 @@ impl Server {
                 kiosk: config.kiosk,
                 classes,
                 class_retention: config.class_retention,
+                challenges,
             },
             edge: Arc::new(edge::Edge::new(&config.edge)),
             request_timeout: config.edge.request_timeout,

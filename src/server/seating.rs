@@ -51,7 +51,8 @@ pub(super) async fn seat_creator(
 }
 
 /// Checks a joiner of `room` before they take a seat: a rated room wants a player, and
-/// another one than the player already seated.
+/// another one than the player already seated; nobody who blocked or was blocked by a seated
+/// player.
 pub(super) async fn check_joiner(
     state: &AppState,
     room: &str,
@@ -60,6 +61,15 @@ pub(super) async fn check_joiner(
     let Some(seated) = state.players.room_players(room).await? else {
         return Ok(());
     };
+    // Blocked players never meet (issue 46): not by a seek, nor by a room's id.
+    if let Some(player) = player {
+        let social = state.challenges.social();
+        for other in [&seated.black, &seated.white].into_iter().flatten() {
+            if other != &player.id && social.blocked_either(&player.id, other).await? {
+                return Err(crate::players::social::SocialError::Blocked.into());
+            }
+        }
+    }
     if !seated.rated {
         return Ok(());
     }

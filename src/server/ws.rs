@@ -69,6 +69,7 @@ pub async fn upgrade(
         player: player.map(|row| row.id),
         moderation: state.moderation.clone(),
         classes: state.classes.clone(),
+        challenges: state.challenges.clone(),
         players: state.players.clone(),
         attached: None,
         evicted: CancellationToken::new(),
@@ -122,6 +123,8 @@ struct Connection {
     moderation: BanStore,
     /// A class game's chat is the teacher's choice (`ws/chat.rs`).
     classes: Arc<crate::class::ClassStore>,
+    /// For blocks: two players who blocked one another do not chat (issue 46).
+    challenges: crate::lobby::challenges::Challenges,
     attached: Option<Seated>,
     /// Cancelled by the room when this seat's newer sockets push this one out; never cancelled
     /// before hello.

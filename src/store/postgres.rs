@@ -169,6 +169,9 @@ const SEEKS: SeekStatements = SeekStatements {
                    AND clock_initial IS NOT DISTINCT FROM $1 AND clock_increment IS NOT DISTINCT FROM $2 \
                    AND visitor <> $3 AND room <> $4 AND rated = $5 \
                    AND (player IS NULL OR $6::text IS NULL OR player <> $6) \
+                   AND (player IS NULL OR $6 IS NULL OR NOT EXISTS (SELECT 1 FROM blocks b \
+                        WHERE (b.player = seeks.player AND b.blocked = $6) \
+                           OR (b.player = $6 AND b.blocked = seeks.player))) \
                    AND (range_min IS NULL OR $7::bigint >= range_min) \
                    AND (range_max IS NULL OR $7 <= range_max) \
                    AND ($13::bigint IS NULL OR rating >= $13) AND ($14::bigint IS NULL OR rating <= $14) \

@@ -43,7 +43,8 @@ pub(super) struct SeekStatements {
     /// Rooms of the open seeks whose expiry is before a time.
     pub select_expired: &'static str,
     /// The room of the oldest open seek with a time control (initial, increment; NULL-safe)
-    /// whose visitor is not the one given and whose room is not the one given; its poster's
+    /// whose visitor is not the one given and whose room is not the one given, whose poster has
+    /// not blocked the asker nor been blocked by them (`blocks`, migration 0450); its poster's
     /// rating inside the asker's range (min, max; NULL: any) as the last two.
     pub select_match: &'static str,
     /// Serializes quick pairings until the transaction ends, where the database needs it.

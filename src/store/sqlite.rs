@@ -152,6 +152,9 @@ const SEEKS: SeekStatements = SeekStatements {
     select_match: "SELECT room FROM seeks WHERE taken_at IS NULL AND clock_initial IS ?1 \
                    AND clock_increment IS ?2 AND visitor <> ?3 AND room <> ?4 AND rated = ?5 \
                    AND (player IS NULL OR ?6 IS NULL OR player <> ?6) \
+                   AND (player IS NULL OR ?6 IS NULL OR NOT EXISTS (SELECT 1 FROM blocks b \
+                        WHERE (b.player = seeks.player AND b.blocked = ?6) \
+                           OR (b.player = ?6 AND b.blocked = seeks.player))) \
                    AND (range_min IS NULL OR ?7 >= range_min) AND (range_max IS NULL OR ?7 <= range_max) \
                    AND (?13 IS NULL OR rating >= ?13) AND (?14 IS NULL OR rating <= ?14) \
                    AND (rating IS NULL OR ?7 IS NULL OR ?8 - created_at >= ?12 \

@@ -60,6 +60,12 @@ export const ErrorCode = Object.freeze({
   PupilNameTaken: 'pupil_name_taken',
   TooManyClasses: 'too_many_classes',
   NoPupil: 'no_pupil',
+  ChallengeNotFound: 'challenge_not_found',
+  ChallengeClosed: 'challenge_closed',
+  TooManyChallenges: 'too_many_challenges',
+  Blocked: 'blocked',
+  TooManyFollows: 'too_many_follows',
+  TooManyBlocks: 'too_many_blocks',
   Unavailable: 'unavailable',
   Internal: 'internal',
 });
@@ -198,6 +204,7 @@ export const LobbyFrame = Object.freeze({
   Seeks: 'seeks',
   Changes: 'changes',
   Held: 'held',
+  Challenge: 'challenge',
   Error: 'error',
   Pong: 'pong',
 });
@@ -206,6 +213,30 @@ export const SeekGone = Object.freeze({
   Taken: 'taken',
   Cancelled: 'cancelled',
   Withdrawn: 'withdrawn',
+});
+
+export const ChallengeMessage = Object.freeze({
+  Hello: 'hello',
+  Rematch: 'rematch',
+  Practice: 'practice',
+  Friendly: 'friendly',
+});
+
+export const DeclineReason = Object.freeze({
+  Generic: 'generic',
+  Later: 'later',
+  TooFast: 'too-fast',
+  TooSlow: 'too-slow',
+  RatedOnly: 'rated-only',
+  CasualOnly: 'casual-only',
+});
+
+export const ChallengeStatus = Object.freeze({
+  Pending: 'pending',
+  Accepted: 'accepted',
+  Declined: 'declined',
+  Cancelled: 'cancelled',
+  Expired: 'expired',
 });
 
 export const DEFAULT_LEVEL = 'medium';

@@ -7,6 +7,8 @@
 //! while either the player bound to the seat or the one the socket's cookie names is timed out,
 //! so a seat token on a socket without the cookie does not escape it. A report is filed once per
 //! reporter (a side, a spectator's identity) and room, not once per socket.
+//!
+//! Issue 46: the two players of a game do not chat when either blocked the other.
 
 use serde_json::Value;
 
@@ -98,6 +100,20 @@ impl Connection {
         });
         for player in holder.into_iter().chain(self.player.as_deref()) {
             self.check_time_out(player).await?;
+        }
+        if let Some(seated) = &seated
+            && let (Some(black), Some(white)) = (&seated.black, &seated.white)
+            && self
+                .challenges
+                .social()
+                .blocked_either(black, white)
+                .await
+                .map_err(WireError::from)?
+        {
+            return Err(WireError::new(
+                ErrorCode::Blocked,
+                "one of you blocked the other: no chat between you",
+            ));
         }
         let Some(player) = self.player.as_deref() else {
             return Ok(false);

@@ -78,6 +78,15 @@ pub fn tournament_payload(id: &str) -> String {
     format!("{TOURNAMENT} {id}")
 }
 
+/// Starts the payload of news about a challenge (issue 46): `"challenge <id>"`; the lobby reads
+/// the challenge and tells its two players' pages held here.
+const CHALLENGE: &str = "challenge";
+
+/// The payload of a challenge's notification.
+pub fn challenge_payload(id: &str) -> String {
+    format!("{CHALLENGE} {id}")
+}
+
 /// Starts the payload of an instance's spectator counts, or its question for everyone's.
 const WATCHERS: &str = "watchers";
 /// Stands for the counts in a question for everyone's.
@@ -126,6 +135,8 @@ pub enum News {
     SpectatorsAsked { instance: InstanceId },
     /// A tournament's log changed (see `crate::store::TournamentNews`).
     Tournament { id: String },
+    /// A challenge was sent, answered, cancelled or expired (see `crate::lobby::challenges`).
+    Challenge { id: String },
     /// Notifications may have been missed: every held room should read its
     /// log for events after its version (and the lobby its seeks).
     Resync,
@@ -143,6 +154,13 @@ impl News {
                 Some(id) if !id.is_empty() => News::Tournament { id: id.to_owned() },
                 _ => Self::unreadable(text),
             };
+        }
+        if let Some(id) = text
+            .strip_prefix(CHALLENGE)
+            .and_then(|id| id.strip_prefix(' '))
+        {
+            let id = id.to_owned();
+            return News::Challenge { id };
         }
         if let Some(counts) = text.strip_prefix(WATCHERS) {
             return Self::spectators(counts).unwrap_or_else(|| Self::unreadable(text));
