@@ -26,6 +26,9 @@ pub use store::{ClassRow, ClassStore, GameRow, PupilRow};
 pub const MAX_PUPILS: usize = 60;
 /// The most open classes one teacher has.
 pub const MAX_OPEN_PER_TEACHER: usize = 10;
+/// The most games a class starts over its life: its list (read whole by the teacher's page and
+/// the report) stays bounded however often the teacher pairs.
+pub const MAX_GAMES: usize = 1000;
 /// A class's name, in characters.
 pub const NAME_CHARS: std::ops::RangeInclusive<usize> = 1..=40;
 /// How long a class and its pupils' names are kept by default: 30 days (the teacher sees the
@@ -51,6 +54,8 @@ pub enum ClassError {
     Full,
     #[error("a pupil of this class has this name already: add a letter")]
     NameTaken,
+    #[error("this class has started its {MAX_GAMES} games: open a new class")]
+    GamesSpent,
     #[error("a teacher has at most {MAX_OPEN_PER_TEACHER} open classes: delete one first")]
     TooManyOpen,
     /// A request without a pupil's cookie, or for a pupil removed or whose class is gone.

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use rand::seq::SliceRandom;
 
 use super::report::{self, Played};
-use super::{ClassError, ClassRow, ClassStore, GameRow, PupilRow};
+use super::{ClassError, ClassRow, ClassStore, GameRow, MAX_GAMES, PupilRow};
 use crate::ai::Level;
 use crate::protocol::{Seat, SideChoice, TimeControl};
 use crate::room::{NewRoom, Rooms, now_ms};
@@ -69,6 +69,7 @@ pub async fn pair(
     level: Level,
 ) -> Result<Started, ClassError> {
     let (mut free, played) = free_pupils(store, rooms, class).await?;
+    check_games_left(&played, free.len().div_ceil(2))?;
     let (boards, odd) = match how {
         Pairing::Random => {
             free.shuffle(&mut rand::rng());
@@ -113,13 +114,22 @@ pub async fn vs_computer(
     class: &ClassRow,
     level: Level,
 ) -> Result<Started, ClassError> {
-    let (free, _) = free_pupils(store, rooms, class).await?;
+    let (free, played) = free_pupils(store, rooms, class).await?;
+    check_games_left(&played, free.len())?;
     let games = against_computer(rooms, &free, level).await?;
     store.add_games(&class.id, &games).await?;
     Ok(Started {
         games: games.len(),
         against_computer: games.len(),
     })
+}
+
+/// [`ClassError::GamesSpent`] if `more` games would take the class past [`MAX_GAMES`].
+fn check_games_left(played: &[Played], more: usize) -> Result<(), ClassError> {
+    match played.len() + more > MAX_GAMES {
+        true => Err(ClassError::GamesSpent),
+        false => Ok(()),
+    }
 }
 
 async fn against_computer(
@@ -227,4 +237,32 @@ pub async fn end_all(
         }
     }
     Ok(ended)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_starts_at_most_its_games() {
+        let game = Played {
+            row: GameRow {
+                room: "r".into(),
+                black: None,
+                white: None,
+                black_token: None,
+                white_token: None,
+                started_at: 0,
+            },
+            in_play: false,
+            winner: None,
+            moves: 0,
+        };
+        let played = vec![game; MAX_GAMES - 15];
+        assert!(check_games_left(&played, 15).is_ok());
+        assert!(matches!(
+            check_games_left(&played, 16),
+            Err(ClassError::GamesSpent)
+        ));
+    }
 }

@@ -257,7 +257,7 @@ fn class_wire(error: ClassError) -> (StatusCode, WireError) {
     let (status, code) = match &error {
         ClassError::NotFound => (StatusCode::NOT_FOUND, ErrorCode::ClassNotFound),
         ClassError::CodeUnknown => (StatusCode::NOT_FOUND, ErrorCode::ClassCodeUnknown),
-        ClassError::Full => (StatusCode::CONFLICT, ErrorCode::ClassFull),
+        ClassError::Full | ClassError::GamesSpent => (StatusCode::CONFLICT, ErrorCode::ClassFull),
         ClassError::NameTaken => (StatusCode::CONFLICT, ErrorCode::PupilNameTaken),
         ClassError::TooManyOpen => (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyClasses),
         ClassError::NoPupil => (StatusCode::NOT_FOUND, ErrorCode::NoPupil),
