@@ -47,18 +47,19 @@ where
     Router::new()
         .route("/", page_at(if kiosk { KIOSK } else { HOME }))
         .route("/kiosk", page_at(KIOSK))
-        .route("/r/{id}", get(room))
+        // The same page for every room, player, tournament: it reads which from its URL.
+        .route("/r/{id}", page_at("room.html"))
         .route("/learn", page_at("learn.html"))
         // The puzzles (issue 49): the questions and verdicts are `/api/puzzles/...`.
         .route("/puzzles", page_at("puzzles.html"))
         // The lobby of open games: seeks, quick pairing, games to watch.
         .route("/play", page_at("play.html"))
-        .route("/p/{name}", get(player))
+        .route("/p/{name}", page_at("player.html"))
         .route("/p/", get(not_found))
         .route("/top", page_at("top.html"))
         // Tournaments (issue 45): the lists and the creation form, and each one's page.
         .route("/tournaments", page_at("tournaments.html"))
-        .route("/t/{id}", get(tournament))
+        .route("/t/{id}", page_at("tournament.html"))
         // This browser's identity: create, rename, move to another device, delete.
         .route("/settings", page_at("settings.html"))
         .route("/api/lessons", get(lessons))
@@ -94,21 +95,6 @@ const KIOSK: &str = "kiosk.html";
 /// The page `name`, the same at every visit of its address.
 fn page_at<S: Clone + Send + Sync + 'static>(name: &'static str) -> MethodRouter<S> {
     get(move |headers: HeaderMap| async move { page(name, &headers) })
-}
-
-/// The room page is the same for every room: it reads the id from its own URL.
-async fn room(Path(_id): Path<String>, headers: HeaderMap) -> Response {
-    page("room.html", &headers)
-}
-
-/// A player's page is the same for every player: it reads the name (or id) from its own URL.
-async fn player(Path(_name): Path<String>, headers: HeaderMap) -> Response {
-    page("player.html", &headers)
-}
-
-/// A tournament's page is the same for every tournament: it reads the id from its own URL.
-async fn tournament(Path(_id): Path<String>, headers: HeaderMap) -> Response {
-    page("tournament.html", &headers)
 }
 
 /// The lessons with the answers the engine derived. They change only with a build, so the
@@ -399,10 +385,10 @@ mod tests {
         for response in [
             page(HOME, &HeaderMap::new()),
             page(KIOSK, &HeaderMap::new()),
-            room(Path("abc".into()), HeaderMap::new()).await,
+            page("room.html", &HeaderMap::new()),
             page("learn.html", &HeaderMap::new()),
             page("puzzles.html", &HeaderMap::new()),
-            player(Path("Anna".into()), HeaderMap::new()).await,
+            page("player.html", &HeaderMap::new()),
             page("top.html", &HeaderMap::new()),
             page("settings.html", &HeaderMap::new()),
         ] {
