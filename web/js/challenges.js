@@ -63,7 +63,7 @@ function incomingItem(challenge) {
       say(t('social.problem', { message: err.message }));
     }
   });
-  return el('li', { 'data-testid': 'incoming-challenge', 'data-id': challenge.id }, el('p', { text: words }), el('div', { class: 'actions' }, reason, accept, decline));
+  return el('li', { 'data-testid': 'incoming-challenge', 'data-id': challenge.id }, el('p', { text: words }), el('div', { class: 'incoming-actions' }, reason, accept, decline));
 }
 
 function drawIncoming() {
