@@ -24,7 +24,6 @@ const en = {
   'social.declined': '{name} declined: {reason}.',
   'social.expired': 'The challenge expired.',
   'social.cancelled': 'The challenge was cancelled.',
-  'social.cancel': 'Cancel challenge',
   'social.incomingHeading': 'Challenges for you',
   'social.incoming': '{name} challenges you: {clock}, {rated}. {message}',
   'social.accept': 'Accept',
@@ -36,10 +35,6 @@ const en = {
   'social.reason.too-slow': 'too slow for me',
   'social.reason.rated-only': 'rated games only',
   'social.reason.casual-only': 'casual games only',
-  'social.follow': 'Follow',
-  'social.unfollow': 'Unfollow',
-  'social.block': 'Block',
-  'social.unblock': 'Unblock',
   'social.problem': 'Not done: {message}',
 };
 
@@ -66,7 +61,6 @@ const zhHant = {
   'social.declined': '{name} 拒絕了：{reason}。',
   'social.expired': '挑戰已過期。',
   'social.cancelled': '挑戰已取消。',
-  'social.cancel': '取消挑戰',
   'social.incomingHeading': '給你的挑戰',
   'social.incoming': '{name} 向你挑戰：{clock}，{rated}。{message}',
   'social.accept': '接受',
@@ -78,10 +72,6 @@ const zhHant = {
   'social.reason.too-slow': '對我來說太慢',
   'social.reason.rated-only': '只下計分對局',
   'social.reason.casual-only': '只下不計分對局',
-  'social.follow': '關注',
-  'social.unfollow': '取消關注',
-  'social.block': '封鎖',
-  'social.unblock': '解除封鎖',
   'social.problem': '未完成：{message}',
 };
 
@@ -108,7 +98,6 @@ const ru = {
   'social.declined': '{name} отклонил вызов: {reason}.',
   'social.expired': 'Срок вызова истёк.',
   'social.cancelled': 'Вызов отменён.',
-  'social.cancel': 'Отменить вызов',
   'social.incomingHeading': 'Вызовы вам',
   'social.incoming': '{name} вызывает вас: {clock}, {rated}. {message}',
   'social.accept': 'Принять',
@@ -120,10 +109,6 @@ const ru = {
   'social.reason.too-slow': 'слишком медленно для меня',
   'social.reason.rated-only': 'только рейтинговые партии',
   'social.reason.casual-only': 'только товарищеские партии',
-  'social.follow': 'Подписаться',
-  'social.unfollow': 'Отписаться',
-  'social.block': 'Заблокировать',
-  'social.unblock': 'Разблокировать',
   'social.problem': 'Не выполнено: {message}',
 };
 
