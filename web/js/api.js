@@ -156,3 +156,40 @@ export function leaderboard() {
 export function serverCounts() {
   return request('GET', '/api/counts');
 }
+
+// Challenges, follows and blocks (issue 46; docs/PROTOCOL.md, "Challenges").
+
+/** Challenge a named player: `{name, clock, side, rated, message}`; answers the challenge. */
+export function sendChallenge(options) {
+  return request('POST', '/api/challenges', options);
+}
+
+/** A challenge as the asker may see it (the challenger's seat and token once accepted). */
+export function challengeOf(id) {
+  return request('GET', `/api/challenges/${encodeURIComponent(id)}`);
+}
+
+/** The asker's pending challenges: `{sent, received}`. */
+export function pendingChallenges() {
+  return request('GET', '/api/challenges');
+}
+
+/** Accept; answers the accepter's `{room, url, seat, token}`. */
+export function acceptChallenge(id) {
+  return request('POST', `/api/challenges/${encodeURIComponent(id)}/accept`);
+}
+
+/** Decline with a reason from the list. */
+export function declineChallenge(id, reason) {
+  return request('POST', `/api/challenges/${encodeURIComponent(id)}/decline`, { reason });
+}
+
+/** The challenger takes a pending challenge back. */
+export function cancelChallenge(id) {
+  return request('DELETE', `/api/challenges/${encodeURIComponent(id)}`);
+}
+
+/** Follow or unfollow, block or unblock a player by id (`list`: 'follows' or 'blocks'). */
+export function setListed(list, id, listed) {
+  return request(listed ? 'PUT' : 'DELETE', `/api/me/${list}/${encodeURIComponent(id)}`);
+}

@@ -9,6 +9,7 @@ import { playerById, playerNamed, roomPage } from './api.js';
 import { frame, nearestPoint, scales } from './chart.js';
 import { changeText, nameOf, playerLabel, ratingText } from './players-view.js';
 import { ErrorCode } from './protocol.js';
+import { listenForChallenges, mountChallengeForm } from './challenges.js';
 
 const root = part('player-page');
 const chart = part('rating-chart');
@@ -139,6 +140,12 @@ async function start() {
   }
   root.dataset.state = 'ready';
   draw();
+  // A named player may be challenged from their page (issue 46).
+  if (player.named && !player.deleted) {
+    mountChallengeForm(player);
+    show(part('challenge'), true);
+  }
+  listenForChallenges();
 }
 
 start();
