@@ -36,7 +36,7 @@ pub use log::{AllOnCommit, CreateOnCommit, InCommit, RoomLog, RoomRow, SeatRow, 
 pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
 pub use tournaments::{TournamentLog, TournamentRow};
-pub use turns::{Turn, TurnOnCommit};
+pub use turns::{TURNS_OF_LIMIT, Turn, TurnOf, TurnOnCommit};
 
 use std::sync::Arc;
 

@@ -156,3 +156,9 @@ export function leaderboard() {
 export function serverCounts() {
   return request('GET', '/api/counts');
 }
+
+/** This browser's player's correspondence games where they are to move: `{games: [{room, due_at,
+ * opponent}]}`, soonest due first (none without an identity). */
+export function yourTurn() {
+  return request('GET', '/api/me/turns');
+}
