@@ -47,3 +47,20 @@ pub struct RecentGame {
 pub struct Top {
     pub players: Vec<Player>,
 }
+
+/// `GET /api/me/turns`: the asking player's correspondence games where they are to move.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct YourTurn {
+    /// Soonest due first.
+    pub games: Vec<TurnGame>,
+}
+
+/// A correspondence game waiting for the asking player's move.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnGame {
+    pub room: String,
+    /// When the player's days for this move run out (the clock's timeout), unix ms.
+    pub due_at: UnixMs,
+    /// `None`: the other seat is not bound to a player.
+    pub opponent: Option<PlayerRef>,
+}

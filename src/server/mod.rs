@@ -192,6 +192,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/me", get(identity::me).delete(identity::delete))
         .route("/api/me/name", put(identity::rename))
         .route("/api/me/transfer", post(identity::transfer))
+        .route("/api/me/turns", get(player_pages::turns))
         .route("/api/rooms/{id}", get(http::room_summary))
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))

@@ -1,6 +1,7 @@
 //! The read-only player routes (issue 29's contract): a player's page by id or by name, and
 //! the leaderboard. Reads only: identities are made and changed by `/api/me` (the identity
-//! routes); ratings by the rooms, in the `game-over` transaction.
+//! routes); ratings by the rooms, in the `game-over` transaction. `GET /api/me/turns` is here
+//! too: the asking player's "your turn" list, read from the correspondence games' turns.
 
 use std::collections::HashMap;
 
@@ -9,14 +10,17 @@ use axum::extract::{Path, Query, State};
 
 use super::AppState;
 use super::error::AppError;
+use super::identity::Identity;
 use crate::players::identity::is_player_id;
 use crate::players::name::key_of;
 use crate::players::rating::Score;
 use crate::players::shown;
 use crate::players::store::{PlayerError, PlayerRow, PlayerStore};
 use crate::protocol::UnixMs;
-use crate::protocol::player_page::{HistoryEntry, PlayerPage, RecentGame, Top};
+use crate::protocol::player_page::{HistoryEntry, PlayerPage, RecentGame, Top, TurnGame, YourTurn};
 use crate::protocol::players::PlayerRef;
+use crate::room::error::RoomError;
+use crate::store::TURNS_OF_LIMIT;
 
 /// The rating changes a page lists.
 const HISTORY_LIMIT: u32 = 200;
@@ -60,6 +64,37 @@ pub async fn top(State(state): State<AppState>) -> Result<Json<Top>, AppError> {
     Ok(Json(Top {
         players: rows.iter().map(shown::player).collect(),
     }))
+}
+
+/// `GET /api/me/turns`: the correspondence games where the cookie's player is to move, soonest
+/// due first (at most [`TURNS_OF_LIMIT`], a player's most games at once). A browser without an
+/// identity has no games: an empty list (not 404), as every home page asks.
+pub async fn turns(
+    State(state): State<AppState>,
+    identity: Identity,
+) -> Result<Json<YourTurn>, AppError> {
+    let Identity(Some(row)) = identity else {
+        return Ok(Json(YourTurn { games: Vec::new() }));
+    };
+    let mut others = Opponents::default();
+    let mut games = Vec::new();
+    let log = &state.rooms.store().log;
+    let rows = log
+        .turns_of(&row.id, TURNS_OF_LIMIT)
+        .await
+        .map_err(RoomError::from)?;
+    for turn in rows {
+        let opponent = match &turn.opponent {
+            Some(id) => Some(others.get(&*state.players, id).await?),
+            None => None,
+        };
+        games.push(TurnGame {
+            room: turn.room,
+            due_at: turn.due_at,
+            opponent,
+        });
+    }
+    Ok(Json(YourTurn { games }))
 }
 
 async fn page(

@@ -19,6 +19,7 @@ use async_trait::async_trait;
 
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, StoreError, StoredEvent, Sweep, Turn,
+    TurnOf,
 };
 use crate::engine::Side;
 use crate::protocol::{UnixMs, Version};
@@ -168,6 +169,10 @@ impl<S: RoomLog> RoomLog for Deadlined<S> {
 
     async fn due_turns(&self, before: UnixMs, limit: u32) -> Result<Vec<String>, StoreError> {
         self.within(self.inner.due_turns(before, limit)).await
+    }
+
+    async fn turns_of(&self, player: &str, limit: u32) -> Result<Vec<TurnOf>, StoreError> {
+        self.within(self.inner.turns_of(player, limit)).await
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::turns::Turn;
+use super::turns::{Turn, TurnOf};
 use super::{StoreError, postgres, rows, sqlite};
 use crate::engine::Side;
 use crate::fairness::Seed;
@@ -164,6 +164,9 @@ pub trait RoomLog: Send + Sync + 'static {
     /// Ids of the correspondence games whose side to move's time runs out at or before
     /// `before`, soonest first, at most `limit`.
     async fn due_turns(&self, before: UnixMs, limit: u32) -> Result<Vec<String>, StoreError>;
+
+    /// The correspondence games where `player` is to move, soonest due first, at most `limit`.
+    async fn turns_of(&self, player: &str, limit: u32) -> Result<Vec<TurnOf>, StoreError>;
 }
 
 /// Several pieces of work in one append's transaction, in order.

@@ -41,7 +41,7 @@ pub use postgres::listener::{Listener, News, Subscription};
 pub use seeks::{Pairing, Window};
 pub use tournament_news::TournamentNews;
 pub use tournaments::{TournamentLog, TournamentRow};
-pub use turns::{Turn, TurnOnCommit};
+pub use turns::{TURNS_OF_LIMIT, Turn, TurnOf, TurnOnCommit};
 
 use std::sync::Arc;
 

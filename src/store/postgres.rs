@@ -30,7 +30,7 @@ use super::seeks::{self, Pairing, SeekStatements};
 use super::summaries::{self, push_upsert};
 use super::sweep;
 use super::tournaments::{self, TournamentLog, TournamentRow};
-use super::turns::{self, Turn};
+use super::turns::{self, Turn, TurnOf};
 use super::{
     Cluster, InCommit, InstanceId, RoomLog, RoomRow, SeatRow, SeekCaps, SeekList, SeekRow,
     StoreError, StoredEvent, Sweep,
@@ -271,6 +271,10 @@ impl RoomLog for PgStore {
 
     async fn due_turns(&self, before: UnixMs, limit: u32) -> Result<Vec<String>, StoreError> {
         rows::due_turns(&self.pool, before, i64::from(limit)).await
+    }
+
+    async fn turns_of(&self, player: &str, limit: u32) -> Result<Vec<TurnOf>, StoreError> {
+        Ok(turns::turns_of!(&self.pool, player, limit)?)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

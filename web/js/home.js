@@ -1,5 +1,5 @@
 // The home page: create an online, same-screen or computer room, keep its seat token, and go
-// there. The how-to-play panel shows the starting position on a real board drawing.
+// there. The games waiting for the player's move come first (your-turn.js). The how-to-play panel shows the starting position on a real board drawing.
 
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
@@ -8,6 +8,7 @@ import { createBoard } from './board.js';
 import { CORRESPONDENCE, PRESETS, parsePreset, presetLabel, presetValue } from './clock.js';
 import { DEFAULT_LEVEL, ErrorCode, Level, Mode } from './protocol.js';
 import { mountCounts } from './counts.js';
+import { mountYourTurn } from './your-turn.js';
 import './players-view.js';
 import { mountTournamentList } from './tournament-list.js';
 
@@ -62,6 +63,7 @@ function start() {
   fillClocks();
   mountCounts(part('counts'));
   mountTournamentList(part('home-tournaments'), 5);
+  mountYourTurn(part('your-turn'));
   onLanguageChange(() => {
     board.relabel();
     fillClocks();

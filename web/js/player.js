@@ -1,15 +1,17 @@
 // The player page, /p/{name}: a player's rating with its deviation and provisional mark, wins,
 // losses and draws, the rating after each rated game as a chart (chart.js, drawn as the analysis
 // chart is), and the recent games, each linking to its replay. Unnamed and deleted players are
-// reached by id (/p/{16 hex}): what looks like an id is tried as one first, then as a name.
+// reached by id (/p/{16 hex}): what looks like an id is tried as one first, then as a name. On
+// the player's own page, their games waiting for their move come first (your-turn.js).
 
 import { el, part, show, svg } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
-import { playerById, playerNamed, roomPage } from './api.js';
+import { me, playerById, playerNamed, roomPage } from './api.js';
 import { frame, nearestPoint, scales } from './chart.js';
 import { changeText, nameOf, playerLabel, ratingText } from './players-view.js';
 import { ErrorCode } from './protocol.js';
 import { listenForChallenges, mountChallengeForm } from './challenges.js';
+import { countTitle, mountYourTurn } from './your-turn.js';
 
 const root = part('player-page');
 const chart = part('rating-chart');
@@ -109,6 +111,7 @@ function draw() {
   for (const id of ['player', 'history', 'recent-games']) show(part(id), state === 'ready');
   if (state !== 'ready') return;
   document.title = `${nameOf(player)} — ${t('app.name')}`;
+  countTitle();
   part('player-name').textContent = nameOf(player);
   part('player-rating').textContent = t('player.rating', { rating: ratingText(player), deviation: player.deviation });
   show(part('player-provisional'), player.provisional);
@@ -146,6 +149,9 @@ async function start() {
     show(part('challenge'), true);
   }
   listenForChallenges();
+  // The "your turn" list is the asking player's: shown on their own page only.
+  const asking = await me().catch(() => null);
+  if (asking?.id === player.id) mountYourTurn(part('your-turn'));
 }
 
 start();
