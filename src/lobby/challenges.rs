@@ -267,7 +267,10 @@ impl Challenges {
             Side::Black => [challenger_token.as_str(), accepter_token.as_str()],
             Side::White => [accepter_token.as_str(), challenger_token.as_str()],
         };
-        self.inner.rooms.create_seated(&room, Some(clock), tokens).await?;
+        self.inner
+            .rooms
+            .create_seated(&room, Some(clock), tokens)
+            .await?;
         let players = &self.inner.players;
         players.open_room(&room, row.rated).await?;
         players
