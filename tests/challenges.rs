@@ -339,6 +339,8 @@ async fn challenge_bounds_and_links(url: String) {
     let (mut anna, _) = named(server.addr, "Anna").await;
     let (_boris, _) = named(server.addr, "Boris").await;
     let mut stranger = Browser::new(server.addr);
+    let none = stranger.call("GET", "/api/challenges", None).await;
+    assert_eq!(none.body, json!({"sent": [], "received": []}));
     let anonymous = send(&mut stranger, "Boris").await;
     assert_eq!(anonymous.body["error"], "no_player");
     let myself = send(&mut anna, "Anna").await;

@@ -54,12 +54,19 @@ pub async fn post(
     Ok((StatusCode::CREATED, Json(sent.await?)))
 }
 
-/// `GET /api/challenges`: the asker's pending challenges, sent and received.
+/// `GET /api/challenges`: the asker's pending challenges, sent and received; none without a
+/// player (every player page asks, and a visitor without an identity has none).
 pub async fn pending(
     State(state): State<AppState>,
-    identity: Identity,
+    Identity(player): Identity,
 ) -> Result<Json<Challenges>, AppError> {
-    let player = identity.required()?;
+    let Some(player) = player else {
+        let none = Challenges {
+            sent: Vec::new(),
+            received: Vec::new(),
+        };
+        return Ok(Json(none));
+    };
     let (sent, received) = state.challenges.pending(&player.id).await?;
     Ok(Json(Challenges { sent, received }))
 }
