@@ -8,6 +8,7 @@ pub mod identity;
 pub mod model;
 pub mod name;
 mod prediction;
+pub mod push;
 pub mod puzzles;
 pub mod rating;
 pub mod replay;

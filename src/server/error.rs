@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use super::refusals::{PuzzleRefusal, SeatRefusal, TournamentRefusal};
 use crate::lobby::LobbyError;
 use crate::players::name::NameError;
+use crate::players::push::PushRefusal;
 use crate::players::store::PlayerError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
@@ -238,6 +239,27 @@ pub enum AppError {
     TournamentRefused(TournamentRefusal),
     /// A tournament unknown (404), a player's request refused (409, 403) or failed.
     Tournament(TournamentError),
+    /// A push subscription refused: not one (400), too many (429).
+    Push(PushRefusal),
+}
+
+impl From<PushRefusal> for AppError {
+    fn from(refusal: PushRefusal) -> Self {
+        AppError::Push(refusal)
+    }
+}
+
+fn push_refused(refusal: PushRefusal) -> (StatusCode, WireError) {
+    let (status, code) = match refusal {
+        PushRefusal::BadEndpoint | PushRefusal::BadKeys => {
+            (StatusCode::BAD_REQUEST, ErrorCode::BadSubscription)
+        }
+        PushRefusal::TooMany => (
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::TooManySubscriptions,
+        ),
+    };
+    (status, WireError::new(code, refusal.to_string()))
 }
 
 impl From<TournamentRefusal> for AppError {
@@ -420,6 +442,7 @@ impl AppError {
             AppError::Puzzle(refusal) => puzzle_wire(refusal),
             AppError::TournamentRefused(refusal) => tournament_refused(refusal),
             AppError::Tournament(error) => tournament_wire(error),
+            AppError::Push(refusal) => push_refused(refusal),
         }
     }
 }
