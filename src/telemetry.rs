@@ -54,6 +54,10 @@ pub const SEEK_SHOWN_LATENCY: &str = "senet_seek_shown_seconds";
 /// Store operations that failed, a lost version race aside (counter; label `kind`, from
 /// [`crate::store::StoreError::kind`]).
 pub const STORE_ERRORS: &str = "senet_store_errors_total";
+/// Web Push notifications by outcome (counter; label `outcome`: `sent`, `gone` (404/410: the
+/// subscription removed), `failed` (retries spent), `rate` (over `--push-per-minute`), `queue`
+/// (the queue full)).
+pub const PUSH_SENDS: &str = "senet_push_sends_total";
 /// 1 when the database answered and was migrated at the last `/readyz` or scrape, else 0
 /// (gauge): what `/readyz` says, for alerting.
 pub const READY: &str = "senet_ready";
@@ -221,6 +225,11 @@ fn describe() {
         Unit::Count,
         "Store operations that failed (a lost version race aside), by kind."
     );
+    describe_counter!(
+        PUSH_SENDS,
+        Unit::Count,
+        "Web Push notifications by outcome: sent, gone, failed, rate, queue."
+    );
     describe_gauge!(
         READY,
         "1 when the database answered and was migrated at the last check, else 0."
@@ -287,6 +296,11 @@ pub fn events_committed(mode: Mode, events: &[Event], append_took: Duration) {
 /// A store operation failed with an error of `kind`.
 pub fn store_failed(kind: &'static str) {
     counter!(STORE_ERRORS, LABEL_KIND => kind).increment(1);
+}
+
+/// A Web Push notification's outcome (see [`PUSH_SENDS`]).
+pub fn push_sent(outcome: &'static str) {
+    counter!(PUSH_SENDS, "outcome" => outcome).increment(1);
 }
 
 /// What the readiness check found.

@@ -9,6 +9,7 @@ pub mod model;
 pub mod name;
 pub(crate) mod pool;
 mod prediction;
+pub mod push;
 pub mod puzzles;
 pub mod rating;
 pub mod replay;

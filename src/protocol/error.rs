@@ -58,6 +58,11 @@ pub enum ErrorCode {
     RenameTooSoon,
     /// A transfer code that is unknown, used or expired: one word for all.
     BadCode,
+    /// A push subscription that is not one: an endpoint not https (or too long), keys that are
+    /// not a P-256 key and a 16-byte secret (HTTP 400).
+    BadSubscription,
+    /// The player has as many push subscriptions (devices) as they may: 10 (HTTP 429).
+    TooManySubscriptions,
     /// A rated game asked for without an identity (no player cookie).
     RatedNeedsPlayer,
     /// A seat bound to one player acted in by another player's socket.

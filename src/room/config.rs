@@ -70,6 +70,9 @@ pub struct RoomConfig {
     /// How often the correspondence games whose time ran out are looked for in the store (they
     /// are not held in memory while idle): a timeout is logged at most this late.
     pub due_turn_check: Duration,
+    /// Where a correspondence game's turn passing to a player is told, for Web Push
+    /// (`players::push`); nowhere by default.
+    pub notices: crate::players::push::Notices,
 }
 
 impl Default for RoomConfig {
@@ -92,6 +95,7 @@ impl Default for RoomConfig {
             forget_local_after: None,
             max_in_memory: DEFAULT_MAX_IN_MEMORY,
             due_turn_check: DEFAULT_DUE_TURN_CHECK,
+            notices: crate::players::push::Notices::default(),
         }
     }
 }

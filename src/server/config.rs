@@ -13,6 +13,7 @@ use super::limits::ConnectionSettings;
 use crate::class::DEFAULT_RETENTION;
 use crate::lobby::challenges::{ChallengeConfig, DEFAULT_LIVE_EXPIRY};
 use crate::lobby::{DEFAULT_MAX_SEEKS_PER_ADDRESS, DEFAULT_SEEK_GRACE, LobbyConfig};
+use crate::players::push::{DEFAULT_PER_MINUTE, PushConfig};
 use crate::room::bot::default_max_concurrent;
 use crate::room::{
     BotConfig, DEFAULT_ABANDON_AFTER, DEFAULT_AI_DELAY_MS, DEFAULT_BROADCAST_CAPACITY,
@@ -142,6 +143,9 @@ pub struct Config {
     #[command(flatten)]
     pub edge: EdgeSettings,
 
+    #[command(flatten)]
+    pub push: PushSettings,
+
     /// Seconds shutdown (SIGTERM) waits for connections and rooms to close; past it, the
     /// process exits with whatever is left (every event a client saw is committed already).
     /// Keep it below the container's stop timeout (10 s by default), which ends in SIGKILL.
@@ -201,6 +205,7 @@ impl Default for Config {
             metrics_listen: DEFAULT_METRICS_LISTEN.into(),
             connections: ConnectionSettings::default(),
             edge: EdgeSettings::default(),
+            push: PushSettings::default(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             log_format: LogFormat::Text,
             kiosk: false,
@@ -255,6 +260,57 @@ impl Config {
             max_seeks_per_address: self.max_seeks_per_address,
             grace: self.seek_grace,
             ..LobbyConfig::default()
+        }
+    }
+}
+
+/// Web Push (issue 46; docs/OPERATING.md, "Web Push").
+#[derive(clap::Args, Clone, Debug, PartialEq)]
+pub struct PushSettings {
+    /// The VAPID private key (the P-256 scalar, 32 bytes base64url), to keep the key of another
+    /// installation; by default the server makes one at its first start and keeps it in the
+    /// database. Changing it voids every device's subscription.
+    #[arg(long, env = "SENET_VAPID_PRIVATE_KEY", hide_env_values = true)]
+    pub vapid_private_key: Option<String>,
+
+    /// Who runs this server, for the push services (`mailto:` or `https:`).
+    #[arg(
+        long,
+        env = "SENET_VAPID_SUBJECT",
+        default_value = "mailto:operator@localhost"
+    )]
+    pub vapid_subject: String,
+
+    /// Push notifications sent per minute at most, over the whole server; past it they are
+    /// dropped (and counted).
+    #[arg(long, env = "SENET_PUSH_PER_MINUTE", default_value_t = DEFAULT_PER_MINUTE, value_parser = clap::value_parser!(u32).range(1..))]
+    pub push_per_minute: u32,
+
+    /// Accept http (not only https) push endpoints: a local test push service.
+    #[arg(long, env = "SENET_PUSH_ALLOW_HTTP")]
+    pub push_allow_http: bool,
+}
+
+impl Default for PushSettings {
+    fn default() -> Self {
+        let config = PushConfig::default();
+        PushSettings {
+            vapid_private_key: None,
+            vapid_subject: config.vapid_subject,
+            push_per_minute: config.per_minute,
+            push_allow_http: false,
+        }
+    }
+}
+
+impl PushSettings {
+    pub fn config(&self) -> PushConfig {
+        PushConfig {
+            vapid_private_key: self.vapid_private_key.clone(),
+            vapid_subject: self.vapid_subject.clone(),
+            per_minute: self.push_per_minute,
+            allow_http: self.push_allow_http,
+            ..PushConfig::default()
         }
     }
 }

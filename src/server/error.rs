@@ -20,6 +20,7 @@ use crate::lobby::LobbyError;
 use crate::lobby::challenges::ChallengeError;
 use crate::players::name::NameError;
 use crate::players::social::SocialError;
+use crate::players::push::PushRefusal;
 use crate::players::store::PlayerError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
@@ -245,6 +246,8 @@ pub enum AppError {
     Class(ClassError),
     /// A challenge refused (404, 409, 400, 403, 429) or failed.
     Challenge(ChallengeError),
+    /// A push subscription refused: not one (400), too many (429).
+    Push(PushRefusal),
 }
 
 impl From<ClassError> for AppError {
@@ -311,6 +314,25 @@ fn challenge_wire(error: ChallengeError) -> (StatusCode, WireError) {
         },
     };
     (status, WireError::new(code, message))
+}
+
+impl From<PushRefusal> for AppError {
+    fn from(refusal: PushRefusal) -> Self {
+        AppError::Push(refusal)
+    }
+}
+
+fn push_refused(refusal: PushRefusal) -> (StatusCode, WireError) {
+    let (status, code) = match refusal {
+        PushRefusal::BadEndpoint | PushRefusal::BadKeys => {
+            (StatusCode::BAD_REQUEST, ErrorCode::BadSubscription)
+        }
+        PushRefusal::TooMany => (
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::TooManySubscriptions,
+        ),
+    };
+    (status, WireError::new(code, refusal.to_string()))
 }
 
 impl From<TournamentRefusal> for AppError {
@@ -495,6 +517,7 @@ impl AppError {
             AppError::Tournament(error) => tournament_wire(error),
             AppError::Class(error) => class_wire(error),
             AppError::Challenge(error) => challenge_wire(error),
+            AppError::Push(refusal) => push_refused(refusal),
         }
     }
 }

@@ -153,6 +153,8 @@ pub async fn delete(
     if !state.players.delete_player(&row.id, now_ms()).await? {
         return Err(AppError::Player(PlayerError::UnknownPlayer));
     }
+    // Their devices are told nothing more (the row stays, for the games' sake).
+    state.push.store.forget_player(&row.id).await?;
     let cookie = cookie_header(&state, &headers, Cookie::new(COOKIE_NAME, ""), 0);
     Ok((StatusCode::NO_CONTENT, [(SET_COOKIE, cookie)]).into_response())
 }

@@ -30,6 +30,7 @@ pub mod lobby;
 pub mod ops;
 pub mod origin;
 pub mod player_pages;
+pub mod push;
 pub mod puzzles;
 pub mod refusals;
 pub mod seating;
@@ -58,6 +59,7 @@ use tower_http::trace::TraceLayer;
 
 use self::config::Config;
 use crate::lobby::Lobby;
+use crate::players::push::Push;
 use crate::players::store::PlayerStore;
 use crate::room::Rooms;
 use crate::store::Listener;
@@ -91,6 +93,8 @@ pub struct AppState {
     pub moderation: crate::store::bans::BanStore,
     /// Players, names and ratings (`/api/me`, seats bound to players, rated games).
     pub players: Arc<dyn PlayerStore>,
+    /// Web Push: the VAPID key and the devices' subscriptions (`/api/push/key`, `/api/me/push`).
+    pub push: Arc<Push>,
     /// Puzzle ratings and the key puzzle tickets are signed with (`/api/puzzles`).
     pub puzzles: Arc<puzzles::Puzzles>,
     /// Player cookies are `Secure`: `--public-origin` is https.
@@ -193,6 +197,11 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/me/name", put(identity::rename))
         .route("/api/me/transfer", post(identity::transfer))
         .route("/api/me/turns", get(player_pages::turns))
+        .route(
+            "/api/me/push",
+            post(push::subscribe).delete(push::unsubscribe),
+        )
+        .route("/api/push/key", get(push::key))
         .route("/api/rooms/{id}", get(http::room_summary))
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
@@ -323,12 +332,12 @@ impl Server {
         let players = crate::players::store::open(&config.database_url).await?;
         let tracker = TaskTracker::new();
         let shutdown = CancellationToken::new();
-        let rooms = Rooms::new(
-            store,
-            config.room_config(),
-            tracker.clone(),
-            shutdown.clone(),
-        );
+        let push = Arc::new(Push::open(&config.database_url, config.push.config()).await?);
+        let mut room_config = config.room_config();
+        room_config.notices =
+            push.clone()
+                .start(players.clone(), tracker.clone(), shutdown.clone());
+        let rooms = Rooms::new(store, room_config, tracker.clone(), shutdown.clone());
 
         // Other instances on the same PostgreSQL append to rooms held here, and change seeks.
         let listener = Listener::start(&config.database_url, shutdown.clone());
@@ -407,6 +416,7 @@ impl Server {
                 bans,
                 moderation,
                 players,
+                push,
                 puzzles,
                 secure_cookies: config.connections.public_origin.is_https(),
                 directors,

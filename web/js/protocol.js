@@ -36,6 +36,8 @@ export const ErrorCode = Object.freeze({
   NameTaken: 'name_taken',
   RenameTooSoon: 'rename_too_soon',
   BadCode: 'bad_code',
+  BadSubscription: 'bad_subscription',
+  TooManySubscriptions: 'too_many_subscriptions',
   RatedNeedsPlayer: 'rated_needs_player',
   SeatOfAnotherPlayer: 'seat_of_another_player',
   UnknownPreset: 'unknown_preset',

@@ -153,6 +153,7 @@ impl RoomTask {
             Some(rating) => Some(rating as Arc<dyn InCommit>),
             None => self.rematch_room_in(&decision.events),
         };
+        let passed = turn_passed(&self.game, &decision.game);
         let work = with_turn(work, &self.game, &decision.game);
         let appended = log.append_with(room, &stored, Some(&summary), work).await;
         match appended {
@@ -166,6 +167,9 @@ impl RoomTask {
             Ok(()) => {}
         }
         telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
+        if let Some(side) = passed {
+            self.config.notices.turn(self.game.id(), side);
+        }
         self.game = decision.game;
         for ((event, v), frame) in decision.events.iter().zip(first..).zip(frames) {
             self.send_event(v, event, frame);
@@ -267,6 +271,13 @@ impl RoomTask {
     pub(super) fn send(&self, frame: Frame) {
         self.frames.send(Arc::new(frame));
     }
+}
+
+/// The side a correspondence game's turn passes to with this decision (the game starts, or the
+/// side to move changes), for Web Push; not a turn's extra throws, nor the game's end.
+fn turn_passed(before: &Game, after: &Game) -> Option<Side> {
+    let side = correspondence_turn(after)?.side;
+    (correspondence_turn(before).map(|turn| turn.side) != Some(side)).then_some(side)
 }
 
 /// `work`, and the correspondence game's turn if the decision changes it (a turn ends, the game
