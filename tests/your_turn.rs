@@ -55,6 +55,13 @@ async fn the_list_follows_the_turn(url: String) {
 
     let mut nobody = Browser::new(addr);
     assert_eq!(turns(&mut nobody).await, Vec::<Value>::new());
+    // Who asks: the player's id, null for a browser without an identity (the player page and
+    // the tournaments page learn it so, without a 404 from `GET /api/me`).
+    let asked = nobody.call("GET", "/api/me/turns", None).await;
+    assert_eq!(asked.body["player"], Value::Null);
+    let annas_id = anna.call("GET", "/api/me", None).await.body["id"].clone();
+    let asked = anna.call("GET", "/api/me/turns", None).await;
+    assert_eq!(asked.body["player"], annas_id);
 
     // A live game of theirs, started: never in the list.
     let live = json!({"initial": 300, "increment": 5});

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { test, expect } from '../support/fixtures.js';
 import { expectNoViolations } from '../support/a11y.js';
-import { roomInfo, takeTurn } from '../support/game.js';
+import { acceptInvitation, roomInfo, takeTurn } from '../support/game.js';
 
 const PHONE = { width: 360, height: 740 };
 const screenshots = process.env.SCREENSHOT_DIR ?? path.join(import.meta.dirname, '..', 'screenshots');
@@ -32,6 +32,7 @@ test('the games waiting for your move come first on the home page, counted in th
   const boris = await open('/');
   const borisName = await identify(boris, 'Boris');
   await boris.goto(anna.url());
+  await acceptInvitation(boris);
   for (const page of [anna, boris]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   const room = new URL(anna.url()).pathname;
 

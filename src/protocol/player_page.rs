@@ -51,6 +51,9 @@ pub struct Top {
 /// `GET /api/me/turns`: the asking player's correspondence games where they are to move.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct YourTurn {
+    /// The asking player's id; `None` without an identity (so a page learns who asks without a
+    /// 404 from `GET /api/me`).
+    pub player: Option<String>,
     /// Soonest due first.
     pub games: Vec<TurnGame>,
 }

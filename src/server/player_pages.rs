@@ -74,7 +74,11 @@ pub async fn turns(
     identity: Identity,
 ) -> Result<Json<YourTurn>, AppError> {
     let Identity(Some(row)) = identity else {
-        return Ok(Json(YourTurn { games: Vec::new() }));
+        let games = Vec::new();
+        return Ok(Json(YourTurn {
+            player: None,
+            games,
+        }));
     };
     let mut others = Opponents::default();
     let mut games = Vec::new();
@@ -94,7 +98,10 @@ pub async fn turns(
             opponent,
         });
     }
-    Ok(Json(YourTurn { games }))
+    Ok(Json(YourTurn {
+        player: Some(row.id),
+        games,
+    }))
 }
 
 async fn page(

@@ -194,8 +194,8 @@ export function setListed(list, id, listed) {
   return request(listed ? 'PUT' : 'DELETE', `/api/me/${list}/${encodeURIComponent(id)}`);
 }
 
-/** This browser's player's correspondence games where they are to move: `{games: [{room, due_at,
- * opponent}]}`, soonest due first (none without an identity). */
+/** This browser's player's correspondence games where they are to move: `{player, games: [{room,
+ * due_at, opponent}]}`, soonest due first (`player` null and no games without an identity). */
 export function yourTurn() {
   return request('GET', '/api/me/turns');
 }

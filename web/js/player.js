@@ -6,7 +6,7 @@
 
 import { el, part, show, svg } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
-import { me, playerById, playerNamed, roomPage } from './api.js';
+import { playerById, playerNamed, roomPage, yourTurn } from './api.js';
 import { frame, nearestPoint, scales } from './chart.js';
 import { changeText, nameOf, playerLabel, ratingText } from './players-view.js';
 import { ErrorCode } from './protocol.js';
@@ -150,8 +150,8 @@ async function start() {
   }
   listenForChallenges();
   // The "your turn" list is the asking player's: shown on their own page only.
-  const asking = await me().catch(() => null);
-  if (asking?.id === player.id) mountYourTurn(part('your-turn'));
+  const asking = await yourTurn().catch(() => null);
+  if (asking?.player === player.id) mountYourTurn(part('your-turn'));
 }
 
 start();

@@ -5,7 +5,7 @@
 import './players-view.js';
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
-import { me } from './api.js';
+import { yourTurn } from './api.js';
 import { PRESETS } from './clock.js';
 import { clockText, mountTournamentList, tournamentHref } from './tournament-list.js';
 
@@ -79,8 +79,9 @@ async function start() {
     event.preventDefault();
     create();
   });
-  const identified = await me().then(
-    () => true,
+  // Who asks, without a 404 from `GET /api/me` for a visitor (a console error).
+  const identified = await yourTurn().then(
+    (turns) => turns.player !== null,
     () => false,
   );
   show(part('create-needs-player'), !identified);
