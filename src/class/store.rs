@@ -3,14 +3,10 @@
 //! that adds them (`BEGIN IMMEDIATE` on SQLite, the class's row locked `FOR UPDATE` on
 //! PostgreSQL), so two pupils joining at once cannot make a class hold more than its bound.
 
-use std::str::FromStr;
-use std::time::Duration;
-
 use sqlx::Row;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool};
 
 use super::{ClassError, MAX_OPEN_PER_TEACHER, MAX_PUPILS};
+use crate::players::pool::Pool;
 use crate::protocol::UnixMs;
 
 /// A class as stored.
@@ -45,11 +41,6 @@ pub struct GameRow {
     pub black_token: Option<String>,
     pub white_token: Option<String>,
     pub started_at: UnixMs,
-}
-
-enum Pool {
-    Sqlite(SqlitePool),
-    Pg(PgPool),
 }
 
 /// The class's row, read at the start of a pupil's join: locked on PostgreSQL (SQLite's
@@ -146,28 +137,10 @@ fn all<R, T>(rows: &[R], of: fn(&R) -> Result<T, sqlx::Error>) -> Result<Vec<T>,
 
 impl ClassStore {
     pub async fn open(url: &str) -> Result<ClassStore, ClassError> {
-        let pool = if url.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(url)?
-                .create_if_missing(true)
-                .journal_mode(SqliteJournalMode::Wal)
-                .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(5));
-            Pool::Sqlite(
-                crate::store::sqlite::pool::pool_options()
-                    .max_connections(2)
-                    .connect_with(options)
-                    .await?,
-            )
-        } else {
-            Pool::Pg(
-                PgPoolOptions::new()
-                    .max_connections(4)
-                    .acquire_timeout(Duration::from_secs(10))
-                    .connect_with(PgConnectOptions::from_str(url)?)
-                    .await?,
-            )
-        };
-        Ok(ClassStore { pool })
+        // Four connections: a class's thirty pupils join at once.
+        Ok(ClassStore {
+            pool: Pool::open(url, 4).await?,
+        })
     }
 
     /// Stores a new class unless its teacher has [`MAX_OPEN_PER_TEACHER`] already.

@@ -1,5 +1,5 @@
-//! One pool on either backend for the players' smaller stores (puzzle ratings, challenges,
-//! blocks and follows): their statements are the same text on SQLite and PostgreSQL (SQLite
+//! One pool on either backend for the smaller stores (puzzle ratings, challenges, blocks and
+//! follows, push subscriptions, classes): their statements are the same text on SQLite and PostgreSQL (SQLite
 //! reads `$1` as PostgreSQL does), so each runs once through [`on_pool`] instead of through a
 //! trait implemented twice. The database is migrated by the players' store before these open.
 
@@ -10,16 +10,14 @@ use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool};
 
-use super::store::PlayerError;
-
 pub(crate) enum Pool {
     Sqlite(SqlitePool),
     Pg(PgPool),
 }
 
 impl Pool {
-    /// A small pool (two connections) on the database `url` names.
-    pub(crate) async fn open(url: &str) -> Result<Pool, PlayerError> {
+    /// A small pool of `connections` on the database `url` names.
+    pub(crate) async fn open(url: &str, connections: u32) -> Result<Pool, sqlx::Error> {
         Ok(if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(true)
@@ -28,14 +26,14 @@ impl Pool {
                 .busy_timeout(Duration::from_secs(5));
             Pool::Sqlite(
                 crate::store::sqlite::pool::pool_options()
-                    .max_connections(2)
+                    .max_connections(connections)
                     .connect_with(options)
                     .await?,
             )
         } else {
             Pool::Pg(
                 PgPoolOptions::new()
-                    .max_connections(2)
+                    .max_connections(connections)
                     .acquire_timeout(Duration::from_secs(10))
                     .connect_with(PgConnectOptions::from_str(url)?)
                     .await?,

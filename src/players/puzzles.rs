@@ -112,7 +112,7 @@ fn glicko(row: &impl RowLike, first: usize) -> Result<Glicko2Rating, sqlx::Error
 impl PuzzleStore {
     /// Opens the store on the server's database (already migrated by the players' store).
     pub async fn open(url: &str) -> Result<PuzzleStore, PlayerError> {
-        let pool = Pool::open(url).await?;
+        let pool = Pool::open(url, 2).await?;
         Ok(PuzzleStore { pool })
     }
 

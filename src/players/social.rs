@@ -215,7 +215,7 @@ impl SocialStore {
     /// Opens the store on the server's database (already migrated by the players' store).
     pub async fn open(url: &str, bounds: Bounds) -> Result<SocialStore, PlayerError> {
         Ok(SocialStore {
-            pool: Pool::open(url).await?,
+            pool: Pool::open(url, 2).await?,
             bounds,
         })
     }

@@ -2,12 +2,7 @@
 //! to ask, and the devices' subscriptions, at most [`MAX_PER_PLAYER`] per player. The statements
 //! are the same text on both (SQLite reads `$1` as PostgreSQL does).
 
-use std::str::FromStr;
-use std::time::Duration;
-
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool};
-
+use crate::players::pool::Pool;
 use crate::players::store::PlayerError;
 use crate::protocol::UnixMs;
 
@@ -21,11 +16,6 @@ pub struct Subscription {
     pub endpoint: String,
     pub p256dh: String,
     pub auth: String,
-}
-
-enum Pool {
-    Sqlite(SqlitePool),
-    Pg(PgPool),
 }
 
 /// Runs `$body` with `$pool` whichever backend's pool the store has.
@@ -61,27 +51,9 @@ impl PushStore {
     /// Connects to the database `url` names (migrated by the rooms' store before), on a small
     /// pool of its own: pushes are a trickle beside the game.
     pub async fn open(url: &str) -> Result<PushStore, PlayerError> {
-        let pool = if url.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(url)?
-                .journal_mode(SqliteJournalMode::Wal)
-                .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(5));
-            Pool::Sqlite(
-                crate::store::sqlite::pool::pool_options()
-                    .max_connections(2)
-                    .connect_with(options)
-                    .await?,
-            )
-        } else {
-            Pool::Pg(
-                PgPoolOptions::new()
-                    .max_connections(2)
-                    .acquire_timeout(Duration::from_secs(10))
-                    .connect_with(PgConnectOptions::from_str(url)?)
-                    .await?,
-            )
-        };
-        Ok(PushStore { pool })
+        Ok(PushStore {
+            pool: Pool::open(url, 2).await?,
+        })
     }
 
     /// The stored VAPID private key; `fresh` is stored first if there is none (the first
