@@ -82,8 +82,12 @@ export async function joinByLink(open, link, context = {}) {
   return page;
 }
 
-/** In the lobby: create an online room as `side`, then open its link in a second context. */
-export async function startOnlineGame(open, { side = 'black', context = {} } = {}) {
+/**
+ * In the lobby: create an online room as `side`, then open its link in a second context and join.
+ * `invitation: false` for a server from before the invitation step (release 0.1.0), whose page
+ * takes the seat as the link opens.
+ */
+export async function startOnlineGame(open, { side = 'black', context = {}, invitation = true } = {}) {
   const creator = await open('/', context);
   await creator.getByTestId('online-form').getByRole('radio', { name: side === 'black' ? 'Black' : 'White' }).check();
   await creator.getByTestId('create-online').click();
@@ -96,7 +100,7 @@ export async function startOnlineGame(open, { side = 'black', context = {} } = {
   await creator.getByTestId('copy-link').click();
   await expect(creator.getByTestId('copy-status')).toHaveText('Link copied.');
   expect(await creator.evaluate(() => navigator.clipboard.readText())).toBe(link);
-  const friend = await joinByLink(open, link, context);
+  const friend = invitation ? await joinByLink(open, link, context) : await open(link, context);
   for (const page of [creator, friend]) await expect(page.getByTestId('room')).toHaveAttribute('data-phase', 'roll');
   await expect(creator.getByTestId('invite')).toBeHidden();
   const other = side === 'black' ? 'white' : 'black';
