@@ -63,12 +63,49 @@ pub fn cpu_time(pid: u32) -> io::Result<Duration> {
             format!("no utime/stime in /proc/{pid}/stat"),
         )
     })?;
+    Ok(Duration::from_secs_f64(
+        ticks as f64 / clock_ticks_per_second()?,
+    ))
+}
+
+/// The CPU time of each kind of thread of process `pid`, by thread name with its trailing
+/// number dropped (`tokio-runtime-w`, `sqlx-sqlite-worker`, ...), summed over
+/// `/proc/<pid>/task/*/stat` (Linux only): where a run's CPU went (docs/PERFORMANCE.md). Threads
+/// that ended are not counted.
+pub fn cpu_time_by_thread(pid: u32) -> io::Result<std::collections::BTreeMap<String, Duration>> {
+    let per_second = clock_ticks_per_second()?;
+    let mut by_name = std::collections::BTreeMap::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        // A thread may end between the listing and the read.
+        let Ok(stat) = std::fs::read_to_string(task?.path().join("stat")) else {
+            continue;
+        };
+        let (Some(name), Some(ticks)) = (thread_kind(&stat), parse_cpu_ticks(&stat)) else {
+            continue;
+        };
+        *by_name.entry(name).or_insert(Duration::ZERO) +=
+            Duration::from_secs_f64(ticks as f64 / per_second);
+    }
+    Ok(by_name)
+}
+
+/// A `/proc/<pid>/task/<tid>/stat` line's thread name without the number a pool gives each of
+/// its threads (`sqlx-sqlite-worker-3` → `sqlx-sqlite-worker`).
+fn thread_kind(stat: &str) -> Option<String> {
+    let name = stat.get(stat.find('(')? + 1..stat.rfind(')')?)?;
+    let kind = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let kind = kind.strip_suffix('-').unwrap_or(kind);
+    Some(kind.to_owned())
+}
+
+/// The kernel's clock ticks per second, the unit of `/proc`'s CPU times.
+fn clock_ticks_per_second() -> io::Result<f64> {
     // SAFETY: sysconf only reads a configuration value.
     let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if per_second <= 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(Duration::from_secs_f64(ticks as f64 / per_second as f64))
+    Ok(per_second as f64)
 }
 
 /// `utime + stime` (fields 14 and 15) of a `/proc/<pid>/stat` line, in clock ticks. The command
@@ -178,6 +215,22 @@ mod tests {
         let stat = "42 (a (b) c) S 1 42 42 0 -1 4194560 300 0 0 0 7 5 0 0 20 0 9 0 100 0";
         assert_eq!(parse_cpu_ticks(stat), Some(12));
         assert_eq!(parse_cpu_ticks("42 (x) S 1"), None);
+    }
+
+    #[test]
+    fn groups_threads_by_name_without_their_number() {
+        let stat = |name: &str| format!("7 ({name}) S 1 7 7 0 -1 0 0 0 0 0 3 1 0 0 20 0 9 0 1 0");
+        assert_eq!(
+            thread_kind(&stat("sqlx-sqlite-worker-12")).unwrap(),
+            "sqlx-sqlite-worker"
+        );
+        assert_eq!(
+            thread_kind(&stat("tokio-runtime-w")).unwrap(),
+            "tokio-runtime-w"
+        );
+        assert_eq!(thread_kind(&stat("senet")).unwrap(), "senet");
+        let mine = cpu_time_by_thread(std::process::id()).unwrap();
+        assert!(!mine.is_empty(), "this test's own threads are listed");
     }
 
     #[test]

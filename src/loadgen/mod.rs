@@ -18,6 +18,7 @@ mod player;
 mod stats;
 mod wire;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
@@ -230,8 +231,31 @@ where
             .switches
             .zip(before.switches)
             .map(|(a, b)| a.saturating_sub(b));
+        if let (Some(before), Some(after)) = (before.by_thread, after.by_thread) {
+            report.server_cpu_us_per_action_by_thread =
+                per_action(&before, &after, report.actions_answered);
+        }
     }
     report
+}
+
+/// Each kind of thread's CPU between two readings, in microseconds per action.
+fn per_action(
+    before: &BTreeMap<String, Duration>,
+    after: &BTreeMap<String, Duration>,
+    actions: u64,
+) -> BTreeMap<String, f64> {
+    let actions = actions.max(1) as f64;
+    after
+        .iter()
+        .map(|(kind, &cpu)| {
+            let spent = cpu.saturating_sub(before.get(kind).copied().unwrap_or_default());
+            (
+                kind.clone(),
+                (spent.as_secs_f64() * 1e6 / actions * 10.0).round() / 10.0,
+            )
+        })
+        .collect()
 }
 
 /// What the server process has done so far: its CPU time and its threads' context switches
@@ -239,6 +263,7 @@ where
 struct ServerWork {
     cpu: Option<Duration>,
     switches: Option<u64>,
+    by_thread: Option<BTreeMap<String, Duration>>,
 }
 
 impl ServerWork {
@@ -246,6 +271,7 @@ impl ServerWork {
         ServerWork {
             cpu: os::cpu_time(pid).ok(),
             switches: os::context_switches(pid).ok(),
+            by_thread: os::cpu_time_by_thread(pid).ok(),
         }
     }
 }

@@ -172,6 +172,10 @@ pub struct Report {
     /// timer per room per second would show here as thousands a second. A lower bound: a
     /// thread that ended during the run (the blocking pool's) takes its count with it.
     pub server_context_switches: Option<u64>,
+    /// Microseconds of the server's CPU per answered action, by kind of thread (tokio's
+    /// workers, the SQLite writer's connection thread, ...): where an action's CPU goes.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub server_cpu_us_per_action_by_thread: BTreeMap<String, f64>,
 }
 
 impl Report {
@@ -213,6 +217,7 @@ impl Report {
             server_rss_max_mib: None,
             server_cpu_seconds: None,
             server_context_switches: None,
+            server_cpu_us_per_action_by_thread: BTreeMap::new(),
         }
     }
 }

@@ -233,6 +233,10 @@ pub struct RoomTask {
     /// Until when a teacher holds the clock paused (`Command::Hold`, `task/clock.rs`): nobody's
     /// coming back resumes it meanwhile.
     held: Option<UnixMs>,
+    /// The summary row this task last committed, while nobody else has appended since: an
+    /// append whose summary is the same (a throw, a presence event) leaves the row alone, which
+    /// spares the store a row write in about half the appends (issue 51).
+    summary_stored: Option<String>,
 }
 
 impl RoomTask {
@@ -265,6 +269,7 @@ impl RoomTask {
             unsure: None,
             draining: false,
             held: None,
+            summary_stored: None,
         };
         task.refresh_elsewhere().await;
         // A crash between taking the second seat and logging `started`

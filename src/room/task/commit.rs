@@ -146,6 +146,7 @@ impl RoomTask {
         let online = self.game.mode() == Mode::Online;
         let rating = (ends && online).then(|| RateOnCommit::new(self.game.id()));
         let summary = crate::room::summary::of(&decision.game);
+        let summary = (self.summary_stored.as_ref() != Some(&summary)).then_some(summary);
         let (log, room) = (&self.store.log, self.game.id());
         // A decision rates a game's end or opens its rematch, never both: a rematch follows the
         // end, in a later action.
@@ -155,18 +156,24 @@ impl RoomTask {
         };
         let passed = turn_passed(&self.game, &decision.game);
         let work = with_turn(work, &self.game, &decision.game);
-        let appended = log.append_with(room, &stored, Some(&summary), work).await;
+        let appended = log
+            .append_with(room, &stored, summary.as_deref(), work)
+            .await;
         match appended {
             Err(StoreError::VersionConflict(v)) => return Err(StoreError::VersionConflict(v)),
             Err(error) => {
                 telemetry::store_failed(error.kind());
                 // Perhaps committed all the same (a database that did not answer in time).
                 self.unsure = Some(stored);
+                self.summary_stored = None;
                 return Err(error);
             }
             Ok(()) => {}
         }
         telemetry::events_committed(self.game.mode(), &decision.events, appending.elapsed());
+        if summary.is_some() {
+            self.summary_stored = summary;
+        }
         if let Some(side) = passed {
             self.config.notices.turn(self.game.id(), side);
         }
@@ -215,6 +222,10 @@ impl RoomTask {
             .log
             .events_after(self.game.id(), self.game.version())
             .await?;
+        if !missed.is_empty() {
+            // Another writer's append wrote its own summary row.
+            self.summary_stored = None;
+        }
         let mut started = false;
         for stored in missed {
             let event = decode(&stored)?;
