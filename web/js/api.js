@@ -199,3 +199,20 @@ export function setListed(list, id, listed) {
 export function yourTurn() {
   return request('GET', '/api/me/turns');
 }
+
+// Web Push (issue 46; docs/PROTOCOL.md, "Web Push").
+
+/** The server's VAPID public key, base64url: `{key}`, the `applicationServerKey`. */
+export function pushKey() {
+  return request('GET', '/api/push/key');
+}
+
+/** Keep this device's subscription (`PushSubscription.toJSON()`) for this browser's player. */
+export function savePush(subscription) {
+  return request('POST', '/api/me/push', subscription);
+}
+
+/** Forget this device's subscription. */
+export function forgetPush(endpoint) {
+  return request('DELETE', '/api/me/push', { endpoint });
+}
