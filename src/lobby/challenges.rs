@@ -291,15 +291,20 @@ impl Challenges {
         })
     }
 
-    /// The challenged player declines, with a reason from the list.
+    /// The challenged player declines, with a reason from the list; a link challenge, whoever
+    /// holds its link (as whoever holds it may accept), but not its challenger.
     pub async fn decline(
         &self,
         id: &str,
-        asker: &str,
+        asker: Option<&str>,
         reason: DeclineReason,
     ) -> Result<(), ChallengeError> {
         let row = self.find(id).await?;
-        if row.challenged.as_deref() != Some(asker) {
+        let allowed = match &row.challenged {
+            Some(challenged) => asker == Some(challenged.as_str()),
+            None => asker != Some(row.challenger.as_str()),
+        };
+        if !allowed {
             return Err(ChallengeError::NotFound);
         }
         let reason = <&str>::from(reason);

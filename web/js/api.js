@@ -216,3 +216,13 @@ export function savePush(subscription) {
 export function forgetPush(endpoint) {
   return request('DELETE', '/api/me/push', { endpoint });
 }
+
+/** The players this browser's player follows: `{follows: [{player, online, playing, recent}], max}`. */
+export function follows() {
+  return request('GET', '/api/me/follows');
+}
+
+/** The players this browser's player blocks: `{blocks: [PlayerRef], max}`. */
+export function blocks() {
+  return request('GET', '/api/me/blocks');
+}
