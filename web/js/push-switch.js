@@ -31,6 +31,15 @@ async function register() {
   return navigator.serviceWorker.ready;
 }
 
+/** A worker registered before speaks the page's language from now on. */
+function relanguage() {
+  if (!supported()) return;
+  navigator.serviceWorker
+    .getRegistration('/')
+    .then((registration) => registration && register())
+    .catch(() => {});
+}
+
 /** This device's subscription, if it has one. */
 async function current() {
   const registration = await navigator.serviceWorker.getRegistration('/');
@@ -84,7 +93,7 @@ export async function mountPushSwitch() {
   const toggle = part('push-switch');
   onLanguageChange(() => {
     part('push-status').textContent = t(...said);
-    if (toggle.checked) register().catch(() => {});
+    relanguage();
   });
   if (!supported()) {
     toggle.disabled = true;
@@ -93,8 +102,8 @@ export async function mountPushSwitch() {
   }
   const subscription = Notification.permission === 'granted' ? await current() : null;
   toggle.checked = Boolean(subscription) && (await keep(subscription));
+  relanguage();
   if (toggle.checked) {
-    register().catch(() => {});
     say('settings.push.on');
   } else if (Notification.permission === 'denied') say('settings.push.denied');
   else if (!subscription) say('settings.push.off');

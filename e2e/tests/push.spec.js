@@ -1,0 +1,120 @@
+// Web Push in the browser (issue 46): the settings page's per-device switch and the service
+// worker, in Debian's Chromium. What runs for real: /sw.js registers with the whole site as its
+// scope; a push delivered to it through the DevTools protocol (ServiceWorker.deliverPushMessage,
+// what Chromium's own push service would hand it) becomes a notification saying whose turn in
+// which game, in the page's language; the switch asks for permission, registers the worker and
+// asks Chromium's push service for a subscription. Offline, Chromium cannot reach its push
+// service (Firebase Cloud Messaging), so the subscription is refused: the test asserts the clear
+// message the player then reads, and the switch left off, not a faked subscription. The server's
+// half (encrypt, sign, send to a push service, 404/410 removal) is tests/push.rs against the npm
+// push service `web-push-testing`. axe, three languages, 360 px.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { test, expect } from '../support/fixtures.js';
+import { expectNoViolations } from '../support/a11y.js';
+
+const PHONE = { width: 360, height: 740 };
+const screenshots = process.env.SCREENSHOT_DIR ?? path.join(import.meta.dirname, '..', 'screenshots');
+const SWITCH = 'Tell me when it’s my turn (even with the site closed)';
+
+/** `path` on the server `page` is on. */
+const at = (page, path) => new URL(path, page.url()).href;
+
+/** The service worker's registration ids, as the DevTools protocol tells them. */
+async function workerSession(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const registrations = new Map();
+  cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations: updated }) => {
+    for (const registration of updated) {
+      if (registration.isDeleted) registrations.delete(registration.registrationId);
+      else registrations.set(registration.registrationId, registration.scopeURL);
+    }
+  });
+  await cdp.send('ServiceWorker.enable');
+  return {
+    /** Deliver `data` as a push message to the site's worker. */
+    async push(data) {
+      await expect.poll(() => registrations.size).toBeGreaterThan(0);
+      const [registrationId] = [...registrations.keys()];
+      const origin = new URL(page.url()).origin;
+      await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(data) });
+    },
+  };
+}
+
+/** The notifications the site's worker shows now. */
+const notifications = (page) =>
+  page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    const shown = await registration.getNotifications();
+    return shown.map((notification) => ({ title: notification.title, body: notification.body, room: notification.data?.room }));
+  });
+
+test('the switch registers the worker, says why Chromium offline cannot subscribe, and a push becomes a notification of whose turn in which game', async ({ open }) => {
+  const page = await open('/settings', { viewport: PHONE, permissions: ['notifications'] });
+  expect((await page.request.post(at(page, '/api/me'))).status()).toBe(201);
+  await page.reload();
+  const toggle = page.getByRole('switch', { name: SWITCH });
+  await expect(toggle).toHaveAttribute('data-ready', 'true');
+  await expect(toggle).not.toBeChecked();
+  const status = page.getByTestId('push-status');
+  await expect(status).toHaveText('Off: this device will not be told.');
+  expect(await page.evaluate(() => navigator.serviceWorker.getRegistration('/'))).toBeUndefined();
+
+  // On: permission (granted to this context), the worker, then Chromium's push service.
+  const worker = await workerSession(page);
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(status).toHaveText(/^This browser could not subscribe to its push service \(.+\)\. While the site is open in another tab, you will still be told\.$/);
+  await expect(toggle).not.toBeChecked();
+  await expect(toggle).toBeEnabled();
+  await expect(toggle).toBeFocused();
+  const registered = await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    return { scope: registration.scope, script: registration.active?.scriptURL };
+  });
+  expect(registered.scope).toBe(at(page, '/'));
+  expect(registered.script).toBe(at(page, '/sw.js?lang=en'));
+  const served = await page.request.get(at(page, '/sw.js'));
+  expect(served.headers()['content-type']).toBe('text/javascript; charset=utf-8');
+  expect(served.headers()['content-security-policy']).toContain("script-src 'self'");
+  await expectNoViolations(page, 'the settings page with the push switch refused');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+  mkdirSync(screenshots, { recursive: true });
+  await page.getByTestId('push-section').screenshot({ path: path.join(screenshots, 'push-switch-360.png') });
+
+  // The server's payload, as tests/push.rs decrypts it: whose turn, in which game; no secret.
+  await worker.push({ room: '/r/abcdefghij', opponent: 'Boris' });
+  await expect.poll(() => notifications(page)).toEqual([{ title: 'Your turn — Senet', body: 'Your move against Boris', room: '/r/abcdefghij' }]);
+  // A payload that names something else than a room's page leads home, never elsewhere.
+  await worker.push({ room: 'https://elsewhere.example/', opponent: null });
+  await expect.poll(() => notifications(page)).toContainEqual({ title: 'Your turn — Senet', body: 'Your move against anonymous', room: '/' });
+
+  // In the page's language: the worker is registered again in it.
+  for (const [lang, title, body, words] of [
+    ['ru', 'Ваш ход — Сенет', 'Ваш ход против Boris', 'Выключено: это устройство не будет сообщать.'],
+    ['zh-Hant', '輪到你了 — 塞尼特', '對 Boris，輪到你走', '已關閉：不會通知這部裝置。'],
+  ]) {
+    await page.evaluate((lang) => localStorage.setItem('senet.lang', lang), lang);
+    await page.reload();
+    await expect(status).toHaveText(words);
+    await expect
+      .poll(() => page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL))
+      .toBe(at(page, `/sw.js?lang=${lang}`));
+    await worker.push({ room: `/r/${lang.replace('-', '')}game`, opponent: 'Boris' });
+    await expect.poll(() => notifications(page)).toContainEqual({ title, body, room: `/r/${lang.replace('-', '')}game` });
+    await expectNoViolations(page, `the settings page in ${lang}`);
+  }
+});
+
+test('a browser that blocks notifications is told how to allow them', async ({ open }) => {
+  const page = await open('/settings');
+  expect((await page.request.post(at(page, '/api/me'))).status()).toBe(201);
+  await page.reload();
+  const toggle = page.getByRole('switch', { name: SWITCH });
+  await expect(toggle).toHaveAttribute('data-ready', 'true');
+  // No permission granted: headless Chromium answers the request "denied" without a prompt.
+  await toggle.click();
+  await expect(page.getByTestId('push-status')).toHaveText('Notifications are blocked for this site in this browser. Allow them in the browser’s site settings, then turn the switch on again.');
+  await expect(toggle).not.toBeChecked();
+});
