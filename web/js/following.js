@@ -16,7 +16,8 @@ const EVERY_MS = 30_000;
 const root = part('following');
 /** `{follows, max}` as last read; null before. */
 let list = null;
-/** The last status: `[key, params]`, re-worded on a language switch; null for none. */
+/** The last status, re-worded on a language switch; null for none.
+ * @type {[string, Record<string, unknown>] | null} */
 let said = ['follows.loading', {}];
 
 function say(key, params = {}) {

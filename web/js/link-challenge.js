@@ -19,7 +19,8 @@ const id = decodeURIComponent(location.pathname.replace(/^\/c\//, ''));
 let challenge = null;
 /** This browser's player's id, or null. */
 let asker = null;
-/** The last status or refusal: `[key, params, alert]`, re-worded on a language switch. */
+/** The last status or refusal, re-worded on a language switch; null for none.
+ * @type {[string, Record<string, unknown>, boolean] | null} */
 let said = ['link.loading', {}, false];
 
 function say(key, params = {}, alert = false) {
@@ -62,7 +63,8 @@ function draw() {
   if (challenge) drawCard();
 }
 
-/** The status of a challenge that is no longer open, or whose it is. */
+/** The status of a challenge that is no longer open, or whose it is.
+ * @returns {[string, Record<string, unknown>] | null} */
 function standing() {
   if (asker === challenge.challenger.id) return ['link.yours', {}];
   if (challenge.status !== 'pending') return ['link.gone', { status: t(`link.status.${challenge.status}`) }];
@@ -112,8 +114,8 @@ async function start() {
     asker = (await yourTurn().catch(() => null))?.player ?? null;
     challenge = await challengeOf(id);
     root.dataset.state = 'ready';
-    const [key, params] = standing() ?? [null, {}];
-    said = key ? [key, params, false] : null;
+    const standingNow = standing();
+    said = standingNow ? [standingNow[0], standingNow[1], false] : null;
   } catch (err) {
     root.dataset.state = 'failed';
     refuse(err);

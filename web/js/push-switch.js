@@ -14,6 +14,10 @@ import { PUSH_STRINGS } from './push-strings.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], PUSH_STRINGS[code]);
 
+/** How long the browser's push service may take to subscribe: offline, Chromium's tries to
+ * reach its servers for minutes. */
+const PATIENCE_MS = 20_000;
+
 /** The last thing said: `[key, params]`, re-worded on a language switch. */
 let said = ['settings.push.off', {}];
 
@@ -68,9 +72,14 @@ async function turnOn() {
   let subscription;
   try {
     const { key } = await pushKey();
-    subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+    const subscribed = registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+    subscription = await Promise.race([subscribed, new Promise((resolve) => setTimeout(resolve, PATIENCE_MS, null))]);
   } catch (err) {
     say('settings.push.failed', { reason: err.message || err.name });
+    return false;
+  }
+  if (!subscription) {
+    say('settings.push.noAnswer', { seconds: PATIENCE_MS / 1000 });
     return false;
   }
   if (!(await keep(subscription))) return false;
