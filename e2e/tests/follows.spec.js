@@ -64,7 +64,7 @@ test('follow and block from a player page; the follows page shows who is online 
   await expect(anna.getByTestId('follows-count')).toHaveText('You follow 1 of at most 500 players.');
   const line = anna.getByTestId('followed');
   await expect(line).toHaveCount(1);
-  await expect(line.getByRole('link', { name: borisMe.name })).toHaveAttribute('href', `/p/${encodeURIComponent(borisMe.name)}`);
+  await expect(line.getByRole('link', { name: borisMe.name, exact: true })).toHaveAttribute('href', `/p/${encodeURIComponent(borisMe.name)}`);
   await expect(line.getByTestId('presence')).toHaveText(' · online now · playing now');
   await expect(line.getByRole('link', { name: `Watch ${borisMe.name}’s game` })).toHaveAttribute('href', `/r/${seat.room}`);
   await expect(line).toContainText('no finished games yet');
