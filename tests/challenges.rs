@@ -278,7 +278,9 @@ async fn live_challenge_lapses_offline(url: String) {
     let days = anna.call("POST", "/api/challenges", Some(letter)).await;
     assert_eq!(days.status, 201, "{}", days.body);
     tokio::time::sleep(Duration::from_secs(4)).await;
-    let shown = anna.call("GET", &format!("/api/challenges/{id}"), None).await;
+    let shown = anna
+        .call("GET", &format!("/api/challenges/{id}"), None)
+        .await;
     assert_eq!(shown.body["status"], "pending", "online past the grace");
     drop(anna_page);
     let gone = tokio::time::Instant::now();
@@ -287,7 +289,10 @@ async fn live_challenge_lapses_offline(url: String) {
         .await;
     assert!(gone.elapsed() < Duration::from_secs(4));
     let path = format!("/api/challenges/{}", days.body["id"].as_str().unwrap());
-    assert_eq!(anna.call("GET", &path, None).await.body["status"], "pending");
+    assert_eq!(
+        anna.call("GET", &path, None).await.body["status"],
+        "pending"
+    );
     server.stop().await;
 }
 
@@ -549,9 +554,14 @@ async fn accept_race_and_link_decline(url: String) {
     let (mut anna, _) = named(server.addr, "Anna").await;
     let link = json!({"clock": {"days": 3}});
     for _ in 0..5 {
-        let made = anna.call("POST", "/api/challenges", Some(link.clone())).await;
+        let made = anna
+            .call("POST", "/api/challenges", Some(link.clone()))
+            .await;
         assert_eq!(made.status, 201, "{}", made.body);
-        let path = format!("/api/challenges/{}/accept", made.body["id"].as_str().unwrap());
+        let path = format!(
+            "/api/challenges/{}/accept",
+            made.body["id"].as_str().unwrap()
+        );
         let (mut boris, mut carl) = (Browser::new(server.addr), Browser::new(server.addr));
         let (first, second) = tokio::join!(
             boris.call("POST", &path, None),
@@ -575,7 +585,9 @@ async fn accept_race_and_link_decline(url: String) {
         .call("POST", &path, Some(reason))
         .await;
     assert_eq!(stranger.status, 204, "{}", stranger.body);
-    let shown = anna.call("GET", &format!("/api/challenges/{id}"), None).await;
+    let shown = anna
+        .call("GET", &format!("/api/challenges/{id}"), None)
+        .await;
     assert_eq!(shown.body["status"], "declined");
     server.stop().await;
 }

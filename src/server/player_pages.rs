@@ -158,7 +158,11 @@ async fn page(
 pub(super) struct Opponents(HashMap<String, PlayerRef>);
 
 impl Opponents {
-    pub(super) async fn get(&mut self, players: &dyn PlayerStore, id: &str) -> Result<PlayerRef, PlayerError> {
+    pub(super) async fn get(
+        &mut self,
+        players: &dyn PlayerStore,
+        id: &str,
+    ) -> Result<PlayerRef, PlayerError> {
         if let Some(found) = self.0.get(id) {
             return Ok(found.clone());
         }

@@ -19,11 +19,11 @@ use crate::players::identity::is_player_id;
 use crate::players::name::key_of;
 use crate::players::shown;
 use crate::players::store::{PlayerError, PlayerRow};
-use crate::protocol::{RoomCreated, Winner};
 use crate::protocol::social::{
     Blocks, Challenge, Challenges, DeclineChallenge, Followed, Follows, ListCount, PostChallenge,
     RecentResult,
 };
+use crate::protocol::{RoomCreated, Winner};
 use crate::room::now_ms;
 
 /// A followed player's finished games the list shows.

@@ -41,7 +41,10 @@ mod tests {
         let response = service_worker(HeaderMap::new()).await;
         assert_eq!(response.status(), StatusCode::OK);
         let header = |name| response.headers().get(name).unwrap().to_str().unwrap();
-        assert_eq!(header(header::CONTENT_TYPE), "text/javascript; charset=utf-8");
+        assert_eq!(
+            header(header::CONTENT_TYPE),
+            "text/javascript; charset=utf-8"
+        );
         assert_eq!(header(header::CACHE_CONTROL), CACHE_REVALIDATE);
         assert!(header(header::CONTENT_SECURITY_POLICY).contains("script-src 'self'"));
         let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
