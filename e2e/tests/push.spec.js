@@ -46,13 +46,30 @@ async function workerSession(page) {
   };
 }
 
-/** The notifications the site's worker shows now. */
-const notifications = (page) =>
-  page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    const shown = await registration.getNotifications();
-    return shown.map((notification) => ({ title: notification.title, body: notification.body, room: notification.data?.room }));
+/**
+ * Watch what the site's active worker shows: its `showNotification` (still Chromium's, called
+ * through) also notes each call. `registration.getNotifications()` would be the direct reading,
+ * but headless Chromium here sometimes drops a notification from that list at once although
+ * `showNotification` resolved (2 runs in 5, also with Chromium's own notification centre instead of the desktop's):
+ * so the test reads what the worker passed to it. Answers a function reading the notes.
+ */
+async function watchShown(page) {
+  const context = page.context();
+  const url = await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL);
+  await expect.poll(() => context.serviceWorkers().some((worker) => worker.url() === url)).toBe(true);
+  const worker = context.serviceWorkers().find((candidate) => candidate.url() === url);
+  await worker.evaluate(() => {
+    const scope = /** @type {any} */ (self);
+    if (scope.shown) return;
+    scope.shown = [];
+    const show = scope.registration.showNotification.bind(scope.registration);
+    scope.registration.showNotification = (title, options) => {
+      scope.shown.push({ title, body: options.body, room: options.data?.room });
+      return show(title, options);
+    };
   });
+  return () => worker.evaluate(() => /** @type {any} */ (self).shown);
+}
 
 test('the switch registers the worker, says why Chromium offline cannot subscribe, and a push becomes a notification of whose turn in which game', async ({ server }, testInfo) => {
   // A profile of its own: Chromium's Push API exists outside incognito only.
@@ -100,11 +117,22 @@ test('the switch registers the worker, says why Chromium offline cannot subscrib
   await page.getByTestId('push-section').screenshot({ path: path.join(screenshots, 'push-switch-360.png') });
 
   // The server's payload, as tests/push.rs decrypts it: whose turn, in which game; no secret.
+  let shown = await watchShown(page);
   await worker.push({ room: '/r/abcdefghij', opponent: 'Boris' });
-  await expect.poll(() => notifications(page)).toEqual([{ title: 'Your turn — Senet', body: 'Your move against Boris', room: '/r/abcdefghij' }]);
+  await expect.poll(shown).toEqual([{ title: 'Your turn — Senet', body: 'Your move against Boris', room: '/r/abcdefghij' }]);
+  // An open page of the site hears of the push from the worker and reads its list again at
+  // once (it would by itself only 20 s after it opened).
+  const home = await context.newPage();
+  const firstRead = home.waitForRequest((request) => request.url().endsWith('/api/me/turns'));
+  await home.goto(at(page, '/'));
+  await firstRead;
+  const reread = home.waitForRequest((request) => request.url().endsWith('/api/me/turns'), { timeout: 5000 });
+  await worker.push({ room: '/r/abcdefghij', opponent: 'Boris' });
+  await reread;
+  await home.close();
   // A payload that names something else than a room's page leads home, never elsewhere.
   await worker.push({ room: 'https://elsewhere.example/', opponent: null });
-  await expect.poll(() => notifications(page)).toContainEqual({ title: 'Your turn — Senet', body: 'Your move against anonymous', room: '/' });
+  await expect.poll(shown).toContainEqual({ title: 'Your turn — Senet', body: 'Your move against anonymous', room: '/' });
 
   // In the page's language: the worker is registered again in it.
   for (const [lang, title, body, words] of [
@@ -117,8 +145,9 @@ test('the switch registers the worker, says why Chromium offline cannot subscrib
     await expect
       .poll(() => page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL))
       .toBe(at(page, `/sw.js?lang=${lang}`));
+    shown = await watchShown(page);
     await worker.push({ room: `/r/${lang.replace('-', '')}game`, opponent: 'Boris' });
-    await expect.poll(() => notifications(page)).toContainEqual({ title, body, room: `/r/${lang.replace('-', '')}game` });
+    await expect.poll(shown).toContainEqual({ title, body, room: `/r/${lang.replace('-', '')}game` });
     await expectNoViolations(page, `the settings page in ${lang}`);
   }
   expect(problems).toEqual([]);
