@@ -45,6 +45,7 @@ test('follow and block from a player page; the follows page shows who is online 
   await expect(anna.getByTestId('block')).toHaveText('Unblock');
   await expectNoViolations(anna, 'a player page with Unfollow and Unblock');
   expect(await anna.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+  await anna.getByTestId('player').screenshot({ path: test.info().outputPath('follow-buttons-360.png') });
   await anna.reload();
   await expect(anna.getByTestId('follow')).toHaveText('Unfollow');
   await anna.getByRole('button', { name: 'Unblock' }).click();
