@@ -76,83 +76,87 @@ test('the switch registers the worker, says why Chromium offline cannot subscrib
   const profile = mkdtempSync(path.join(os.tmpdir(), 'senet-push-'));
   const { launchOptions } = testInfo.project.use;
   const context = await chromium.launchPersistentContext(profile, { ...launchOptions, headless: true, locale: 'en-US', viewport: PHONE, permissions: ['notifications'] });
-  const problems = [];
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(new URL('/', server.url).href);
-  expect((await page.request.post(at(page, '/api/me'))).status()).toBe(201);
-  await page.goto(at(page, '/settings'));
-  const toggle = page.getByRole('switch', { name: SWITCH });
-  await expect(toggle).toHaveAttribute('data-ready', 'true');
-  await expect(toggle).not.toBeChecked();
-  const status = page.getByTestId('push-status');
-  await expect(status).toHaveText('Off: this device will not be told.');
-  expect(await page.evaluate(() => navigator.serviceWorker.getRegistration('/'))).toBeUndefined();
+  // The profile goes, also after a failure.
+  try {
+    const problems = [];
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(new URL('/', server.url).href);
+    expect((await page.request.post(at(page, '/api/me'))).status()).toBe(201);
+    await page.goto(at(page, '/settings'));
+    const toggle = page.getByRole('switch', { name: SWITCH });
+    await expect(toggle).toHaveAttribute('data-ready', 'true');
+    await expect(toggle).not.toBeChecked();
+    const status = page.getByTestId('push-status');
+    await expect(status).toHaveText('Off: this device will not be told.');
+    expect(await page.evaluate(() => navigator.serviceWorker.getRegistration('/'))).toBeUndefined();
 
-  // On: permission (granted to this context), the worker, then Chromium's push service.
-  const worker = await workerSession(page);
-  await toggle.focus();
-  await page.keyboard.press('Space');
-  await expect(status).toHaveText('Asking this browser…');
-  await expect(status).toHaveText(
-    'This browser’s push service did not answer within 20 seconds: is this device offline? Try again later. While the site is open in another tab, you will still be told.',
-    { timeout: 30_000 },
-  );
-  await expect(toggle).not.toBeChecked();
-  await expect(toggle).toBeEnabled();
-  await expect(toggle).toBeFocused();
-  const registered = await page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    return { scope: registration.scope, script: registration.active?.scriptURL };
-  });
-  expect(registered.scope).toBe(at(page, '/'));
-  expect(registered.script).toBe(at(page, '/sw.js?lang=en'));
-  const served = await page.request.get(at(page, '/sw.js'));
-  expect(served.headers()['content-type']).toBe('text/javascript; charset=utf-8');
-  expect(served.headers()['content-security-policy']).toContain("script-src 'self'");
-  await expectNoViolations(page, 'the settings page with the push switch refused');
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-  mkdirSync(screenshots, { recursive: true });
-  await page.getByTestId('push-section').screenshot({ path: path.join(screenshots, 'push-switch-360.png') });
+    // On: permission (granted to this context), the worker, then Chromium's push service.
+    const worker = await workerSession(page);
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await expect(status).toHaveText('Asking this browser…');
+    await expect(status).toHaveText(
+      'This browser’s push service did not answer within 20 seconds: is this device offline? Try again later. While the site is open in another tab, you will still be told.',
+      { timeout: 30_000 },
+    );
+    await expect(toggle).not.toBeChecked();
+    await expect(toggle).toBeEnabled();
+    await expect(toggle).toBeFocused();
+    const registered = await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.ready;
+      return { scope: registration.scope, script: registration.active?.scriptURL };
+    });
+    expect(registered.scope).toBe(at(page, '/'));
+    expect(registered.script).toBe(at(page, '/sw.js?lang=en'));
+    const served = await page.request.get(at(page, '/sw.js'));
+    expect(served.headers()['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(served.headers()['content-security-policy']).toContain("script-src 'self'");
+    await expectNoViolations(page, 'the settings page with the push switch refused');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    mkdirSync(screenshots, { recursive: true });
+    await page.getByTestId('push-section').screenshot({ path: path.join(screenshots, 'push-switch-360.png') });
 
-  // The server's payload, as tests/push.rs decrypts it: whose turn, in which game; no secret.
-  let shown = await watchShown(page);
-  await worker.push({ room: '/r/abcdefghij', opponent: 'Boris' });
-  await expect.poll(shown).toEqual([{ title: 'Your turn — Senet', body: 'Your move against Boris', room: '/r/abcdefghij' }]);
-  // An open page of the site hears of the push from the worker and reads its list again at
-  // once (it would by itself only 20 s after it opened).
-  const home = await context.newPage();
-  const firstRead = home.waitForRequest((request) => request.url().endsWith('/api/me/turns'));
-  await home.goto(at(page, '/'));
-  await firstRead;
-  const reread = home.waitForRequest((request) => request.url().endsWith('/api/me/turns'), { timeout: 5000 });
-  await worker.push({ room: '/r/abcdefghij', opponent: 'Boris' });
-  await reread;
-  await home.close();
-  // A payload that names something else than a room's page leads home, never elsewhere.
-  await worker.push({ room: 'https://elsewhere.example/', opponent: null });
-  await expect.poll(shown).toContainEqual({ title: 'Your turn — Senet', body: 'Your move against anonymous', room: '/' });
+    // The server's payload, as tests/push.rs decrypts it: whose turn, in which game; no secret.
+    let shown = await watchShown(page);
+    await worker.push({ room: '/r/abcdefghij', opponent: 'Boris' });
+    await expect.poll(shown).toEqual([{ title: 'Your turn — Senet', body: 'Your move against Boris', room: '/r/abcdefghij' }]);
+    // An open page of the site hears of the push from the worker and reads its list again at
+    // once (it would by itself only 20 s after it opened).
+    const home = await context.newPage();
+    const firstRead = home.waitForRequest((request) => request.url().endsWith('/api/me/turns'));
+    await home.goto(at(page, '/'));
+    await firstRead;
+    const reread = home.waitForRequest((request) => request.url().endsWith('/api/me/turns'), { timeout: 5000 });
+    await worker.push({ room: '/r/abcdefghij', opponent: 'Boris' });
+    await reread;
+    await home.close();
+    // A payload that names something else than a room's page leads home, never elsewhere.
+    await worker.push({ room: 'https://elsewhere.example/', opponent: null });
+    await expect.poll(shown).toContainEqual({ title: 'Your turn — Senet', body: 'Your move against anonymous', room: '/' });
 
-  // In the page's language: the worker is registered again in it.
-  for (const [lang, title, body, words] of [
-    ['ru', 'Ваш ход — Сенет', 'Ваш ход против Boris', 'Выключено: это устройство не будет сообщать.'],
-    ['zh-Hant', '輪到你了 — 塞尼特', '對 Boris，輪到你走', '已關閉：不會通知這部裝置。'],
-  ]) {
-    await page.evaluate((lang) => localStorage.setItem('senet.lang', lang), lang);
-    await page.reload();
-    await expect(status).toHaveText(words);
-    await expect
-      .poll(() => page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL))
-      .toBe(at(page, `/sw.js?lang=${lang}`));
-    shown = await watchShown(page);
-    await worker.push({ room: `/r/${lang.replace('-', '')}game`, opponent: 'Boris' });
-    await expect.poll(shown).toContainEqual({ title, body, room: `/r/${lang.replace('-', '')}game` });
-    await expectNoViolations(page, `the settings page in ${lang}`);
+    // In the page's language: the worker is registered again in it.
+    for (const [lang, title, body, words] of [
+      ['ru', 'Ваш ход — Сенет', 'Ваш ход против Boris', 'Выключено: это устройство не будет сообщать.'],
+      ['zh-Hant', '輪到你了 — 塞尼特', '對 Boris，輪到你走', '已關閉：不會通知這部裝置。'],
+    ]) {
+      await page.evaluate((lang) => localStorage.setItem('senet.lang', lang), lang);
+      await page.reload();
+      await expect(status).toHaveText(words);
+      await expect
+        .poll(() => page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL))
+        .toBe(at(page, `/sw.js?lang=${lang}`));
+      shown = await watchShown(page);
+      await worker.push({ room: `/r/${lang.replace('-', '')}game`, opponent: 'Boris' });
+      await expect.poll(shown).toContainEqual({ title, body, room: `/r/${lang.replace('-', '')}game` });
+      await expectNoViolations(page, `the settings page in ${lang}`);
+    }
+    expect(problems).toEqual([]);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
   }
-  expect(problems).toEqual([]);
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
 });
 
 test('a browser that blocks notifications is told how to allow them', async ({ open }) => {
