@@ -3,7 +3,8 @@
 //!
 //! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick pairing,
 //! games to watch), `/p/{name}` (a player), `/top` (the leaderboard), `/settings` (this browser's
-//! identity), `/puzzles` (issue 49), `/tournaments` and `/t/{id}` (issue 45), `/kiosk` (the museum kiosk, `/` under `--kiosk`) and `/learn`
+//! identity), `/puzzles` (issue 49), `/tournaments` and `/t/{id}` (issue 45), `/following` and
+//! `/c/{id}` (issue 46), `/kiosk` (the museum kiosk, `/` under `--kiosk`) and `/learn`
 //! (the rule lessons, their data with the engine's answers `GET /api/lessons`, from
 //! [`crate::lessons`]). Assets are served at `/assets/{version}/{path}`, where the version is a
 //! hash over every embedded file: a new build gets new asset URLs, so assets can be cached for a
@@ -22,6 +23,8 @@ use axum::{
 use rust_embed::Embed;
 use sha2::{Digest, Sha256};
 use tower_http::compression::CompressionLayer;
+
+mod worker;
 
 #[derive(Embed)]
 #[folder = "web/"]
@@ -62,6 +65,10 @@ where
         .route("/t/{id}", page_at("tournament.html"))
         // This browser's identity: create, rename, move to another device, delete.
         .route("/settings", page_at("settings.html"))
+        // Issue 46: the players one follows, a link challenge, the Web Push service worker.
+        .route("/following", page_at("following.html"))
+        .route("/c/{id}", page_at("challenge.html"))
+        .route("/sw.js", get(worker::service_worker))
         .route("/api/lessons", get(lessons))
         .route("/assets/{version}/{*path}", get(asset))
         .fallback(not_found)
@@ -350,8 +357,10 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 12] = [
+    const PAGES: [&str; 14] = [
         "404.html",
+        "following.html",
+        "challenge.html",
         "tournaments.html",
         "tournament.html",
         "index.html",
@@ -382,16 +391,7 @@ mod tests {
 
     #[tokio::test]
     async fn pages_name_the_current_asset_version_and_are_revalidated() {
-        for response in [
-            page(HOME, &HeaderMap::new()),
-            page(KIOSK, &HeaderMap::new()),
-            page("room.html", &HeaderMap::new()),
-            page("learn.html", &HeaderMap::new()),
-            page("puzzles.html", &HeaderMap::new()),
-            page("player.html", &HeaderMap::new()),
-            page("top.html", &HeaderMap::new()),
-            page("settings.html", &HeaderMap::new()),
-        ] {
+        for response in PAGES.map(|name| page(name, &HeaderMap::new())) {
             assert_eq!(response.status(), StatusCode::OK);
             assert_eq!(header_of(&response, header::CACHE_CONTROL), "no-cache");
             assert!(header_of(&response, header::CONTENT_TYPE).starts_with("text/html"));

@@ -223,11 +223,13 @@ async fn declined_with_a_reason(url: String) {
     server.stop().await;
 }
 
-/// Expiry (2 s here) and cancel: both end the challenge, heard by the challenged player.
+/// Expiry (2 s here, the challenger online all along) and cancel: both end the challenge,
+/// heard by the challenged player.
 async fn expired_and_cancelled(url: String) {
     let server = server(url, Some(Duration::from_secs(2))).await;
     let (mut anna, _) = named(server.addr, "Anna").await;
     let (mut boris, _) = named(server.addr, "Boris").await;
+    let _anna_page = Lobby::open(server.addr, &anna).await;
     let mut boris_page = Lobby::open(server.addr, &boris).await;
     let id = send(&mut anna, "Boris").await.body["id"]
         .as_str()
@@ -256,6 +258,41 @@ async fn expired_and_cancelled(url: String) {
     boris_page
         .challenge(&id, "cancelled", Duration::from_secs(1))
         .await;
+    server.stop().await;
+}
+
+/// A live challenge lives while its challenger is online (a lobby socket: 12 s of life here,
+/// 2 s of grace), and lapses within the grace once their last page is gone; a correspondence
+/// one does not.
+async fn live_challenge_lapses_offline(url: String) {
+    let server = server(url, Some(Duration::from_secs(12))).await;
+    let (mut anna, _) = named(server.addr, "Anna").await;
+    let (boris, _) = named(server.addr, "Boris").await;
+    let anna_page = Lobby::open(server.addr, &anna).await;
+    let mut boris_page = Lobby::open(server.addr, &boris).await;
+    let id = send(&mut anna, "Boris").await.body["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let letter = json!({"name": "Boris", "clock": {"days": 3}});
+    let days = anna.call("POST", "/api/challenges", Some(letter)).await;
+    assert_eq!(days.status, 201, "{}", days.body);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let shown = anna
+        .call("GET", &format!("/api/challenges/{id}"), None)
+        .await;
+    assert_eq!(shown.body["status"], "pending", "online past the grace");
+    drop(anna_page);
+    let gone = tokio::time::Instant::now();
+    boris_page
+        .challenge(&id, "expired", Duration::from_secs(4))
+        .await;
+    assert!(gone.elapsed() < Duration::from_secs(4));
+    let path = format!("/api/challenges/{}", days.body["id"].as_str().unwrap());
+    assert_eq!(
+        anna.call("GET", &path, None).await.body["status"],
+        "pending"
+    );
     server.stop().await;
 }
 
@@ -454,6 +491,22 @@ async fn follows(url: String) {
         (json!(false), Value::Null)
     );
 
+    // Boris resigns: not playing any more, and his last result is the loss, by Anna's name.
+    let token = accepted.body["token"].as_str().unwrap();
+    let mut game = Client::join(server.addr, room, Some(token)).await;
+    game.ok("resign", Value::Null).await;
+    let list = anna.call("GET", "/api/me/follows", None).await;
+    let follows = list.body["follows"].as_array().unwrap();
+    let boris_line = follows
+        .iter()
+        .find(|f| f["player"]["id"] == boris_id.as_str())
+        .unwrap();
+    assert_eq!(boris_line["playing"], Value::Null);
+    assert_eq!(
+        boris_line["recent"],
+        json!([{"room": room, "result": "loss", "opponent": "Anna"}])
+    );
+
     let gone = anna
         .call("DELETE", &format!("/api/me/follows/{carl_id}"), None)
         .await;
@@ -494,6 +547,51 @@ async fn at_most_500_follows(url: String) {
     assert_eq!(social.follows(&ids[0]).await.unwrap().len(), 500);
 }
 
+/// Two accepts of one link challenge at once: one room, and the other a clear 409
+/// `challenge_closed`; a link challenge is declined by whoever holds it, not by its challenger.
+async fn accept_race_and_link_decline(url: String) {
+    let server = server(url, None).await;
+    let (mut anna, _) = named(server.addr, "Anna").await;
+    let link = json!({"clock": {"days": 3}});
+    for _ in 0..5 {
+        let made = anna
+            .call("POST", "/api/challenges", Some(link.clone()))
+            .await;
+        assert_eq!(made.status, 201, "{}", made.body);
+        let path = format!(
+            "/api/challenges/{}/accept",
+            made.body["id"].as_str().unwrap()
+        );
+        let (mut boris, mut carl) = (Browser::new(server.addr), Browser::new(server.addr));
+        let (first, second) = tokio::join!(
+            boris.call("POST", &path, None),
+            carl.call("POST", &path, None)
+        );
+        let mut statuses = [first.status, second.status];
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "{} / {}", first.body, second.body);
+        let lost = if first.status == 409 { &first } else { &second };
+        assert_eq!(lost.body["error"], "challenge_closed", "{}", lost.body);
+        assert!(lost.body["message"].as_str().unwrap().contains("accepted"));
+    }
+
+    let made = anna.call("POST", "/api/challenges", Some(link)).await;
+    let id = made.body["id"].as_str().unwrap();
+    let path = format!("/api/challenges/{id}/decline");
+    let reason = json!({"reason": "generic"});
+    let own = anna.call("POST", &path, Some(reason.clone())).await;
+    assert_eq!(own.body["error"], "challenge_not_found");
+    let stranger = Browser::new(server.addr)
+        .call("POST", &path, Some(reason))
+        .await;
+    assert_eq!(stranger.status, 204, "{}", stranger.body);
+    let shown = anna
+        .call("GET", &format!("/api/challenges/{id}"), None)
+        .await;
+    assert_eq!(shown.body["status"], "declined");
+    server.stop().await;
+}
+
 macro_rules! on_sqlite {
     ($($name:ident),+ $(,)?) => {
         mod sqlite {
@@ -516,6 +614,8 @@ on_sqlite!(
     challenge_bounds_and_links,
     follows,
     at_most_500_follows,
+    accept_race_and_link_decline,
+    live_challenge_lapses_offline,
 );
 
 /// On PostgreSQL with two instances: the challenged player's page on the other instance hears
@@ -555,5 +655,7 @@ postgres_support::postgres_tests!(
     challenge_bounds_and_links,
     follows,
     at_most_500_follows,
+    accept_race_and_link_decline,
+    live_challenge_lapses_offline,
     heard_across_instances,
 );

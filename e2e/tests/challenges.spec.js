@@ -67,3 +67,60 @@ for (const [locale, lang] of LANGUAGES) {
     expect((await roomInfo(anna)).mode).toBe('online');
   });
 }
+
+/** A link challenge made through the API by `page`'s player: its id. */
+async function linkChallenge(page, options) {
+  const made = await page.request.post(new URL('/api/challenges', page.url()).href, { data: options });
+  expect(made.status()).toBe(201);
+  return (await made.json()).id;
+}
+
+test('a link challenge is seen, declined or accepted by someone without a name, and its challenger is told', async ({ open }) => {
+  const anna = await open('/settings', { viewport: PHONE, ...QUIET });
+  const annaName = await identify(anna, 'Anna');
+  const declined = await linkChallenge(anna, { clock: { days: 3 }, side: 'black', message: 'friendly' });
+
+  // Her own link tells her to send it on.
+  await visit(anna, `/c/${declined}`);
+  await expect(anna.getByTestId('link-challenge')).toHaveAttribute('data-state', 'ready');
+  await expect(anna.getByTestId('link-status')).toHaveText('This is your own challenge: send its link to the player you want to play.');
+  await expect(anna.getByTestId('link-actions')).toBeHidden();
+
+  // A stranger in every language: who, the terms, Accept and Decline; axe; 360 px.
+  for (const [locale, lang, heading, clock] of [
+    ['ru-RU', 'ru', `${annaName} вызывает вас`, 'Контроль времени: Заочная, 3 дн. на ход'],
+    ['zh-TW', 'zh-Hant', `${annaName} 向你挑戰`, '時限：通信對局，每步 3 天'],
+    ['en-US', 'en', `${annaName} challenges you`, 'Time control: Correspondence, 3 d a move'],
+  ]) {
+    const stranger = await open(`/c/${declined}`, { locale, viewport: PHONE });
+    await expect(stranger.getByTestId('link-challenge')).toHaveAttribute('data-state', 'ready');
+    await expect(stranger.getByRole('heading', { level: 1 })).toHaveText(heading);
+    await expect(stranger.getByTestId('link-terms').getByRole('listitem')).toHaveCount(3);
+    await expect(stranger.getByTestId('link-terms').getByRole('listitem').first()).toHaveText(clock);
+    await expectNoViolations(stranger, `a link challenge in ${lang}`);
+    expect(await stranger.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    if (lang === 'en') {
+      await expect(stranger.getByTestId('link-terms')).toHaveText(/You play: White.*Casual/s);
+      await expect(stranger.getByTestId('link-message')).toHaveText('“A friendly game?”');
+      await stranger.screenshot({ path: test.info().outputPath('link-challenge-360.png'), fullPage: true });
+      await stranger.getByRole('button', { name: 'Decline' }).click();
+      await expect(stranger.getByTestId('link-status')).toHaveText(`You declined: ${annaName} is told.`);
+      await expect(stranger.getByTestId('link-actions')).toBeHidden();
+    }
+  }
+  const seen = await anna.request.get(new URL(`/api/challenges/${declined}`, anna.url()).href);
+  expect((await seen.json()).status).toBe('declined');
+  const late = await open(`/c/${declined}`);
+  await expect(late.getByTestId('link-status')).toHaveText('This challenge is no longer open (declined).');
+
+  // Accepted: to the game, seated, the challenger black as she asked.
+  const accepted = await linkChallenge(anna, { clock: { days: 3 }, side: 'black' });
+  const guest = await open(`/c/${accepted}`);
+  await guest.getByRole('button', { name: 'Accept and play' }).click();
+  await guest.waitForURL(/\/r\/[^/]+$/);
+  await expect(guest.getByTestId('room')).toHaveAttribute('data-seat', 'white');
+
+  // A link that names no challenge.
+  const nowhere = await open('/c/nosuchchallenge', QUIET);
+  await expect(nowhere.getByTestId('link-error')).toHaveText('There is no such challenge: the link may be mistyped or old.');
+});

@@ -16,7 +16,12 @@
 //! Expiry runs here: a live challenge lasts [`ChallengeConfig::live`] (two minutes by default),
 //! a correspondence one [`ChallengeConfig::correspondence`] (seven days); every
 //! [`SWEEP_EVERY`] the due ones are marked expired and their players told. A cancel ends one at
-//! once. A challenger's page going away does not end it early: it lives its two minutes.
+//! once. A live challenge lasts its two minutes only while its challenger is online (lichess's
+//! rule: nobody accepts into a game whose other player has gone): it is made to expire after
+//! [`offline_grace`], and every sweep each instance moves that on for the challengers with a
+//! lobby socket on it (their pages), up to the challenge's whole life. So a challenger whose
+//! pages all closed loses it within the grace, on whichever instance they were, and a reload or
+//! a move to another page with a lobby socket within the grace keeps it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -43,6 +48,14 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(1);
 pub const DEFAULT_LIVE_EXPIRY: Duration = Duration::from_secs(120);
 /// A correspondence challenge's life.
 pub const CORRESPONDENCE_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
+/// How long a live challenge outlives its challenger's last lobby socket, at most.
+pub const OFFLINE_GRACE: Duration = Duration::from_secs(20);
+
+/// The grace for a live life of `live`: [`OFFLINE_GRACE`], shorter for a short life (tests).
+pub fn offline_grace(live: Duration) -> Duration {
+    OFFLINE_GRACE.min(live / 6)
+}
+
 /// Frames one player's subscribers may fall behind by (a page missing some re-reads the list).
 const FRAME_BUFFER: usize = 16;
 
@@ -164,10 +177,11 @@ impl Challenges {
         }
         self.inner.rooms.check_online_clock(request.clock)?;
         let now = now_ms();
+        // A live one lives on while its challenger is online ([`Challenges::keep_alive`]).
         let life = if request.clock.is_correspondence() {
             self.inner.config.correspondence
         } else {
-            self.inner.config.live
+            offline_grace(self.inner.config.live)
         };
         let row = ChallengeRow {
             id: new_room_id(),
@@ -291,15 +305,20 @@ impl Challenges {
         })
     }
 
-    /// The challenged player declines, with a reason from the list.
+    /// The challenged player declines, with a reason from the list; a link challenge, whoever
+    /// holds its link (as whoever holds it may accept), but not its challenger.
     pub async fn decline(
         &self,
         id: &str,
-        asker: &str,
+        asker: Option<&str>,
         reason: DeclineReason,
     ) -> Result<(), ChallengeError> {
         let row = self.find(id).await?;
-        if row.challenged.as_deref() != Some(asker) {
+        let allowed = match &row.challenged {
+            Some(challenged) => asker == Some(challenged.as_str()),
+            None => asker != Some(row.challenger.as_str()),
+        };
+        if !allowed {
             return Err(ChallengeError::NotFound);
         }
         let reason = <&str>::from(reason);
@@ -458,6 +477,9 @@ impl Challenges {
                 _ = shutdown.cancelled() => return,
                 _ = every.tick() => {}
             }
+            if let Err(error) = self.keep_alive(now_ms()).await {
+                tracing::warn!(%error, "online challengers' challenges were not kept");
+            }
             match self.inner.social.expire_due(now_ms()).await {
                 Ok(expired) => {
                     for row in expired {
@@ -467,6 +489,19 @@ impl Challenges {
                 Err(error) => tracing::warn!(%error, "due challenges were not expired"),
             }
         }
+    }
+
+    /// Moves on the expiry of the live challenges whose challenger has a lobby socket here.
+    async fn keep_alive(&self, now: i64) -> Result<(), PlayerError> {
+        let live = self.inner.config.live.as_millis() as i64;
+        let grace = offline_grace(self.inner.config.live).as_millis() as i64;
+        for (id, challenger, created_at) in self.inner.social.pending_live(live).await? {
+            if self.online_here(&challenger) {
+                let until = (now + grace).min(created_at + live);
+                self.inner.social.keep_until(&id, until).await?;
+            }
+        }
+        Ok(())
     }
 
     async fn follow(self, mut news: Subscription, shutdown: CancellationToken) {

@@ -153,6 +153,12 @@ const DUE: &str =
     "SELECT id FROM challenges WHERE status = 'pending' AND expires_at <= $1 LIMIT 100";
 const EXPIRE: &str = "UPDATE challenges SET status = 'expired', decided_at = $1 \
                       WHERE id = $2 AND status = 'pending'";
+/// The pending live challenges: a live one's life is at most `$1` ms, a correspondence one's
+/// days. Bounded by the pending quotas (5 a player); the limit is a guard.
+const PENDING_LIVE: &str = "SELECT id, challenger, created_at FROM challenges \
+                            WHERE status = 'pending' AND expires_at <= created_at + $1 LIMIT 10000";
+const KEEP_UNTIL: &str =
+    "UPDATE challenges SET expires_at = $1 WHERE id = $2 AND status = 'pending'";
 const COUNT_BLOCKS: &str = "SELECT COUNT(*) FROM blocks WHERE player = $1";
 const INSERT_BLOCK: &str =
     "INSERT INTO blocks (player, blocked, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
@@ -378,6 +384,32 @@ impl SocialStore {
             }
         }
         Ok(expired)
+    }
+
+    /// The pending live challenges (`live`: a live challenge's whole life, ms): id,
+    /// challenger, made at.
+    pub async fn pending_live(
+        &self,
+        live: i64,
+    ) -> Result<Vec<(String, String, UnixMs)>, PlayerError> {
+        Ok(on_pool!(self, |pool, _begin, _lock| {
+            let rows = sqlx::query(PENDING_LIVE).bind(live).fetch_all(pool).await?;
+            rows.iter()
+                .map(|row| Ok((row.text_at(0)?, row.text_at(1)?, row.i64_at(2)?)))
+                .collect::<Result<_, sqlx::Error>>()?
+        }))
+    }
+
+    /// A pending challenge now expires at `at`.
+    pub async fn keep_until(&self, id: &str, at: UnixMs) -> Result<(), PlayerError> {
+        on_pool!(self, |pool, _begin, _lock| {
+            sqlx::query(KEEP_UNTIL)
+                .bind(at)
+                .bind(id)
+                .execute(pool)
+                .await?;
+        });
+        Ok(())
     }
 
     /// Tells every instance on PostgreSQL that challenge `id` changed (its lobby reads it);

@@ -155,10 +155,14 @@ async fn page(
 
 /// The opponents of one page, each read once.
 #[derive(Default)]
-struct Opponents(HashMap<String, PlayerRef>);
+pub(super) struct Opponents(HashMap<String, PlayerRef>);
 
 impl Opponents {
-    async fn get(&mut self, players: &dyn PlayerStore, id: &str) -> Result<PlayerRef, PlayerError> {
+    pub(super) async fn get(
+        &mut self,
+        players: &dyn PlayerStore,
+        id: &str,
+    ) -> Result<PlayerRef, PlayerError> {
         if let Some(found) = self.0.get(id) {
             return Ok(found.clone());
         }

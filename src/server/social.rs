@@ -14,15 +14,16 @@ use super::AppState;
 use super::edge::ClientAddr;
 use super::error::{AppError, body};
 use super::identity::Identity;
+use super::player_pages::Opponents;
 use crate::players::identity::is_player_id;
 use crate::players::name::key_of;
 use crate::players::shown;
 use crate::players::store::{PlayerError, PlayerRow};
-use crate::protocol::RoomCreated;
 use crate::protocol::social::{
     Blocks, Challenge, Challenges, DeclineChallenge, Followed, Follows, ListCount, PostChallenge,
     RecentResult,
 };
+use crate::protocol::{RoomCreated, Winner};
 use crate::room::now_ms;
 
 /// A followed player's finished games the list shows.
@@ -90,16 +91,17 @@ pub async fn accept(
     Ok(Json(state.challenges.accept(&id, player.as_ref()).await?))
 }
 
-/// `POST /api/challenges/{id}/decline` with `{"reason": …}` from the list.
+/// `POST /api/challenges/{id}/decline` with `{"reason": …}` from the list (a link challenge's
+/// also without a player, as its accept).
 pub async fn decline(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    identity: Identity,
+    Identity(player): Identity,
     request: Result<Json<DeclineChallenge>, JsonRejection>,
 ) -> Result<StatusCode, AppError> {
-    let player = identity.required()?;
     let request = body(request)?;
-    let declined = state.challenges.decline(&id, &player.id, request.reason);
+    let asker = player.as_ref().map(|row| row.id.as_str());
+    let declined = state.challenges.decline(&id, asker, request.reason);
     declined.await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -140,38 +142,50 @@ pub async fn follows(
     let player = identity.required()?;
     let social = state.challenges.social();
     let mut follows = Vec::new();
+    let mut opponents = Opponents::default();
     for id in social.follows(&player.id).await? {
         let Some(row) = state.players.player(&id).await? else {
             continue;
         };
-        let recent = state.players.recent_games(&id, RECENT_RESULTS).await?;
         follows.push(Followed {
             player: shown::player_ref(&row),
             online: state.challenges.online_here(&id),
             playing: social.playing(&id).await?,
-            recent: recent
-                .iter()
-                .map(|game| {
-                    let (mine, theirs) = match game.black.as_deref() == Some(id.as_str()) {
-                        true => (crate::protocol::Winner::Black, game.white.clone()),
-                        false => (crate::protocol::Winner::White, game.black.clone()),
-                    };
-                    let result = match game.winner {
-                        crate::protocol::Winner::None => "draw",
-                        winner if winner == mine => "win",
-                        _ => "loss",
-                    };
-                    RecentResult {
-                        room: game.room.clone(),
-                        result: result.into(),
-                        opponent: theirs,
-                    }
-                })
-                .collect(),
+            recent: recent_results(&state, &id, &mut opponents).await?,
         });
     }
     let max = social.bounds().follows;
     Ok(Json(Follows { follows, max }))
+}
+
+/// `id`'s last finished games as the follows list shows them: the result, the opponent's name.
+async fn recent_results(
+    state: &AppState,
+    id: &str,
+    opponents: &mut Opponents,
+) -> Result<Vec<RecentResult>, AppError> {
+    let mut results = Vec::new();
+    for game in state.players.recent_games(id, RECENT_RESULTS).await? {
+        let (mine, theirs) = match game.black.as_deref() == Some(id) {
+            true => (Winner::Black, game.white),
+            false => (Winner::White, game.black),
+        };
+        let result = match game.winner {
+            Winner::None => "draw",
+            winner if winner == mine => "win",
+            _ => "loss",
+        };
+        let opponent = match theirs {
+            Some(other) => Some(opponents.get(state.players.as_ref(), &other).await?.name),
+            None => None,
+        };
+        results.push(RecentResult {
+            room: game.room,
+            result: result.into(),
+            opponent,
+        });
+    }
+    Ok(results)
 }
 
 /// `PUT /api/me/follows/{player}`.

@@ -199,3 +199,30 @@ export function setListed(list, id, listed) {
 export function yourTurn() {
   return request('GET', '/api/me/turns');
 }
+
+// Web Push (issue 46; docs/PROTOCOL.md, "Web Push").
+
+/** The server's VAPID public key, base64url: `{key}`, the `applicationServerKey`. */
+export function pushKey() {
+  return request('GET', '/api/push/key');
+}
+
+/** Keep this device's subscription (`PushSubscription.toJSON()`) for this browser's player. */
+export function savePush(subscription) {
+  return request('POST', '/api/me/push', subscription);
+}
+
+/** Forget this device's subscription. */
+export function forgetPush(endpoint) {
+  return request('DELETE', '/api/me/push', { endpoint });
+}
+
+/** The players this browser's player follows: `{follows: [{player, online, playing, recent}], max}`. */
+export function follows() {
+  return request('GET', '/api/me/follows');
+}
+
+/** The players this browser's player blocks: `{blocks: [PlayerRef], max}`. */
+export function blocks() {
+  return request('GET', '/api/me/blocks');
+}

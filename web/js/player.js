@@ -2,7 +2,8 @@
 // losses and draws, the rating after each rated game as a chart (chart.js, drawn as the analysis
 // chart is), and the recent games, each linking to its replay. Unnamed and deleted players are
 // reached by id (/p/{16 hex}): what looks like an id is tried as one first, then as a name. On
-// the player's own page, their games waiting for their move come first (your-turn.js).
+// the player's own page, their games waiting for their move come first (your-turn.js); on
+// another's, Follow and Block (follow-buttons.js).
 
 import { el, part, show, svg } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
@@ -12,6 +13,7 @@ import { changeText, nameOf, playerLabel, ratingText } from './players-view.js';
 import { ErrorCode } from './protocol.js';
 import { listenForChallenges, mountChallengeForm } from './challenges.js';
 import { countTitle, mountYourTurn } from './your-turn.js';
+import { mountFollowButtons } from './follow-buttons.js';
 
 const root = part('player-page');
 const chart = part('rating-chart');
@@ -149,9 +151,13 @@ async function start() {
     show(part('challenge'), true);
   }
   listenForChallenges();
-  // The "your turn" list is the asking player's: shown on their own page only.
+  // The "your turn" list is the asking player's: shown on their own page only, with the way to
+  // the players they follow; another's page has Follow and Block.
   const asking = await yourTurn().catch(() => null);
-  if (asking?.player === player.id) mountYourTurn(part('your-turn'));
+  if (asking?.player === player.id) {
+    mountYourTurn(part('your-turn'));
+    show(part('following-link'), true);
+  } else if (asking?.player && !player.deleted) mountFollowButtons(player);
 }
 
 start();

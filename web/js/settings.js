@@ -1,12 +1,14 @@
 // Settings, /settings: this browser's identity (issue 29) — create one, choose a name, move it
 // to another device with a one-time code (show one here, or type one from there), delete it.
 // Each result is said in the status line (a live region); each refusal in words, from its code.
+// With an identity, the per-device "your turn" switch (push-switch.js).
 
 import { part, show } from './dom.js';
 import { hasText, mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
 import { createMe, deleteMe, me, redeemCode, rename, transferCode } from './api.js';
 import { nameOf, playerHref } from './players-view.js';
 import { ErrorCode } from './protocol.js';
+import { mountPushSwitch } from './push-switch.js';
 
 const root = part('settings');
 const problem = part('settings-error');
@@ -15,6 +17,7 @@ let player;
 /** The last result, re-worded on a language switch: `[key, params]`. */
 let said = null;
 let code = null;
+let pushMounted = false;
 
 function say(key, params = {}) {
   said = [key, params];
@@ -37,6 +40,10 @@ function draw() {
   show(part('identity'), Boolean(player));
   show(part('redeem-section'), player !== undefined);
   if (said) part('settings-status').textContent = t(...said);
+  if (player && !pushMounted) {
+    pushMounted = true;
+    mountPushSwitch();
+  }
   if (player) {
     part('you-are').textContent = t('settings.you', { name: nameOf(player) });
     part('your-page').href = playerHref(player);

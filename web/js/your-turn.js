@@ -109,5 +109,7 @@ export function mountYourTurn(section) {
   navigator.serviceWorker?.addEventListener('message', (event) => {
     if (event.data?.type === 'turns') read();
   });
+  // addEventListener, unlike onmessage, does not open the worker's message queue by itself.
+  navigator.serviceWorker?.startMessages();
   onLanguageChange(draw);
 }
