@@ -193,6 +193,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         )
         .route("/api/class/me", get(classes::me))
         .route("/api/class/me/lessons/{lesson}", post(classes::lesson_done))
+        .route("/api/class/me/stumbles", post(classes::stumbled))
         .route("/api/me", get(identity::me).delete(identity::delete))
         .route("/api/me/name", put(identity::rename))
         .route("/api/me/transfer", post(identity::transfer))
