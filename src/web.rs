@@ -323,8 +323,11 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 12] = [
+    const PAGES: [&str; 15] = [
         "404.html",
+        "classes.html",
+        "class-teacher.html",
+        "class.html",
         "tournaments.html",
         "tournament.html",
         "index.html",

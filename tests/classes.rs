@@ -309,7 +309,12 @@ async fn refusals_are_counted_per_pupil_and_rule(server: TestServer) {
     let (mut tom, _, _) = join(addr, &code, "Tom").await;
     let path = "/api/class/me/stumbles";
     let stumble = |rule: &str| Some(json!({ "rule": rule }));
-    for rule in ["must_stop_on_26", "blocked", "must_stop_on_26", "must_stop_on_26"] {
+    for rule in [
+        "must_stop_on_26",
+        "blocked",
+        "must_stop_on_26",
+        "must_stop_on_26",
+    ] {
         assert_eq!(mia.call("POST", path, stumble(rule)).await.status, 204);
     }
     for refused in [
@@ -330,7 +335,9 @@ async fn refusals_are_counted_per_pupil_and_rule(server: TestServer) {
             .contains("must_stop_on_26"),
         "the refusal names the rules counted"
     );
-    let stranger = Browser::new(addr).call("POST", path, stumble("blocked")).await;
+    let stranger = Browser::new(addr)
+        .call("POST", path, stumble("blocked"))
+        .await;
     assert_eq!(
         (stranger.status, &stranger.body["error"]),
         (404, &json!("no_pupil"))
@@ -360,7 +367,10 @@ async fn refusals_are_counted_per_pupil_and_rule(server: TestServer) {
     assert_eq!(answer.status, 200);
     let csv = teacher.seen.last().unwrap();
     assert!(csv.starts_with("name,played,won,lost,unfinished,lessons,needs_practice\r\n"));
-    assert!(csv.contains("\"Mia\",0,0,0,0,\"\",\"must_stop_on_26:3 blocked:1\""), "{csv}");
+    assert!(
+        csv.contains("\"Mia\",0,0,0,0,\"\",\"must_stop_on_26:3 blocked:1\""),
+        "{csv}"
+    );
     server.stop().await;
 }
 

@@ -123,13 +123,15 @@ test('a teacher and eight pupils: join by code, pair, a live dashboard of four b
   await expect(teacher.locator(`[data-testid="practice"][data-rule="${stumbled}"]`)).toHaveCount(1);
   await expect(teacher.getByTestId('practice').getByRole('link')).toHaveAttribute('href', /^\/learn#[a-z0-9-]+$/);
 
+  await teacher.getByTestId('dashboard').screenshot({ path: path.join(screenshots, 'class-dashboard-en-1280.png') });
+
   // The teacher's page opened with ?stuck=2 marks a game without a move for 2 s.
   await teacher.goto(`${teacher.url()}?stuck=2`);
   await expect(teacher.getByTestId('board-tile')).toHaveCount(4);
   await expect(teacher.locator('[data-testid="board-tile"][data-stuck="true"]').first()).toBeVisible();
   await expect(teacher.getByTestId('tile-stuck').first()).toHaveText('No move for over a minute');
   await expectNoViolations(teacher, 'the dashboard');
-  await teacher.getByTestId('dashboard').screenshot({ path: path.join(screenshots, 'class-dashboard-en-1280.png') });
+  await teacher.getByTestId('dashboard').screenshot({ path: path.join(screenshots, 'class-dashboard-stuck-en-1280.png') });
 
   // Full size for the projector: Enter on a board's button; Escape closes it.
   await teacher.getByTestId('tile-open').first().focus();

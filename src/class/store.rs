@@ -447,7 +447,11 @@ impl ClassStore {
         on_pool!(self, |pool, _begin, _lock| {
             let rows = sqlx::query(query).bind(class).fetch_all(pool).await?;
             let line = |row: &_| -> Result<(String, String, i64), sqlx::Error> {
-                Ok((Row::try_get(row, 0)?, Row::try_get(row, 1)?, Row::try_get(row, 2)?))
+                Ok((
+                    Row::try_get(row, 0)?,
+                    Row::try_get(row, 1)?,
+                    Row::try_get(row, 2)?,
+                ))
             };
             rows.iter()
                 .map(line)

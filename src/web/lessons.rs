@@ -39,4 +39,3 @@ pub(super) fn lessons_body() -> anyhow::Result<String> {
     let lessons = crate::lessons::lessons().map_err(|error| anyhow::anyhow!("{error}"))?;
     Ok(serde_json::to_string(&Body { lessons })?)
 }
-

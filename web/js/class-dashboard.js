@@ -94,6 +94,7 @@ export function createDashboard(list, dialog) {
       el('p', { class: 'stuck-flag', 'data-testid': 'tile-stuck', hidden: true }),
       el('button', { type: 'button', 'data-testid': 'tile-open' }),
     );
+    /** @type {{game: any, state: any, last: any, movedAt: number, paused: boolean, node: HTMLElement, board: any, socket: RoomSocket | null}} */
     const tile = { game, state: null, last: null, movedAt: Date.now(), paused: false, node, board: createBoard(boardNode), socket: null };
     node.addEventListener('click', () => open(tile));
     const redraw = () => draw(tile);
@@ -134,7 +135,7 @@ export function createDashboard(list, dialog) {
 
   function drop(room) {
     const tile = boards.get(room);
-    tile?.socket.close();
+    tile?.socket?.close();
     tile?.node.remove();
     boards.delete(room);
   }
