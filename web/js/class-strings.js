@@ -232,7 +232,7 @@ const ru = {
   'class.joinAt': 'Откройте {address} и введите код:',
   'class.codeLabel': 'Код для входа',
   'class.qrAlt': 'QR-код: открывает {address} с уже введённым кодом',
-  'class.expires': 'Класс и имена учеников будут удалены {date}.',
+  'class.expires': 'Класс и имена учеников будут удалены: {date}',
   'class.pupilsHeading': 'Ученики',
   'class.noPupils': 'Пока никто не вошёл. Список обновляется сам.',
   'class.record': 'сыграно {played}: побед {won}, поражений {lost}',
