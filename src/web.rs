@@ -1,7 +1,7 @@
 //! The web client: the files of `web/` (the pages, each filled into `web/shell.html`; the stylesheet; the ES modules)
 //! embedded in the binary, served with cache and security headers.
 //!
-//! Pages are served at `/` (home), `/r/{id}` (room), `/play` (open games to take, quick pairing,
+//! Pages are served at `/` (home), `/r/{id}` (room), `/classes`, `/classes/{id}` and `/class` (issue 50), `/play` (open games to take, quick pairing,
 //! games to watch), `/p/{name}` (a player), `/top` (the leaderboard), `/settings` (this browser's
 //! identity), `/puzzles` (issue 49), `/tournaments` and `/t/{id}` (issue 45), `/following` and
 //! `/c/{id}` (issue 46), `/kiosk` (the museum kiosk, `/` under `--kiosk`) and `/learn`
@@ -24,6 +24,7 @@ use rust_embed::Embed;
 use sha2::{Digest, Sha256};
 use tower_http::compression::CompressionLayer;
 
+mod lessons;
 mod worker;
 
 #[derive(Embed)]
@@ -69,7 +70,11 @@ where
         .route("/following", page_at("following.html"))
         .route("/c/{id}", page_at("challenge.html"))
         .route("/sw.js", get(worker::service_worker))
-        .route("/api/lessons", get(lessons))
+        // Classes (issue 50): the teacher's list, a class's projector page, the pupils' join.
+        .route("/classes", page_at("classes.html"))
+        .route("/classes/{id}", page_at("class-teacher.html"))
+        .route("/class", page_at("class.html"))
+        .route("/api/lessons", get(lessons::lessons))
         .route("/assets/{version}/{*path}", get(asset))
         .fallback(not_found)
         // The pages, modules and stylesheet are text (~300 kB of modules, mostly the three
@@ -102,39 +107,6 @@ const KIOSK: &str = "kiosk.html";
 /// The page `name`, the same at every visit of its address.
 fn page_at<S: Clone + Send + Sync + 'static>(name: &'static str) -> MethodRouter<S> {
     get(move |headers: HeaderMap| async move { page(name, &headers) })
-}
-
-/// The lessons with the answers the engine derived. They change only with a build, so the
-/// page revalidates them by a hash of the body.
-async fn lessons(headers: HeaderMap) -> Response {
-    let body = match lessons_body() {
-        Ok(body) => body,
-        Err(error) => {
-            // Only a broken lessons/lessons.json gets here, which the unit tests catch.
-            tracing::error!(%error, "the lessons do not derive");
-            let body = serde_json::json!({"error": "internal", "message": "internal error"});
-            let response = (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body));
-            return with_security_headers(response.into_response());
-        }
-    };
-    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(&body)[..8]));
-    respond(
-        body.into_bytes(),
-        "application/json".to_owned(),
-        CACHE_REVALIDATE,
-        &etag,
-        &headers,
-    )
-}
-
-/// `{"lessons": [...]}`, each lesson's fields in their declared order.
-fn lessons_body() -> anyhow::Result<String> {
-    #[derive(serde::Serialize)]
-    struct Body {
-        lessons: &'static [crate::lessons::Lesson],
-    }
-    let lessons = crate::lessons::lessons().map_err(|error| anyhow::anyhow!("{error}"))?;
-    Ok(serde_json::to_string(&Body { lessons })?)
 }
 
 async fn asset(Path((version, path)): Path<(String, String)>, headers: HeaderMap) -> Response {
@@ -357,10 +329,13 @@ mod tests {
         response.headers().get(name).unwrap().to_str().unwrap()
     }
 
-    const PAGES: [&str; 14] = [
+    const PAGES: [&str; 17] = [
         "404.html",
         "following.html",
         "challenge.html",
+        "classes.html",
+        "class-teacher.html",
+        "class.html",
         "tournaments.html",
         "tournament.html",
         "index.html",
@@ -469,7 +444,7 @@ mod tests {
 
     #[tokio::test]
     async fn lessons_are_json_revalidated_by_their_hash() {
-        let first = lessons(HeaderMap::new()).await;
+        let first = lessons::lessons(HeaderMap::new()).await;
         assert_eq!(first.status(), StatusCode::OK);
         assert_eq!(header_of(&first, header::CONTENT_TYPE), "application/json");
         assert_eq!(header_of(&first, header::CACHE_CONTROL), CACHE_REVALIDATE);
@@ -482,7 +457,10 @@ mod tests {
         );
         let mut headers = HeaderMap::new();
         headers.insert(header::IF_NONE_MATCH, etag);
-        assert_eq!(lessons(headers).await.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(
+            lessons::lessons(headers).await.status(),
+            StatusCode::NOT_MODIFIED
+        );
     }
 
     #[test]

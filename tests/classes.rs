@@ -228,7 +228,7 @@ async fn a_class_of_thirty_on_postgres(url: String) {
     thirty_pupils_paired_play_and_are_run_by_their_teacher(server).await;
 }
 
-postgres_support::postgres_tests!(a_class_of_thirty_on_postgres);
+postgres_support::postgres_tests!(a_class_of_thirty_on_postgres, refusals_on_postgres);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_report_the_odd_pupil_and_the_computer() {
@@ -296,6 +296,92 @@ async fn the_report_the_odd_pupil_and_the_computer() {
         .await;
     assert_eq!(qr.status, 200);
     server.stop().await;
+}
+
+/// "Needs practice": a pupil's refused touches counted per rule (known rules only, each count
+/// capped), shown to the teacher beside the lesson that teaches the rule, and in the CSV.
+async fn refusals_are_counted_per_pupil_and_rule(server: TestServer) {
+    let addr = server.addr;
+    let mut teacher = identified(addr).await;
+    let (id, code) = open_class(&mut teacher, "Practice").await;
+    let (mut mia, status, _) = join(addr, &code, "Mia").await;
+    assert_eq!(status, 201);
+    let (mut tom, _, _) = join(addr, &code, "Tom").await;
+    let path = "/api/class/me/stumbles";
+    let stumble = |rule: &str| Some(json!({ "rule": rule }));
+    for rule in [
+        "must_stop_on_26",
+        "blocked",
+        "must_stop_on_26",
+        "must_stop_on_26",
+    ] {
+        assert_eq!(mia.call("POST", path, stumble(rule)).await.status, 204);
+    }
+    for refused in [
+        stumble("game_over"),
+        stumble(&"x".repeat(3000)),
+        Some(json!({"rule": "blocked", "more": 1})),
+    ] {
+        let answer = mia.call("POST", path, refused).await;
+        assert_eq!(
+            (answer.status, &answer.body["error"]),
+            (400, &json!("bad_request"))
+        );
+    }
+    assert!(
+        mia.call("POST", path, stumble("game_over")).await.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("must_stop_on_26"),
+        "the refusal names the rules counted"
+    );
+    let stranger = Browser::new(addr)
+        .call("POST", path, stumble("blocked"))
+        .await;
+    assert_eq!(
+        (stranger.status, &stranger.body["error"]),
+        (404, &json!("no_pupil"))
+    );
+    // A count stops at its cap, however often it is sent.
+    for _ in 0..1001 {
+        tom.call("POST", path, stumble("safe_square")).await;
+    }
+
+    let shown = teacher
+        .call("GET", &format!("/api/classes/{id}"), None)
+        .await;
+    assert_eq!(
+        shown.body["pupils"][0]["needs_practice"],
+        json!([
+            {"rule": "must_stop_on_26", "count": 3, "lesson": "must-stop-26"},
+            {"rule": "blocked", "count": 1, "lesson": "block-land"},
+        ])
+    );
+    assert_eq!(
+        shown.body["pupils"][1]["needs_practice"],
+        json!([{"rule": "safe_square", "count": 999, "lesson": "safe-15"}])
+    );
+    let answer = teacher
+        .call("GET", &format!("/api/classes/{id}/report.csv"), None)
+        .await;
+    assert_eq!(answer.status, 200);
+    let csv = teacher.seen.last().unwrap();
+    assert!(csv.starts_with("name,played,won,lost,unfinished,lessons,needs_practice\r\n"));
+    assert!(
+        csv.contains("\"Mia\",0,0,0,0,\"\",\"must_stop_on_26:3 blocked:1\""),
+        "{csv}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn refusals_are_counted_per_pupil_and_rule_on_sqlite() {
+    refusals_are_counted_per_pupil_and_rule(TestServer::start().await).await;
+}
+
+async fn refusals_on_postgres(url: String) {
+    let server = TestServer::start_with(move |config| config.database_url = url).await;
+    refusals_are_counted_per_pupil_and_rule(server).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -379,6 +465,9 @@ async fn a_class_and_its_pupils_names_are_deleted_at_its_retention() {
         count
     };
     assert_eq!(names().await, 1);
+    let stumbled = Some(json!({"rule": "blocked"}));
+    let answer = pupil.call("POST", "/api/class/me/stumbles", stumbled).await;
+    assert_eq!(answer.status, 204);
     tokio::time::sleep(Duration::from_millis(3_000)).await;
     let gone = teacher
         .call("GET", &format!("/api/classes/{id}"), None)
@@ -396,5 +485,10 @@ async fn a_class_and_its_pupils_names_are_deleted_at_its_retention() {
         .await
         .unwrap();
     assert_eq!(classes, 0);
+    let stumbles: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM class_stumbles")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(stumbles, 0, "the counts go with the class");
     server.stop().await;
 }

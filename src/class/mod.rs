@@ -16,6 +16,7 @@
 pub mod report;
 pub mod run;
 pub mod store;
+pub mod stumbles;
 
 use crate::players::name::NameError;
 use crate::room::RoomError;

@@ -1,11 +1,13 @@
 //! What the teacher learns (issue 50 item 3): each class game as it stands (from its room's
 //! summary, live or stored), and per pupil the games played and their results and the lessons
-//! done, as JSON for the class page and as CSV to download. Only the class's teacher reads it.
+//! done and the rules they stumble on ("needs practice", [`super::stumbles`]), as JSON for the
+//! class page and as CSV to download. Only the class's teacher reads it.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::stumbles::lesson_for;
 use super::{ClassError, ClassStore, GameRow, PupilRow};
 use crate::protocol::{Status, Winner};
 use crate::room::Rooms;
@@ -71,6 +73,16 @@ pub struct PupilReport {
     /// Ended by the teacher, or still being played.
     pub unfinished: usize,
     pub lessons: Vec<String>,
+    /// The rules the engine refused this pupil's touches by, most often first.
+    pub needs_practice: Vec<Stumble>,
+}
+
+/// A rule a pupil stumbled on, how often, and the lesson that teaches it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Stumble {
+    pub rule: String,
+    pub count: i64,
+    pub lesson: Option<&'static str>,
 }
 
 /// Every pupil's line, in the order they joined.
@@ -78,6 +90,7 @@ pub fn per_pupil(
     pupils: &[PupilRow],
     played: &[Played],
     lessons: &[(String, String)],
+    stumbles: &[(String, String, i64)],
 ) -> Vec<PupilReport> {
     pupils
         .iter()
@@ -103,29 +116,45 @@ pub fn per_pupil(
                     .filter(|(who, _)| *who == pupil.id)
                     .map(|(_, lesson)| lesson.clone())
                     .collect(),
+                needs_practice: stumbles
+                    .iter()
+                    .filter(|(who, _, _)| *who == pupil.id)
+                    .map(|(_, rule, count)| Stumble {
+                        rule: rule.clone(),
+                        count: *count,
+                        lesson: lesson_for(rule),
+                    })
+                    .collect(),
             }
         })
         .collect()
 }
 
-/// The report as CSV (RFC 4180): one line per pupil, lessons joined by spaces. A name is
+/// The report as CSV (RFC 4180): one line per pupil, lessons joined by spaces, the rules to
+/// practise as `rule:count` joined by spaces. A name is
 /// quoted, and one that a spreadsheet would read as a formula is prefixed with `'`.
 pub fn csv(report: &[PupilReport]) -> String {
-    let mut out = String::from("name,played,won,lost,unfinished,lessons\r\n");
+    let mut out = String::from("name,played,won,lost,unfinished,lessons,needs_practice\r\n");
     for line in report {
         let mut name = line.name.clone();
         if name.starts_with(['=', '+', '-', '@']) {
             name.insert(0, '\'');
         }
+        let practice: Vec<String> = line
+            .needs_practice
+            .iter()
+            .map(|stumble| format!("{}:{}", stumble.rule, stumble.count))
+            .collect();
         let _ = write!(
             out,
-            "\"{}\",{},{},{},{},\"{}\"\r\n",
+            "\"{}\",{},{},{},{},\"{}\",\"{}\"\r\n",
             name.replace('"', "\"\""),
             line.played,
             line.won,
             line.lost,
             line.unfinished,
-            line.lessons.join(" ")
+            line.lessons.join(" "),
+            practice.join(" ")
         );
     }
     out
@@ -169,16 +198,19 @@ mod tests {
             game(Some("a"), None, None),
         ];
         let lessons = [("a".to_string(), "first-move".to_string())];
-        let report = per_pupil(&pupils, &played, &lessons);
+        let stumbles = [("b".to_string(), "blocked".to_string(), 3)];
+        let report = per_pupil(&pupils, &played, &lessons, &stumbles);
         assert_eq!((report[0].played, report[0].won, report[0].lost), (2, 1, 0));
         assert_eq!(report[0].unfinished, 1);
         assert_eq!(report[0].lessons, ["first-move"]);
         assert_eq!((report[1].played, report[1].won, report[1].lost), (2, 1, 1));
+        assert_eq!(report[1].needs_practice[0].lesson, Some("block-land"));
         let csv = csv(&report);
         assert_eq!(
             csv,
-            "name,played,won,lost,unfinished,lessons\r\n\"Ann\",2,1,0,1,\"first-move\"\r\n\
-             \"'=Bob\",2,1,1,0,\"\"\r\n"
+            "name,played,won,lost,unfinished,lessons,needs_practice\r\n\
+             \"Ann\",2,1,0,1,\"first-move\",\"\"\r\n\
+             \"'=Bob\",2,1,1,0,\"\",\"blocked:3\"\r\n"
         );
     }
 }

@@ -1,10 +1,11 @@
-//! The classes' store (migration 0470): the same statements on SQLite and PostgreSQL
+//! The classes' store (migrations 0470, 0480): the same statements on SQLite and PostgreSQL
 //! ([`on_pool`], as the puzzle ratings do). A pupil's seat is counted in the same transaction
 //! that adds them (`BEGIN IMMEDIATE` on SQLite, the class's row locked `FOR UPDATE` on
 //! PostgreSQL), so two pupils joining at once cannot make a class hold more than its bound.
 
 use sqlx::Row;
 
+use super::stumbles::MAX_COUNT;
 use super::{ClassError, MAX_OPEN_PER_TEACHER, MAX_PUPILS};
 use crate::players::pool::Pool;
 use crate::protocol::UnixMs;
@@ -416,6 +417,44 @@ impl ClassStore {
             };
             rows.iter()
                 .map(pair)
+                .collect::<Result<_, _>>()
+                .map_err(Into::into)
+        })
+    }
+
+    /// A pupil touched a piece `rule` refused: one more, up to [`MAX_COUNT`].
+    pub async fn stumbled(&self, pupil: &str, rule: &str) -> Result<(), ClassError> {
+        let query = "INSERT INTO class_stumbles (pupil, rule, count) VALUES ($1, $2, 1) \
+                     ON CONFLICT (pupil, rule) DO UPDATE \
+                     SET count = CASE WHEN class_stumbles.count < $3 \
+                     THEN class_stumbles.count + 1 ELSE $3 END";
+        on_pool!(self, |pool, _begin, _lock| {
+            sqlx::query(query)
+                .bind(pupil)
+                .bind(rule)
+                .bind(MAX_COUNT)
+                .execute(pool)
+                .await?;
+            Ok(())
+        })
+    }
+
+    /// The class's pupils' stumbles: `(pupil, rule, count)`, most first.
+    pub async fn stumbles(&self, class: &str) -> Result<Vec<(String, String, i64)>, ClassError> {
+        let query = "SELECT s.pupil, s.rule, s.count FROM class_stumbles s \
+                     JOIN class_pupils p ON p.id = s.pupil WHERE p.class = $1 \
+                     ORDER BY s.count DESC, s.rule";
+        on_pool!(self, |pool, _begin, _lock| {
+            let rows = sqlx::query(query).bind(class).fetch_all(pool).await?;
+            let line = |row: &_| -> Result<(String, String, i64), sqlx::Error> {
+                Ok((
+                    Row::try_get(row, 0)?,
+                    Row::try_get(row, 1)?,
+                    Row::try_get(row, 2)?,
+                ))
+            };
+            rows.iter()
+                .map(line)
                 .collect::<Result<_, _>>()
                 .map_err(Into::into)
         })

@@ -24,6 +24,7 @@ use super::identity::{Identity, cookie_header};
 use crate::ai::Level;
 use crate::class::report::{self, per_pupil};
 use crate::class::run::{self, Pairing};
+use crate::class::stumbles::check_rule;
 use crate::class::{ClassError, ClassRow, PupilRow, check_class_name, new_code, normalize_code};
 use crate::players::name::{Name, key_of};
 use crate::players::store::PlayerError;
@@ -165,7 +166,7 @@ fn is_unique_violation(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())
 }
 
-/// `GET /api/classes`: the teacher's open classes.
+/// `GET /api/classes`: the teacher's open classes, each with its number of pupils.
 pub async fn list(
     State(state): State<AppState>,
     identity: Identity,
@@ -174,9 +175,14 @@ pub async fn list(
         .0
         .ok_or(AppError::Player(PlayerError::UnknownPlayer))?;
     let classes = state.classes.of_teacher(&teacher.id, now_ms()).await?;
-    Ok(Json(
-        json!({"classes": classes.iter().map(shown).collect::<Vec<_>>()}),
-    ))
+    // How many pupils each has: one read a class, ten at most (MAX_OPEN_PER_TEACHER).
+    let mut listed = Vec::with_capacity(classes.len());
+    for class in &classes {
+        let mut line = shown(class);
+        line["pupils"] = json!(state.classes.pupils(&class.id).await?.len());
+        listed.push(line);
+    }
+    Ok(Json(json!({"classes": listed})))
 }
 
 /// `GET /api/classes/{id}`: the class, its pupils' report and its games now.
@@ -189,6 +195,7 @@ pub async fn show(
     let pupils = state.classes.pupils(&class.id).await?;
     let played = report::played(&state.classes, &state.rooms, &class.id).await?;
     let lessons = state.classes.lessons_done(&class.id).await?;
+    let stumbles = state.classes.stumbles(&class.id).await?;
     let name = |pupil: &Option<String>| {
         pupil.as_ref().map(|id| {
             pupils
@@ -211,7 +218,7 @@ pub async fn show(
         })
         .collect();
     let mut shown = shown(&class);
-    shown["pupils"] = json!(per_pupil(&pupils, &played, &lessons));
+    shown["pupils"] = json!(per_pupil(&pupils, &played, &lessons, &stumbles));
     shown["games"] = json!(games);
     Ok(Json(shown))
 }
@@ -226,7 +233,8 @@ pub async fn csv(
     let pupils = state.classes.pupils(&class.id).await?;
     let played = report::played(&state.classes, &state.rooms, &class.id).await?;
     let lessons = state.classes.lessons_done(&class.id).await?;
-    let csv = report::csv(&per_pupil(&pupils, &played, &lessons));
+    let stumbles = state.classes.stumbles(&class.id).await?;
+    let csv = report::csv(&per_pupil(&pupils, &played, &lessons, &stumbles));
     let disposition = "attachment; filename=\"class.csv\"";
     Ok((
         [
@@ -487,6 +495,24 @@ pub async fn lesson_done(
         .classes
         .lesson_done(&pupil.id, &lesson, now_ms())
         .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stumbled {
+    /// The engine's code of the refusal ([`crate::class::stumbles::RULES`]).
+    rule: String,
+}
+
+/// `POST /api/class/me/stumbles`: the pupil touched a piece this rule refused.
+pub async fn stumbled(
+    State(state): State<AppState>,
+    Pupil(pupil): Pupil,
+    request: Result<Json<Stumbled>, JsonRejection>,
+) -> Result<StatusCode, AppError> {
+    let rule = check_rule(&body(request)?.rule)?;
+    state.classes.stumbled(&pupil.id, rule).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -23,6 +23,8 @@ use crate::room::{
 };
 use crate::telemetry::LogFormat;
 
+/// Seconds a kiosk waits without a touch before "still playing?" (issue 50 item 4).
+pub const DEFAULT_KIOSK_IDLE: u32 = 90;
 /// Where the server listens by default.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// The database by default: a SQLite file beside the process.
@@ -161,6 +163,11 @@ pub struct Config {
     #[arg(long, env = "SENET_KIOSK")]
     pub kiosk: bool,
 
+    /// Seconds without a touch before the kiosk asks "still playing?" and then goes back to its
+    /// attract screen (the page reads it from `GET /api/kiosk`).
+    #[arg(long, env = "SENET_KIOSK_IDLE", default_value_t = DEFAULT_KIOSK_IDLE, value_parser = clap::value_parser!(u32).range(3..=3600))]
+    pub kiosk_idle: u32,
+
     /// Seconds a class and its pupils' names are kept after it opens (the teacher sees the
     /// date); then they are deleted, whatever the teacher does. At most the default, 30 days.
     #[arg(long, env = "SENET_CLASS_RETENTION", default_value = seconds(DEFAULT_RETENTION), value_parser = parse_retention)]
@@ -209,6 +216,7 @@ impl Default for Config {
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             log_format: LogFormat::Text,
             kiosk: false,
+            kiosk_idle: DEFAULT_KIOSK_IDLE,
             class_retention: DEFAULT_RETENTION,
         }
     }

@@ -107,6 +107,8 @@ pub struct AppState {
     pub counts: Arc<counts::LastCounts>,
     /// `--kiosk`: the home page `/` is the museum kiosk.
     pub kiosk: bool,
+    /// `--kiosk-idle`: the kiosk's seconds without a touch before "still playing?".
+    pub kiosk_idle: u32,
     /// Classes, their pupils and games (issue 50, `server::classes`).
     pub classes: Arc<crate::class::ClassStore>,
     /// `--class-retention`: how long a new class is kept.
@@ -191,8 +193,10 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
             "/api/classes/{id}/pupils/{pupil}",
             delete(classes::remove_pupil),
         )
+        .route("/api/kiosk", get(kiosk_settings))
         .route("/api/class/me", get(classes::me))
         .route("/api/class/me/lessons/{lesson}", post(classes::lesson_done))
+        .route("/api/class/me/stumbles", post(classes::stumbled))
         .route("/api/me", get(identity::me).delete(identity::delete))
         .route("/api/me/name", put(identity::rename))
         .route("/api/me/transfer", post(identity::transfer))
@@ -294,6 +298,14 @@ const METRICS_LISTENER: ListenerName = ListenerName {
     flag: "--metrics-listen",
     env: "SENET_METRICS_LISTEN",
 };
+
+/// `GET /api/kiosk`: what the kiosk page takes from the server (`--kiosk-idle`), so a museum
+/// sets it on the command line, not in the page's address.
+async fn kiosk_settings(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> axum::Json<serde_json::Value> {
+    axum::Json(serde_json::json!({"idle": state.kiosk_idle}))
+}
 
 /// Binds `address` for `name`; a failure says which listener it was and how to move it (another
 /// process, a second `senet serve` or an exporter, may hold the port).
@@ -423,6 +435,7 @@ impl Server {
                 tournament_views,
                 counts: Arc::default(),
                 kiosk: config.kiosk,
+                kiosk_idle: config.kiosk_idle,
                 classes,
                 class_retention: config.class_retention,
                 challenges,

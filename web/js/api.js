@@ -9,7 +9,7 @@ class ApiError extends Error {
   }
 }
 
-async function request(method, path, body) {
+export async function request(method, path, body) {
   const init = { method, headers: { accept: 'application/json' } };
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';

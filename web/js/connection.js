@@ -85,6 +85,13 @@ export class RoomSocket {
     this.reconnect();
   }
 
+  /** Stop for good, without a retry (a dashboard dropping the board of a game that ended). */
+  close() {
+    clearTimeout(this.#retryTimer);
+    this.#stopped = true;
+    if (this.#ws) this.#stop(this.#ws, 'closed');
+  }
+
   /** True once the server has welcomed this connection. */
   get ready() {
     return this.#welcomed && this.#ws?.readyState === WebSocket.OPEN;

@@ -20,7 +20,10 @@ import { Level, Mode, Phase } from './protocol.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], KIOSK_STRINGS[code]);
 
-/** Seconds without a touch before "still playing?" (`?idle=`), and how long it waits (`?warn=`). */
+/**
+ * Seconds without a touch before "still playing?" (the server's `--kiosk-idle`, from
+ * GET /api/kiosk; `?idle=` overrides it for the tests), and how long it waits (`?warn=`).
+ */
 export const IDLE = { fallback: 90, min: 3, max: 3600 };
 export const WARN = { fallback: 20, min: 2, max: 300 };
 /** Where a reload lands (the URL's fragment, dropped once read): the choice of game, or of language. */
@@ -32,7 +35,7 @@ function seconds(name, { fallback, min, max }) {
   return Number.isFinite(value) && value > 0 ? Math.min(max, Math.max(min, Math.round(value))) : fallback;
 }
 
-const idleMs = seconds('idle', IDLE) * 1000;
+let idleMs = seconds('idle', IDLE) * 1000;
 const warnMs = seconds('warn', WARN) * 1000;
 const room = part('room');
 const screens = { attract: part('kiosk-attract'), language: part('kiosk-language'), mode: part('kiosk-mode'), game: room };
@@ -190,10 +193,23 @@ function wire() {
   setInterval(checkIdle, 250);
 }
 
+/** The server's idle time, unless the address names one; the fallback stands if it cannot say. */
+async function loadIdle() {
+  if (new URLSearchParams(location.search).has('idle')) return;
+  try {
+    const response = await fetch('/api/kiosk', { headers: { accept: 'application/json' } });
+    const { idle } = await response.json();
+    if (Number.isInteger(idle)) idleMs = Math.min(IDLE.max, Math.max(IDLE.min, idle)) * 1000;
+  } catch {
+    // Not reachable now: the page's default, 90 s.
+  }
+}
+
 // The room's markup says "loading" until a game's state comes; here there is no game yet.
 room.dataset.phase = 'none';
 document.body.dataset.kiosk = screen;
 mountLanguageSwitch(part('language'));
+loadIdle();
 wire();
 const landing = LANDINGS[location.hash] ?? 'attract';
 history.replaceState(null, '', `${location.pathname}${location.search}`);

@@ -9,6 +9,7 @@ import { LANGUAGES, STRINGS } from './strings.js';
 import { LEARN_STRINGS } from './learn-strings.js';
 import { createBoard } from './board.js';
 import { drawSticks } from './sticks.js';
+import { reportLessonDone } from './class-stumbles.js';
 
 // This page's texts have their own table (kept out of strings.js); after this, t() finds them.
 for (const code of LANGUAGES) Object.assign(STRINGS[code], LEARN_STRINGS[code]);
@@ -98,6 +99,7 @@ function check(answer) {
   if (current.result === 'wrong') current.wrong += 1;
   if (current.result === 'right') {
     if (!progress.done.includes(lesson.id)) progress.done.push(lesson.id);
+    reportLessonDone(lesson.id);
     saveProgress();
     renderLesson();
     renderList();
@@ -363,8 +365,11 @@ function finish() {
   part('finished-heading').focus();
 }
 
-/** Where a visitor starts: the lesson left open, else the first not yet done. */
+/** Where a visitor starts: the lesson the address names, the one left open, else the first not yet done. */
 function firstLesson() {
+  // `/learn#must-stop-26`: the lesson a class's teacher links beside "needs practice".
+  const named = lessons.findIndex((lesson) => lesson.id === decodeURIComponent(location.hash.slice(1)));
+  if (named >= 0) return named;
   const open = lessons.findIndex((lesson) => lesson.id === progress.open);
   if (open >= 0) return open;
   return lessons.findIndex((lesson) => !progress.done.includes(lesson.id));

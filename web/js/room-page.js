@@ -9,10 +9,11 @@ import { createRoomView } from './room-view.js';
 import { createRoom } from './room.js';
 import { mountSoundSwitch } from './sound.js';
 import { mountTournamentBack } from './tournament-back.js';
+import { mountClassBack, reportStumble } from './class-stumbles.js';
 
 const room = createRoom(part('room'), {
   roomId: decodeURIComponent(location.pathname.split('/')[2] ?? ''),
-  api: { roomSummary, joinRoom, roomRecord, roomAnalysis, saveSeat, loadSeat, forgetSeat, createMe },
+  api: { roomSummary, joinRoom, roomRecord, roomAnalysis, saveSeat, loadSeat, forgetSeat, createMe, stumbled: reportStumble },
   connect: (roomId, token, handlers) => new RoomSocket(roomId, token, handlers),
   createView: createRoomView,
   navigate: (url) => location.assign(url),
@@ -21,4 +22,5 @@ mountLanguageSwitch(part('language'));
 mountSoundSwitch(part('sound'));
 onLanguageChange(room.relabel);
 mountTournamentBack(part('tournament-back'), decodeURIComponent(location.pathname.split('/')[2] ?? ''));
+mountClassBack(part('class-back'), decodeURIComponent(location.pathname.split('/')[2] ?? ''));
 room.start();

@@ -118,7 +118,8 @@ async function invitedSide(api, roomId) {
  * The controller of the room page whose `<main>` is `root`. `deps`:
  * - `roomId`: the room this page shows;
  * - `api`: `roomSummary`, `joinRoom`, `roomRecord`, `roomAnalysis`, `saveSeat`, `loadSeat`,
- *   `forgetSeat`, `createMe` (api.js);
+ *   `forgetSeat`, `createMe` (api.js), and optionally `stumbled(roomId, rule)` when a refused
+ *   piece is touched (class-stumbles.js counts it for a pupil's class);
  * - `connect(roomId, token, handlers)`: a socket with `start()`, `send(type, data)` and `reconnect()` that calls
  *   the handlers RoomSocket (connection.js) documents;
  * - `createView(root, {onMove})`: the drawing (createRoomView of room-view.js);
@@ -479,6 +480,7 @@ export function createRoom(root, { roomId, api, connect, createView, navigate })
     model.message = { key: REFUSED, params: { n: from, reason: refusal.reason } };
     render();
     announcer.say(refusalSentence(from, refusal.reason));
+    api.stumbled?.(roomId, refusal.reason);
   }
 
   /** A click on the board while the connection is down: say why nothing happens. */
