@@ -18,8 +18,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FIGURE=0.200
-FLOOR=0.70
+# Not measured yet (docs/PERFORMANCE.md, "Where an action's CPU goes"): until 20 quiet runs on
+# main set them, the guard only prints its runs and says so.
+FIGURE=
+FLOOR=
 
 bin=${SENET_BIN:-target/release/senet}
 runs=${SENET_GUARD_RUNS:-5}
@@ -60,22 +62,29 @@ one_run() {
 import json, sys
 r = json.load(open(sys.argv[1]))
 s, e = r["server"], r["echo"]
-assert s["errors"] == 0 and e["errors"] == 0, f"errors: {s[\"errors\"]} {e[\"errors\"]}"
-print(f"{r[\"server_to_echo\"]:.4f} {s[\"actions_per_sec\"]:.0f} {e[\"actions_per_sec\"]:.0f} {s[\"server_cpu_seconds\"] * 1e6 / max(s[\"actions_answered\"], 1):.1f}")
+if s["errors"] or e["errors"]:
+    sys.exit("errors in the run: server %d, echo %d" % (s["errors"], e["errors"]))
+cpu = s["server_cpu_seconds"] * 1e6 / max(s["actions_answered"], 1)
+print("%.4f %.0f %.0f %.1f" % (r["server_to_echo"], s["actions_per_sec"], e["actions_per_sec"], cpu))
 ' "$work/run-$1.json"
 }
 
 ratios=()
 for i in $(seq "$runs"); do
-    read -r ratio server_rate echo_rate cpu < <(one_run "$i")
+    read -r ratio server_rate echo_rate cpu < <(one_run "$i") || true
+    [ -n "${ratio:-}" ] || { echo "run $i failed; its logs:" >&2; cat "$work"/*-"$i".* >&2; exit 1; }
     printf 'run %d: server %s actions/s, echo %s round trips/s, ratio %s, %s µs CPU/action\n' \
         "$i" "$server_rate" "$echo_rate" "$ratio" "$cpu"
     ratios+=("$ratio")
 done
-python3 - "$FIGURE" "$FLOOR" "${ratios[@]}" <<'EOF'
+python3 - "${FIGURE:-none}" "${FLOOR:-none}" "${ratios[@]}" <<'EOF'
 import statistics, sys
-figure, floor, ratios = float(sys.argv[1]), float(sys.argv[2]), [float(r) for r in sys.argv[3:]]
+ratios = [float(r) for r in sys.argv[3:]]
 median = statistics.median(ratios)
+if "none" in sys.argv[1:3]:
+    print(f"median ratio {median:.4f}; no figure committed yet: nothing to compare with")
+    sys.exit(2)
+figure, floor = float(sys.argv[1]), float(sys.argv[2])
 least = figure * floor
 print(f"median ratio {median:.4f}; committed figure {figure:.4f}; the guard fails below {least:.4f}")
 if median < least:
