@@ -105,6 +105,9 @@ test('a teacher and eight pupils: join by code, pair, a live dashboard of four b
   const players = {};
   for (const page of pair) players[(await roomInfo(page)).seat] = page;
   await expect(first.getByTestId('class-back')).toBeVisible();
+  // The class was opened with chat "none": no chat in its games.
+  await expect(first.locator('body')).toHaveClass(/class-chat-none/);
+  await expect(first.getByTestId('chat')).toBeHidden();
   let moved = false;
   let stumbled = null;
   for (let actions = 0; actions < 40 && !(moved && stumbled); actions += 1) {

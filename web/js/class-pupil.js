@@ -59,7 +59,7 @@ function follow() {
   if (game?.token && seen.game !== game.room) {
     markOpened({ game: game.room });
     saveSeat(game.room, { seat: game.seat, token: game.token });
-    rememberClassGame(game.room);
+    rememberClassGame(game.room, me.class?.chat);
     part('wait-line').textContent = t('pupil.toGame');
     location.assign(game.url);
     return true;

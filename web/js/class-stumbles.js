@@ -7,13 +7,21 @@
 import { request } from './api.js';
 
 const KEY = 'senet.class.game';
+/** The teacher's choice of chat for the class game (`none` or `presets`). */
+const CHAT_KEY = 'senet.class.chat';
 /** Set by the pupil's page once this browser joined a class (class-pupil.js). */
 export const JOINED_KEY = 'senet.class.joined';
 
-/** Notes that `room` is this browser's pupil's class game. */
-export function rememberClassGame(room) {
+/**
+ * Notes that `room` is this browser's pupil's class game, and the class's `chat` (`none` or
+ * `presets`; the server refuses the rest in any case).
+ * @param {string} room
+ * @param {string | undefined} chat
+ */
+export function rememberClassGame(room, chat) {
   try {
     localStorage.setItem(KEY, room);
+    localStorage.setItem(CHAT_KEY, chat === 'presets' ? 'presets' : 'none');
   } catch {
     // Storage refused: the room only lacks its way back and its counts.
   }
@@ -27,9 +35,19 @@ function isClassGame(room) {
   }
 }
 
-/** Shows `node` (holding a link to /class) in the pupil's class game. */
+/**
+ * Shows `node` (holding a link to /class) in the pupil's class game, and keeps the chat to what
+ * the teacher chose: none at all, or the preset messages only (`room.css`).
+ */
 export function mountClassBack(node, room) {
   if (!isClassGame(room)) return;
+  let chat = 'none';
+  try {
+    chat = localStorage.getItem(CHAT_KEY) === 'presets' ? 'presets' : 'none';
+  } catch {
+    chat = 'none';
+  }
+  document.body.classList.add(`class-chat-${chat}`);
   // The link gets its address here: the kiosk shows the room's body too, and has no way out.
   node.querySelector('a')?.setAttribute('href', '/class');
   node.hidden = false;
