@@ -45,7 +45,7 @@ async fn a_swiss_of_8_bots_is_played_measured_and_verifies(url: String) {
     assert_eq!(report.status, "finished");
     assert_eq!(report.players, BOTS);
     let games = BOTS * ROUNDS as usize / 2;
-    assert_eq!((report.games, report.rooms.len()), (games, games));
+    assert_eq!((report.games, report.games_finished), (games, games));
     assert_eq!(report.game_ends_seen, 2 * games as u64);
     assert_eq!(report.games_lost, 0);
     // Every game's end reached its two players' standings; rounds 2 and 3 followed a game's

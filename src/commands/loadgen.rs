@@ -110,7 +110,7 @@ pub struct Args {
     /// Stop the bots this many seconds after the start, even if the tournament goes on.
     #[arg(long)]
     stop_after: Option<f64>,
-    /// Write the rooms of the tournament's games here, one a line (for `senet verify`).
+    /// Write the rooms of the tournament's finished games here, one a line (for `senet verify`).
     #[arg(long)]
     games_out: Option<std::path::PathBuf>,
 }

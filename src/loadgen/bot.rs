@@ -38,8 +38,9 @@ pub(super) struct Tally {
     pub to_standings_us: Vec<u32>,
     /// The tournament's round at each pairing timed in `to_pairing_us` (a Swiss's round).
     pub pairing_rounds: Vec<u32>,
-    /// The rooms of the games played.
+    /// The rooms of the games played, and of those seen to end by the rules.
     pub rooms: Vec<String>,
+    pub finished: Vec<String>,
     /// `tournament` frames received.
     pub frames: u64,
     /// The tournament's status in the last frame.
@@ -201,8 +202,17 @@ pub(super) async fn run(
                 let at = Instant::now();
                 let text = match message {
                     Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Close(close))) => {
+                        let code = close.map_or(1005, |c| u16::from(c.code));
+                        tally.stats.error(format!("tournament socket closed by server: {code}"));
+                        break;
+                    }
                     Some(Ok(_)) => continue,
-                    _ => {
+                    Some(Err(error)) => {
+                        tally.stats.error(format!("tournament socket: {error}"));
+                        break;
+                    }
+                    None => {
                         tally.stats.error("tournament socket closed");
                         break;
                     }
@@ -224,8 +234,11 @@ pub(super) async fn run(
                     Ok((End::GameOver, at, stats)) => {
                         tally.stats.merge(stats);
                         tally.stats.games_finished += 1;
+                        tally.finished.extend(tally.rooms.last().cloned());
                         watch.ended(at, &mut tally);
                     }
+                    // Stopped by --stop-after: not lost.
+                    Ok((End::Stopped, _, stats)) => tally.stats.merge(stats),
                     Ok((_, _, stats)) => {
                         tally.stats.merge(stats);
                         tally.stats.games_lost += 1;

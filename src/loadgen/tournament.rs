@@ -5,7 +5,7 @@
 //! all join it, and each plays it as a `bot` until it is finished. The report gives, over all
 //! the bots' games, the time from a game's end to the player's next pairing, next seat and
 //! standings line counting it (p50/p99/max), the games and their action latency, and errors;
-//! the rooms played are kept for `senet verify` (`--games-out`).
+//! the rooms of the games finished are kept for `senet verify` (`--games-out`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -30,7 +30,9 @@ use crate::room::now_ms;
 /// appended first five times over: the server's own retries spent).
 const JOIN_ATTEMPTS: usize = 5;
 /// At most this many joins are asked at once.
-const JOINS_AT_ONCE: usize = 8;
+const JOINS_AT_ONCE: usize = 4;
+/// The pause before asking to join again, times the attempts so far.
+const JOIN_PAUSE: Duration = Duration::from_millis(100);
 
 /// The tournament's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -73,8 +75,9 @@ pub struct TournamentReport {
     pub seconds: f64,
     /// The tournament's status as the bots last saw it.
     pub status: String,
-    /// Distinct games (rooms) played.
+    /// Distinct games (rooms) played, and those seen to end by the rules.
     pub games: usize,
+    pub games_finished: usize,
     /// Players' games that ended by the rules (each game counts twice, once a side).
     pub game_ends_seen: u64,
     /// Players' games that ended on time or by abandonment, or whose socket failed.
@@ -100,7 +103,7 @@ pub struct TournamentReport {
     pub server_cpu_seconds: Option<f64>,
     pub server_rss_mib: Option<f64>,
     pub server_rss_max_mib: Option<f64>,
-    /// The rooms played, for `--games-out`.
+    /// The rooms of the games finished, for `--games-out`.
     #[serde(skip)]
     pub rooms: Vec<String>,
 }
@@ -249,13 +252,14 @@ async fn join_all(clients: &[JsonClient], id: &str, bots: Vec<Bot>, setup: &mut 
             async move {
                 let secret = Some(bot.secret.clone());
                 let mut outcome = Ok(());
-                for _ in 0..JOIN_ATTEMPTS {
+                for attempt in 0..JOIN_ATTEMPTS {
                     outcome = player::post::<Value>(client, path, "{}".into(), &secret)
                         .await
                         .map(drop);
                     if outcome.is_ok() {
                         break;
                     }
+                    tokio::time::sleep(JOIN_PAUSE * (attempt as u32 + 1)).await;
                 }
                 (bot, outcome)
             }
@@ -283,6 +287,7 @@ impl TournamentReport {
             seconds: 0.0,
             status: String::new(),
             games: 0,
+            games_finished: 0,
             game_ends_seen: 0,
             games_lost: 0,
             actions_sent: 0,
@@ -312,7 +317,7 @@ impl TournamentReport {
     /// Adds the bots' tallies (and the setup's) to the report.
     fn add(&mut self, tallies: Vec<Tally>, mut total: Stats) {
         let (mut pairing, mut seat, mut standings) = (Vec::new(), Vec::new(), Vec::new());
-        let mut rooms = BTreeSet::new();
+        let (mut rooms, mut finished) = (BTreeSet::new(), BTreeSet::new());
         for tally in tallies {
             for (&us, &round) in tally.to_pairing_us.iter().zip(&tally.pairing_rounds) {
                 let ms = f64::from(us) / 1000.0;
@@ -323,6 +328,7 @@ impl TournamentReport {
             seat.extend(tally.to_seat_us);
             standings.extend(tally.to_standings_us);
             rooms.extend(tally.rooms);
+            finished.extend(tally.finished);
             self.tournament_frames += tally.frames;
             if !tally.status.is_empty() {
                 self.status = tally.status;
@@ -338,7 +344,8 @@ impl TournamentReport {
         self.end_to_seat = Latency::of(&mut seat);
         self.end_to_standings = Latency::of(&mut standings);
         self.games = rooms.len();
-        self.rooms = rooms.into_iter().collect();
+        self.games_finished = finished.len();
+        self.rooms = finished.into_iter().collect();
         self.game_ends_seen = total.games_finished;
         self.games_lost = total.games_lost;
         self.actions_sent = total.actions_sent;
