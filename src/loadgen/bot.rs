@@ -237,9 +237,17 @@ pub(super) async fn run(
                         tally.finished.extend(tally.rooms.last().cloned());
                         watch.ended(at, &mut tally);
                     }
+                    // Ended on time or by abandonment: an end all the same, which the
+                    // tournament counts and follows with a pairing.
+                    Ok((End::Lost, at, stats)) => {
+                        tally.stats.merge(stats);
+                        tally.stats.games_lost += 1;
+                        tally.finished.extend(tally.rooms.last().cloned());
+                        watch.ended(at, &mut tally);
+                    }
                     // Stopped by --stop-after: not lost.
                     Ok((End::Stopped, _, stats)) => tally.stats.merge(stats),
-                    Ok((_, _, stats)) => {
+                    Ok((End::Closed, _, stats)) => {
                         tally.stats.merge(stats);
                         tally.stats.games_lost += 1;
                     }

@@ -80,7 +80,8 @@ pub struct TournamentReport {
     pub games_finished: usize,
     /// Players' games that ended by the rules (each game counts twice, once a side).
     pub game_ends_seen: u64,
-    /// Players' games that ended on time or by abandonment, or whose socket failed.
+    /// Players' games that ended on time or by abandonment (timed all the same), or whose
+    /// socket failed.
     pub games_lost: u64,
     pub actions_sent: u64,
     pub actions_answered: u64,
