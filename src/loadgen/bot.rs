@@ -158,7 +158,7 @@ impl Watch {
     }
 
     /// A game shown with its seat token and not played yet: (room, token).
-    fn to_play(&mut self) -> Option<(String, String)> {
+    fn next_game(&mut self) -> Option<(String, String)> {
         let (room, token) = self.game.clone()?;
         let token = token?;
         if Some(&room) == self.last_room.as_ref() {
@@ -256,7 +256,7 @@ pub(super) async fn run(
             }
         }
         if game.is_none()
-            && let Some((room, token)) = watch.to_play()
+            && let Some((room, token)) = watch.next_game()
         {
             tally.rooms.push(room.clone());
             let (table, secret, stop) = (table.clone(), bot.secret.clone(), stop.clone());
