@@ -23,8 +23,7 @@ use super::http::{BaseUrl, JsonClient};
 use super::player::{self, Table};
 use super::stats::{Latency, Stats};
 use super::{ServerWork, sample_memory, sources};
-use crate::protocol::TimeControl;
-use crate::room::now_ms;
+use crate::protocol::{TimeControl, UnixMs};
 
 /// How many times a bot asks to join when the answer is not a success (another join was
 /// appended first five times over: the server's own retries spent).
@@ -107,6 +106,14 @@ pub struct TournamentReport {
     /// The rooms of the games finished, for `--games-out`.
     #[serde(skip)]
     pub rooms: Vec<String>,
+}
+
+/// Unix milliseconds now, as the server counts a tournament's start.
+fn now_ms() -> UnixMs {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since_epoch.map_or(0, |d| {
+        UnixMs::try_from(d.as_millis()).unwrap_or(UnixMs::MAX)
+    })
 }
 
 /// Plays one tournament on the server at `target`.
@@ -217,7 +224,7 @@ async fn create(
     client: &JsonClient,
     creator: &Bot,
     load: &TournamentLoad,
-    starts_at: i64,
+    starts_at: UnixMs,
 ) -> Result<String, String> {
     let mut body = json!({
         "name": format!("Load {}", load.players),
