@@ -29,6 +29,11 @@
 # `scripts/release-bin.sh 0.1.0`) and the rolling update replaces them with $SENET_BIN: an upgrade
 # under load, old and new serving side by side on one schema while it runs (docs/UPGRADES.md).
 #
+# With loadgen's --tournament arena|swiss (a tournament played by --players bots; issue 45), the
+# run ends with `senet tournament verify` on the database (its verdict and the pairings' CPU
+# time printed; a difference makes the script exit 1) and `senet verify` on every game's record;
+# add SENET_HISTOGRAM=senet_tournament_pairing_cpu_seconds to see the director's own pairing
+# times.
 # With loadgen's --rated (every game rated, two new players per room), the run ends with
 # `senet ratings verify` on the database (its JSON verdict and exit status are printed; a
 # difference makes the script exit 1) and the number of rated games.
@@ -183,15 +188,19 @@ roll_instances_later() {
         sleep "${SENET_ROLL_GAP:-5}"
     done
 }
-# Every finished game's record, checked by `senet verify` (through the first instance alive).
+# Every finished game's record, checked by `senet verify` (through the first instance alive);
+# the rooms are $1's lines if given, else every room with a game-over (PostgreSQL).
 verify_finished_games() {
-    local live=${ports[0]} room checked=0 failed=0
-    for room in $(psql -qAt "$url" -c "SELECT room FROM events WHERE kind = 'game-over'"); do
+    local live=${ports[0]} room checked=0 failed=0 rooms
+    if [ $# -gt 0 ]; then rooms=$(cat "$1"); else
+        rooms=$(psql -qAt "$url" -c "SELECT room FROM events WHERE kind = 'game-over'"); fi
+    for room in $rooms; do
         curl -s "http://127.0.0.1:$live/api/rooms/$room/record" >"$work/record.json"
         if "$bin" verify "$work/record.json" >/dev/null; then checked=$((checked + 1)); else
             failed=$((failed + 1)); echo "verify failed: $room" >&2; fi
     done
     echo "senet verify: $checked finished games consistent, $failed not"
+    unverified=$failed
 }
 
 scrape | histogram >"$work/before"
@@ -201,11 +210,14 @@ if [ -n "$kill_after" ]; then kill_first_instance_later "$@" & killer=$!; fi
 if [ -n "$roll_after" ]; then roll_instances_later "$@" & killer=$!; fi
 # The memory reported is the first instance's (the second's when the first is killed; none when
 # every instance is replaced).
+tournament=
+if [[ " $* " == *" --tournament "* ]]; then tournament=1; set -- "$@" --games-out "$work/games"; fi
 if [ -n "$roll_after" ]; then
     "$bin" loadgen --url "$targets" "$@"
 else
     "$bin" loadgen --url "$targets" --pid "${pids[$([ -n "$kill_after" ] && echo 1 || echo 0)]}" "$@"
-fi
+fi | tee "$work/report.json"
+echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill $vmstat
 if [ -n "$roll_after" ]; then
     wait $killer || echo "the rolling update did not finish" >&2
@@ -221,6 +233,13 @@ if [ -n "$kill_after" ]; then
     verify_finished_games
 fi
 rated_status=0
+if [ -n "$tournament" ]; then
+    id=$(jq -r .tournament "$work/report.json")
+    verdict=$("$bin" tournament verify --database-url "$url" --id "$id") || rated_status=$?
+    echo "senet tournament verify (exit status $rated_status): $(jq -c '{consistent, tournament, difference, pairing_cpu_ms, players: (.standings | length)}' <<<"$verdict")"
+    verify_finished_games "$work/games"
+    [ "$unverified" = 0 ] || rated_status=1
+fi
 if [[ " $* " == *" --rated "* ]]; then
     verdict=$("$bin" ratings verify --database-url "$url") || rated_status=$?
     echo "senet ratings verify (exit status $rated_status): $verdict"

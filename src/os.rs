@@ -1,6 +1,7 @@
 //! Process-level knobs from the operating system: the open-file limit (every socket is a file,
 //! so ten thousand connections need it raised), a process's resident memory, CPU time and
-//! context switches (what `senet loadgen` reports of the server it loads), and the memory this
+//! context switches (what `senet loadgen` reports of the server it loads), a thread's CPU time
+//! (a pairing's cost), and the memory this
 //! process may use (what `/metrics` compares its resident memory with), and the free space on a
 //! filesystem (SQLite's readiness).
 
@@ -106,6 +107,25 @@ fn clock_ticks_per_second() -> io::Result<f64> {
         return Err(io::Error::last_os_error());
     }
     Ok(per_second as f64)
+}
+
+/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): read before and after
+/// a synchronous computation, the difference is that computation's CPU time, however busy the
+/// machine (a tournament's pairing, issue 45).
+pub fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only the timespec it is given.
+    let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if read != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        u64::try_from(now.tv_sec).unwrap_or(0),
+        u32::try_from(now.tv_nsec).unwrap_or(0),
+    )
 }
 
 /// `utime + stime` (fields 14 and 15) of a `/proc/<pid>/stat` line, in clock ticks. The command

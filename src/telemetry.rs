@@ -50,6 +50,9 @@ pub const SEEK_POST_LATENCY: &str = "senet_seek_post_seconds";
 /// From a seek's post arriving to the batch that carries it handed to the lobby sockets: the
 /// server's part of the time until a seek appears in every lobby (histogram, seconds).
 pub const SEEK_SHOWN_LATENCY: &str = "senet_seek_shown_seconds";
+/// The CPU time of one tournament pairing (the matching and what builds its graph), on the
+/// director's thread (histogram, seconds; label `format` = arena|swiss).
+pub const TOURNAMENT_PAIRING_CPU: &str = "senet_tournament_pairing_cpu_seconds";
 
 /// Store operations that failed, a lost version race aside (counter; label `kind`, from
 /// [`crate::store::StoreError::kind`]).
@@ -75,6 +78,7 @@ pub const LABEL_REASON: &str = "reason";
 pub const LABEL_TYPE: &str = "type";
 pub const LABEL_CODE: &str = "code";
 pub const LABEL_KIND: &str = "kind";
+pub const LABEL_FORMAT: &str = "format";
 
 /// Histogram buckets in seconds: 100 µs to 1 s. An action is expected to take well under a
 /// millisecond on its own and a few milliseconds with a commit, so the low end is dense.
@@ -220,6 +224,11 @@ fn describe() {
         Unit::Seconds,
         "From a seek's post arriving to the batch carrying it handed to the lobby sockets."
     );
+    describe_histogram!(
+        TOURNAMENT_PAIRING_CPU,
+        Unit::Seconds,
+        "The CPU time of one tournament pairing, by format."
+    );
     describe_counter!(
         STORE_ERRORS,
         Unit::Count,
@@ -291,6 +300,15 @@ pub fn events_committed(mode: Mode, events: &[Event], append_took: Duration) {
             _ => {}
         }
     }
+}
+
+/// Runs a tournament's pairing (`format`: arena or swiss) and records its CPU time.
+pub fn pairing_timed<T>(format: &'static str, pair: impl FnOnce() -> T) -> T {
+    let before = crate::os::thread_cpu_time();
+    let paired = pair();
+    let cpu = crate::os::thread_cpu_time().saturating_sub(before);
+    histogram!(TOURNAMENT_PAIRING_CPU, LABEL_FORMAT => format).record(cpu.as_secs_f64());
+    paired
 }
 
 /// A store operation failed with an error of `kind`.

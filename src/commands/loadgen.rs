@@ -1,7 +1,9 @@
 //! `senet loadgen --url URL[,URL...] --rooms N [--rate R] [--duration S] [--pid P] [--idle]
 //! [--split-players] [--reconnect] [--rated] [--source-addresses K] [--clock INITIAL+INCREMENT] [--echo-baseline]`:
 //! load a running server (or a cluster's instances, or the proxy in front of them) and print a
-//! JSON report (see `crate::loadgen`); `--lobby-sockets N` measures the lobby instead.
+//! JSON report (see `crate::loadgen`); `--lobby-sockets N` measures the lobby instead, and
+//! `--tournament arena|swiss --players N` plays a whole tournament with N bots
+//! (`crate::loadgen::tournament`).
 
 use std::time::Duration;
 
@@ -86,6 +88,78 @@ pub struct Args {
     /// --rate per second (default 50), and time each seek's way to every socket.
     #[arg(long, conflicts_with_all = ["echo_baseline", "echo_only", "idle"])]
     lobby_sockets: Option<usize>,
+    /// Instead of rooms: create a tournament of this format, join --players bots to it (each a
+    /// new player: the server must allow that many identities, e.g. `--identify-burst 0`), and
+    /// play it to its end (or --stop-after); report the time from each game's end to the
+    /// player's next pairing and to the standings counting it. Paced by --per-connection-rate,
+    /// timed by --clock (default 180+2).
+    #[arg(long, conflicts_with_all = ["echo_baseline", "echo_only", "idle", "lobby_sockets"])]
+    tournament: Option<loadgen::TournamentFormat>,
+    /// The tournament's bots.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    players: u32,
+    /// An Arena's minutes (10–120).
+    #[arg(long, default_value_t = 10)]
+    minutes: u32,
+    /// A Swiss's rounds (3–11).
+    #[arg(long, default_value_t = 7)]
+    rounds: u32,
+    /// Seconds from the tournament's creation to its start, for the bots to join.
+    #[arg(long, default_value_t = 30.0)]
+    start_in: f64,
+    /// Stop the bots this many seconds after the start, even if the tournament goes on.
+    #[arg(long)]
+    stop_after: Option<f64>,
+    /// Write the rooms of the tournament's finished games here, one a line (for `senet verify`).
+    #[arg(long)]
+    games_out: Option<std::path::PathBuf>,
+}
+
+/// The tournament mode's clock when none is given: 3 minutes + 2 s.
+const TOURNAMENT_CLOCK: (u32, u32) = (180, 2);
+
+fn seconds(what: &str, value: f64) -> Result<Duration, UsageError> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| UsageError(format!("{what} must be a number of seconds, not {value}")))
+}
+
+/// `--tournament`: one tournament played by bots; its JSON report.
+fn run_tournament(args: &Args, format: loadgen::TournamentFormat) -> Result<(), UsageError> {
+    let target = BaseUrl::parse(&args.url[0]).map_err(UsageError)?;
+    let load = loadgen::TournamentLoad {
+        format,
+        players: args.players as usize,
+        minutes: args.minutes,
+        rounds: args.rounds,
+        clock: args
+            .clock
+            .unwrap_or(TimeControl::fischer(TOURNAMENT_CLOCK.0, TOURNAMENT_CLOCK.1)),
+        rated: args.rated,
+        start_in: seconds("--start-in", args.start_in)?,
+        stop_after: args
+            .stop_after
+            .map(|after| seconds("--stop-after", after))
+            .transpose()?,
+        per_connection_rate: Some(args.per_connection_rate).filter(|rate| *rate > 0.0),
+        source_addresses: args.source_addresses,
+        connect_concurrency: args.connect_concurrency,
+        server_pid: args.pid,
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    let report = runtime.block_on(loadgen::run_tournament(target, &load));
+    if let Some(path) = &args.games_out {
+        std::fs::write(
+            path,
+            report
+                .rooms
+                .iter()
+                .map(|room| format!("{room}\n"))
+                .collect::<String>(),
+        )
+        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    }
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
 }
 
 /// Files kept for everything that is not a connection (stdio, the runtime, HTTP requests).
@@ -96,10 +170,12 @@ const SPARE_FILES: u64 = 256;
 fn check_open_file_limit(args: &Args) -> Result<(), UsageError> {
     let limit = os::raise_fd_limit()
         .map_err(|e| UsageError(format!("raising the open-file limit: {e}")))?;
-    let rooms = match args.lobby_sockets {
+    let rooms = match (args.lobby_sockets, args.tournament) {
         // One file per lobby socket, counted as half a room.
-        Some(sockets) => (sockets as u64).div_ceil(2),
-        None => args.rooms as u64,
+        (Some(sockets), _) => (sockets as u64).div_ceil(2),
+        // A bot holds its tournament socket and its game's: a room's worth.
+        (None, Some(_)) => u64::from(args.players),
+        (None, None) => args.rooms as u64,
     };
     // The echo endpoint runs in this process, so it holds the other end of each connection too.
     let per_room = if args.echo_baseline || args.echo_only {
@@ -153,6 +229,9 @@ pub fn run(args: Args) -> Result<(), UsageError> {
         rated: args.rated,
     };
     check_open_file_limit(&args)?;
+    if let Some(format) = args.tournament {
+        return run_tournament(&args, format);
+    }
     let runtime = tokio::runtime::Runtime::new()?;
     if let Some(sockets) = args.lobby_sockets {
         let load = loadgen::LobbyLoad {

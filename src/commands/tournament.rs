@@ -5,13 +5,14 @@
 //! database it cannot read or a tournament it does not have.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use serde_json::json;
 
 use super::UsageError;
 use crate::store;
 use crate::tournament::stored::room_end;
-use crate::tournament::verify::verify;
+use crate::tournament::verify::verify_timed;
 use crate::tournament::{Event, Tournament};
 
 /// Tournaments: recompute one from its log.
@@ -40,10 +41,12 @@ pub fn run(args: Args) -> ExitCode {
         .map_err(UsageError::from)
         .and_then(|runtime| runtime.block_on(recompute(&database_url, &id)));
     match outcome {
-        Ok(Ok(tournament)) => {
+        Ok(Ok((tournament, pairing_cpu))) => {
             println!(
                 "{}",
-                json!({"consistent": true, "tournament": id, "standings": standings(&tournament)})
+                json!({"consistent": true, "tournament": id,
+                       "pairing_cpu_ms": pairing_cpu_ms(pairing_cpu),
+                       "standings": standings(&tournament)})
             );
             ExitCode::SUCCESS
         }
@@ -61,8 +64,20 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
+/// A tournament that verified, and the CPU time of each of its pairings made again.
+type Verified = (Tournament, Vec<Duration>);
+
+/// The CPU time of the pairings made again, in milliseconds: their count, the longest, and each
+/// (a Swiss has at most 11; an Arena's hundreds are summed up by the longest and the total).
+fn pairing_cpu_ms(cpu: Vec<Duration>) -> serde_json::Value {
+    let ms: Vec<f64> = cpu.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    let longest = ms.iter().copied().fold(0.0, f64::max);
+    let each = (ms.len() <= 11).then_some(&ms);
+    json!({"pairings": ms.len(), "longest": longest, "total": ms.iter().sum::<f64>(), "each": each})
+}
+
 /// The tournament, or the first difference between its log, its recomputation and its rooms.
-async fn recompute(url: &str, id: &str) -> Result<Result<Tournament, String>, UsageError> {
+async fn recompute(url: &str, id: &str) -> Result<Result<Verified, String>, UsageError> {
     let store = store::open(url).await?;
     if store.tournaments.tournament(id).await?.is_none() {
         return Err(UsageError(format!("no tournament {id} in this database")));
@@ -77,8 +92,8 @@ async fn recompute(url: &str, id: &str) -> Result<Result<Tournament, String>, Us
         })?;
         events.push(event);
     }
-    let tournament = match verify(&events) {
-        Ok(tournament) => tournament,
+    let (tournament, pairing_cpu) = match verify_timed(&events) {
+        Ok(verified) => verified,
         Err(difference) => return Ok(Err(difference.to_string())),
     };
     for (index, event) in events.iter().enumerate() {
@@ -95,7 +110,7 @@ async fn recompute(url: &str, id: &str) -> Result<Result<Tournament, String>, Us
             }
         }
     }
-    Ok(Ok(tournament))
+    Ok(Ok((tournament, pairing_cpu)))
 }
 
 fn standings(tournament: &Tournament) -> Vec<serde_json::Value> {

@@ -83,7 +83,7 @@ impl Pacer {
 }
 
 /// TCP from `source` (if any) to the URL's host, then the WebSocket handshake over it.
-async fn open_websocket(
+pub(super) async fn open_websocket(
     url: &str,
     source: Option<IpAddr>,
     player: Option<&str>,
@@ -132,7 +132,7 @@ struct Pending {
     timed: bool,
 }
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+pub(super) type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A client connection. `seat` lets it recognise the events its actions cause.
 pub struct Conn {

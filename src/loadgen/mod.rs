@@ -9,13 +9,16 @@
 //! - `echo`: the echo baseline.
 //! - `lobby`: lobby sockets timed while seeks are posted and taken (`--lobby-sockets`).
 //! - `stats`: tallies and the JSON report.
+//! - `tournament`: a whole Arena or Swiss played by bots (`--tournament`), each a `bot`.
 
+mod bot;
 mod conn;
 mod echo;
 pub mod http;
 mod lobby;
 mod player;
 mod stats;
+mod tournament;
 mod wire;
 
 use std::collections::BTreeMap;
@@ -34,6 +37,7 @@ use conn::Pacing;
 use http::{BaseUrl, JsonClient};
 pub use lobby::{LobbyLoad, LobbyReport, run_lobby};
 pub use stats::Report;
+pub use tournament::{TournamentFormat, TournamentLoad, TournamentReport, run_tournament};
 
 use crate::os;
 use crate::protocol::TimeControl;

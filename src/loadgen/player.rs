@@ -127,6 +127,25 @@ impl Table {
         &self.clients[target][source]
     }
 
+    /// Takes a seat already given (a tournament's game: `token`, for the player whose cookie
+    /// secret is `player`) through the first target from source address `source`.
+    pub(super) async fn take_seat(
+        &self,
+        room: &str,
+        token: &str,
+        player: &str,
+        source: usize,
+    ) -> Result<Player, String> {
+        self.seat(SeatKey {
+            room: room.to_owned(),
+            token: token.to_owned(),
+            player: Some(player.to_owned()),
+            target: 0,
+            source: source % self.clients[0].len(),
+        })
+        .await
+    }
+
     /// Connects a seat's client to its target and waits for its `welcome`.
     async fn seat(&self, seat: SeatKey) -> Result<Player, String> {
         let target = self.client(seat.target, seat.source);
@@ -239,7 +258,12 @@ impl Table {
     }
 
     /// One client's side of one game: react to every frame until the game ends or `stop`.
-    async fn play(&self, player: &mut Player, stop: &CancellationToken, stats: &mut Stats) -> End {
+    pub(super) async fn play(
+        &self,
+        player: &mut Player,
+        stop: &CancellationToken,
+        stats: &mut Stats,
+    ) -> End {
         let end = loop {
             let frame = match player.unread.pop_front() {
                 Some(frame) => frame,
@@ -283,7 +307,7 @@ impl Table {
 }
 
 /// `POST path` as `player` (a cookie secret), if any, within [`ANSWER_TIMEOUT`].
-async fn post<T: DeserializeOwned>(
+pub(super) async fn post<T: DeserializeOwned>(
     target: &JsonClient,
     path: &str,
     body: String,
@@ -304,12 +328,17 @@ async fn posted<T: DeserializeOwned>(
 }
 
 /// A new player (`POST /api/me`): the secret of its cookie.
-async fn new_player(target: &JsonClient) -> Result<String, String> {
+pub(super) async fn new_player(target: &JsonClient) -> Result<String, String> {
     let (_, secret): (serde_json::Value, _) = posted(target, "/api/me", "{}".into(), None).await?;
     secret.ok_or_else(|| "POST /api/me set no player cookie".to_string())
 }
 
 impl Player {
+    /// Closes the player's socket (its game is over).
+    pub(super) async fn leave(self) {
+        self.conn.close().await;
+    }
+
     /// Reads the socket until `start` (so that the server's pings are answered), keeping the
     /// frames for `play`.
     async fn wait(&mut self, start: &CancellationToken, stats: &mut Stats) {
@@ -327,7 +356,7 @@ impl Player {
 
 /// Why a client stopped playing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
+pub(super) enum End {
     GameOver,
     /// The game ended by abandonment or on time.
     Lost,

@@ -54,6 +54,12 @@ pub(super) trait Handler: Send {
     /// What the handler waits for besides the client's frames.
     type Event: Send;
 
+    /// The largest frame this handler sends, when it is above `--ws-max-write-buffer`: a frame
+    /// larger than the write buffer's cap can never be written, and the socket would be dropped
+    /// at its first (a tournament's page of 500 players, issue 45). Still a bound: what a
+    /// client that stops reading can make the server hold.
+    const LARGEST_FRAME: usize = 0;
+
     /// Frames to send as the socket opens (the lobby's list), if any.
     fn on_open(&mut self, _peer: &mut Peer) -> impl Future<Output = Result<(), Close>> + Send {
         async { Ok(()) }
@@ -87,12 +93,12 @@ pub(super) trait Handler: Send {
 
 /// The frame and buffer limits of every WebSocket here. tungstenite's own limits sit above ours
 /// so that an oversized frame still reaches us and gets a clean 1009.
-fn with_socket_limits(ws: WebSocketUpgrade, gate: &Gate) -> WebSocketUpgrade {
+fn with_socket_limits(ws: WebSocketUpgrade, gate: &Gate, largest_frame: usize) -> WebSocketUpgrade {
     ws.max_message_size(16 * MAX_FRAME_BYTES)
         .max_frame_size(16 * MAX_FRAME_BYTES)
         .read_buffer_size(gate.read_buffer)
         .write_buffer_size(WRITE_BATCH_BYTES.min(gate.max_write_buffer / 2))
-        .max_write_buffer_size(gate.max_write_buffer)
+        .max_write_buffer_size(gate.max_write_buffer.max(largest_frame))
 }
 
 /// A WebSocket handshake the gate admitted (the page's origin, the connection caps for the
@@ -138,7 +144,7 @@ pub(super) fn open<H: Handler + 'static>(
     let (shutdown, ping_every) = (state.shutdown.clone(), state.ping_every);
     let send_timeout = state.gate.send_timeout;
     let tracker = state.tracker.clone();
-    with_socket_limits(ws, &state.gate).on_upgrade(move |socket| {
+    with_socket_limits(ws, &state.gate, H::LARGEST_FRAME).on_upgrade(move |socket| {
         let peer = Peer {
             socket,
             send_timeout,

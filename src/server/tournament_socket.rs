@@ -166,8 +166,15 @@ impl TournamentSocket {
     }
 }
 
+/// The largest `tournament` frame: 1,000 standings lines and 500 games, each with names of up
+/// to 30 characters of 4 bytes in UTF-8, are about 420 KB. Above the default write buffer cap
+/// (64 KiB, which a tournament of about 430 players passes): without it every page's socket
+/// was dropped at its first frame (measured, issue 45 item 7).
+const LARGEST_FRAME: usize = 512 * 1024;
+
 impl Handler for TournamentSocket {
     type Event = Result<(), watch::error::RecvError>;
+    const LARGEST_FRAME: usize = LARGEST_FRAME;
 
     async fn on_open(&mut self, peer: &mut Peer) -> Result<(), Close> {
         self.send_view(peer).await

@@ -33,6 +33,7 @@ use crate::protocol::UnixMs;
 use crate::room::{Rooms, now_ms};
 use crate::secrets::{new_room_id, new_token};
 use crate::store::Store;
+use crate::telemetry;
 
 /// How often a director looks at its tournament, and the directors for new tournaments.
 pub const DEFAULT_TICK: Duration = Duration::from_millis(250);
@@ -466,8 +467,11 @@ impl Director {
         }
         match swiss {
             true => {
-                self.append(|t| nothing_if_idle(t.pair_swiss(new_room_id).map(|e| vec![e])))
-                    .await
+                self.append(|t| {
+                    let paired = telemetry::pairing_timed("swiss", || t.pair_swiss(new_room_id));
+                    nothing_if_idle(paired.map(|e| vec![e]))
+                })
+                .await
             }
             false if self.tournament.ends_at().is_some_and(|end| now < end) => {
                 let free_since = self.known.free_since.clone();
@@ -476,7 +480,9 @@ impl Director {
                     u64::try_from(now - since).unwrap_or(0)
                 };
                 self.append(|t| {
-                    nothing_if_idle(t.pair_arena(&waited, new_room_id).map(Vec::from_iter))
+                    let paired =
+                        telemetry::pairing_timed("arena", || t.pair_arena(&waited, new_room_id));
+                    nothing_if_idle(paired.map(Vec::from_iter))
                 })
                 .await
             }

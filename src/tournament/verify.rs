@@ -3,6 +3,8 @@
 //! pairing differs is named. (Checking each `result` against its room's log is the caller's:
 //! it needs the store.)
 
+use std::time::Duration;
+
 use super::event::{Event, Format, Waited};
 use super::fold::{FoldError, Tournament};
 use super::pairing::{self, Board};
@@ -22,7 +24,14 @@ pub enum Difference {
 
 /// The tournament the log makes, if every event replays and every pairing recomputes.
 pub fn verify(events: &[Event]) -> Result<Tournament, Difference> {
+    verify_timed(events).map(|(tournament, _)| tournament)
+}
+
+/// [`verify`], with the CPU time each pairing's recomputation took on this thread, in log
+/// order: the cost of pairing that very round again (what `senet tournament verify` reports).
+pub fn verify_timed(events: &[Event]) -> Result<(Tournament, Vec<Duration>), Difference> {
     let mut tournament = Tournament::default();
+    let mut cpu = Vec::new();
     for event in events {
         if let Event::Paired {
             boards, bye, pool, ..
@@ -38,7 +47,9 @@ pub fn verify(events: &[Event]) -> Result<Tournament, Difference> {
                     .collect(),
                 *bye,
             );
+            let before = crate::os::thread_cpu_time();
             let recomputed = recompute(&tournament, pool);
+            cpu.push(crate::os::thread_cpu_time().saturating_sub(before));
             if recomputed.as_ref() != Ok(&logged) {
                 return Err(Difference::Pairing {
                     v: tournament.v + 1,
@@ -49,7 +60,7 @@ pub fn verify(events: &[Event]) -> Result<Tournament, Difference> {
         }
         tournament.apply(event)?;
     }
-    Ok(tournament)
+    Ok((tournament, cpu))
 }
 
 type Pairing = (Vec<Board>, Option<u32>);
