@@ -200,6 +200,18 @@ export function yourTurn() {
   return request('GET', '/api/me/turns');
 }
 
+/**
+ * Whether this browser has a player identity, asked without a 404 from `GET /api/me` for a
+ * visitor (a console error): the your-turn list says who asks. False when unreachable.
+ * @returns {Promise<boolean>}
+ */
+export function isIdentified() {
+  return yourTurn().then(
+    (turns) => turns.player !== null,
+    () => false,
+  );
+}
+
 // Web Push (issue 46; docs/PROTOCOL.md, "Web Push").
 
 /** The server's VAPID public key, base64url: `{key}`, the `applicationServerKey`. */

@@ -7,7 +7,7 @@
 import './players-view.js';
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
-import { yourTurn } from './api.js';
+import { isIdentified } from './api.js';
 import { PRESETS, presetLabel, presetValue, parsePreset } from './clock.js';
 import { Level, DEFAULT_LEVEL } from './protocol.js';
 import { classAction, classOf, csvPath, dateText, deleteClass, joinAddress, qrPath, removePupil } from './class-common.js';
@@ -160,11 +160,7 @@ function wire() {
 
 async function start() {
   mountLanguageSwitch(part('language'));
-  // Who asks, without a 404 from the class's route for a visitor (a console error).
-  const identified = await yourTurn().then(
-    (turns) => turns.player !== null,
-    () => false,
-  );
+  const identified = await isIdentified();
   if (!identified) {
     show(part('needs-player'), true);
     return;

@@ -5,7 +5,7 @@
 import './players-view.js';
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
-import { yourTurn } from './api.js';
+import { isIdentified } from './api.js';
 import { createClass, dateText, deleteClass, listClasses } from './class-common.js';
 
 const form = /** @type {HTMLFormElement} */ (part('create-form'));
@@ -88,11 +88,7 @@ async function start() {
     event.preventDefault();
     create();
   });
-  // Who asks, without a 404 from `GET /api/classes` for a visitor (a console error).
-  const identified = await yourTurn().then(
-    (turns) => turns.player !== null,
-    () => false,
-  );
+  const identified = await isIdentified();
   show(part('needs-player'), !identified);
   show(part('create-card'), identified);
   if (identified) await load().catch(() => (part('status').textContent = t('classes.unreachable')));

@@ -5,7 +5,7 @@
 import './players-view.js';
 import { el, part, show } from './dom.js';
 import { mountLanguageSwitch, onLanguageChange, t } from './i18n.js';
-import { yourTurn } from './api.js';
+import { isIdentified } from './api.js';
 import { PRESETS } from './clock.js';
 import { clockText, mountTournamentList, tournamentHref } from './tournament-list.js';
 
@@ -79,11 +79,7 @@ async function start() {
     event.preventDefault();
     create();
   });
-  // Who asks, without a 404 from `GET /api/me` for a visitor (a console error).
-  const identified = await yourTurn().then(
-    (turns) => turns.player !== null,
-    () => false,
-  );
+  const identified = await isIdentified();
   show(part('create-needs-player'), !identified);
   show(form, identified);
 }
