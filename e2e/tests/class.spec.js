@@ -3,8 +3,8 @@
 // carries; the teacher's page lists them as they come, pairs them, and its dashboard shows the
 // four games live (a pupil's move appears on it, a game without moves is marked stuck, any opens
 // full size); a pupil's touch on a refused piece shows up as "needs practice"; pause and end
-// reach every board. Then the same in Russian with two pupils and the join errors in Russian,
-// and a visitor without an identity told how to get one. axe finds nothing on the teacher's
+// reach every board. Then in Russian, eight pupils again, the join errors in Russian, four
+// boards, a lesson for all, and a visitor without an identity told how to get one. axe finds nothing on the teacher's
 // page, the dashboard and the pupils' page; the pupils' page fits 360 px with 44-px targets.
 // Screenshots of the projector view are kept for docs/screenshots (class-*.png).
 import { mkdirSync } from 'node:fs';
@@ -154,8 +154,8 @@ test('a teacher and eight pupils: join by code, pair, a live dashboard of four b
   expect(await csv.text()).toContain(`${stumbled}:1`);
 });
 
-test('in Russian: a visitor is told how to become a teacher; two pupils, join errors in words, one board', async ({ open }) => {
-  test.setTimeout(60_000);
+test('in Russian: a visitor is told how to become a teacher; eight pupils, join errors in words, four boards, a lesson for all', async ({ open }) => {
+  test.setTimeout(90_000);
   const visitor = await open('/classes', { locale: 'ru-RU' });
   await expect(visitor.getByTestId('needs-player')).toContainText('нужна личность');
   await expect(visitor.getByTestId('create-card')).toBeHidden();
@@ -171,15 +171,19 @@ test('in Russian: a visitor is told how to become a teacher; two pupils, join er
   await expect(stranger.getByTestId('join-error')).toHaveText('Нет класса с таким кодом. Проверьте его у учителя.');
   await expectNoViolations(stranger, '/class in Russian');
 
-  const masha = await pupil(open, code, 'Маша', { locale: 'ru-RU' });
-  const petya = await pupil(open, code, 'Петя', { locale: 'ru-RU' });
-  await expect(teacher.getByTestId('pupil')).toHaveCount(2);
+  const names = ['Маша', 'Петя', 'Аня', 'Боря', 'Вера', 'Гоша', 'Даша', 'Егор'];
+  const pupils = [];
+  for (const name of names) pupils.push(await pupil(open, code, name, { locale: 'ru-RU' }));
+  const masha = pupils[0];
+  await expect(teacher.getByTestId('pupil')).toHaveCount(8);
   await teacher.getByTestId('pair-swiss').check();
   await teacher.getByTestId('pair').click();
-  await expect(teacher.getByTestId('action-status')).toHaveText('Начата 1 партия.');
-  await expect(teacher.getByTestId('board-tile')).toHaveCount(1);
-  await expect(teacher.getByTestId('tile-names')).toHaveText(/^(Маша против Петя|Петя против Маша)$/);
-  for (const page of [masha, petya]) await page.waitForURL(/\/r\/[0-9a-f]+$/);
+  await expect(teacher.getByTestId('action-status')).toHaveText('Начаты 4 партии.');
+  await expect(teacher.getByTestId('board-tile')).toHaveCount(4);
+  const pairs = await teacher.getByTestId('tile-names').allTextContents();
+  const seated = pairs.flatMap((both) => both.split(' против ')).sort();
+  expect(seated).toEqual([...names].sort());
+  for (const page of pupils) await page.waitForURL(/\/r\/[0-9a-f]+$/);
   await expectNoViolations(teacher, 'the dashboard in Russian');
   await teacher.screenshot({ path: path.join(screenshots, 'class-projector-ru-1280.png'), fullPage: true });
 
@@ -192,6 +196,6 @@ test('in Russian: a visitor is told how to become a teacher; two pupils, join er
   await expect(masha.getByTestId('lesson-title')).toHaveText('С 24 при броске 3');
 
   await teacher.getByTestId('end').click();
-  await expect(teacher.getByTestId('action-status')).toHaveText('1 партия завершена.');
-  await expect(teacher.getByTestId('tile-turn')).toHaveText('Партия окончена');
+  await expect(teacher.getByTestId('action-status')).toHaveText('4 партии завершены.');
+  await expect(teacher.getByTestId('tile-turn')).toHaveText(Array(4).fill('Партия окончена'));
 });
