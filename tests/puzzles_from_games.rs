@@ -26,6 +26,32 @@ async fn play_carelessly(both: &mut common::Client) {
     panic!("the game did not end in 2,000 actions");
 }
 
+fn is_mistake(throw: &Value) -> bool {
+    throw["label"] == "mistake" || throw["label"] == "blunder"
+}
+
+/// The analysis' throws of a careless game with mistakes: `room`'s, played already, or, in the
+/// rare game where the careless policy happens to lose nothing (the throws are random: CI met
+/// one), another local game's, at most five in all.
+async fn throws_with_mistakes(
+    server: &TestServer,
+    browser: &mut Browser,
+    mut room: String,
+) -> (String, Vec<Value>) {
+    for _ in 0..5 {
+        let path = format!("/api/rooms/{room}/analysis");
+        let analysis = browser.call("GET", &path, None).await.body;
+        let throws = analysis["throws"].as_array().unwrap().clone();
+        if throws.iter().any(is_mistake) {
+            return (room, throws);
+        }
+        let (next, mut both) = local_client(server.addr).await;
+        play_carelessly(&mut both).await;
+        room = next;
+    }
+    panic!("five careless games without a mistake");
+}
+
 #[tokio::test]
 async fn a_mistake_of_a_finished_game_is_a_puzzle_judged_by_the_server() {
     let server = TestServer::start().await;
@@ -45,14 +71,8 @@ async fn a_mistake_of_a_finished_game_is_a_puzzle_judged_by_the_server() {
     );
     play_carelessly(&mut both).await;
 
-    let analysis = browser
-        .call("GET", &format!("/api/rooms/{room}/analysis"), None)
-        .await
-        .body;
-    let throws = analysis["throws"].as_array().unwrap();
-    let is_mistake = |t: &&Value| t["label"] == "mistake" || t["label"] == "blunder";
-    let mistakes: Vec<&Value> = throws.iter().filter(is_mistake).collect();
-    assert!(!mistakes.is_empty(), "a careless game has mistakes");
+    let (room, throws) = throws_with_mistakes(&server, &mut browser, room).await;
+    let mistakes: Vec<&Value> = throws.iter().filter(|t| is_mistake(t)).collect();
     let not_one = throws
         .iter()
         .find(|t| t["kind"] == "forced" || t["label"] == "best")
