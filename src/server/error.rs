@@ -25,6 +25,7 @@ use crate::players::store::PlayerError;
 use crate::protocol::vocabulary::wire_name;
 use crate::protocol::{ErrorCode, HttpError};
 use crate::room::{Refusal, RoomError};
+use crate::store::StoreError;
 use crate::tournament::Refusal as TournamentDecision;
 use crate::tournament::stored::TournamentError;
 
@@ -367,6 +368,13 @@ fn tournament_wire(error: TournamentError) -> (StatusCode, WireError) {
         TournamentError::Refused(refusal) => refusal,
         TournamentError::Store(store) if store.is_unavailable() => {
             let error = WireError::new(ErrorCode::Unavailable, "the database is not answering");
+            return (StatusCode::SERVICE_UNAVAILABLE, error);
+        }
+        // Lost the race for the tournament's next version every time it tried (many players
+        // joining at once): a retry later succeeds, as a room's `Busy` says.
+        TournamentError::Store(StoreError::VersionConflict(_)) => {
+            let message = "the tournament is busy with other changes: try again";
+            let error = WireError::new(ErrorCode::Unavailable, message);
             return (StatusCode::SERVICE_UNAVAILABLE, error);
         }
         other => {
