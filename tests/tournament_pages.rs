@@ -138,6 +138,12 @@ async fn a_page_follows_its_tournament(server: &TestServer) {
     );
     let game = paired["you"]["game"].clone();
     let room = game["room"].as_str().unwrap().to_owned();
+    // The socket's frame (built once for every page, with Anna's own part added) says what
+    // `GET` says to her: nothing has changed since.
+    let got = anna
+        .call("GET", &format!("/api/tournaments/{id}"), None)
+        .await;
+    assert_eq!(got.body, paired);
     let mut seen = next_view(&mut strangers).await;
     while seen["games"].as_array().unwrap().is_empty() {
         seen = next_view(&mut strangers).await;

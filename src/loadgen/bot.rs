@@ -51,7 +51,8 @@ fn micros(from: Instant, to: Instant) -> u32 {
     u32::try_from(to.saturating_duration_since(from).as_micros()).unwrap_or(u32::MAX)
 }
 
-/// `{"t": "tournament", "d": {...}}`, the fields a bot reads.
+/// `{"t": "tournament", "d": {...}}`, the fields a bot reads (the standings and games are
+/// skipped unparsed: a bot needs only its own line, which `you` carries).
 #[derive(Deserialize)]
 struct Frame {
     t: String,
@@ -62,19 +63,13 @@ struct Frame {
 struct View {
     status: String,
     round: u32,
-    standings: Vec<Line>,
     you: Option<You>,
 }
 
 #[derive(Deserialize)]
-struct Line {
-    player: u32,
-    games: u32,
-}
-
-#[derive(Deserialize)]
 struct You {
-    player: u32,
+    /// The games counted in this player's standings line.
+    games: u32,
     game: Option<Game>,
 }
 
@@ -106,12 +101,7 @@ struct Watch {
 
 impl Watch {
     fn seen(&mut self, view: View, at: Instant, tally: &mut Tally) {
-        let me = view.you.as_ref().map(|you| you.player);
-        self.counted = view
-            .standings
-            .iter()
-            .find(|line| Some(line.player) == me)
-            .map_or(0, |line| line.games);
+        self.counted = view.you.as_ref().map_or(0, |you| you.games);
         self.game = view
             .you
             .and_then(|you| you.game)

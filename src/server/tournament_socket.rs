@@ -5,21 +5,26 @@
 //! and on PostgreSQL every instance's (their `NOTIFY`, which [`Views::start`] passes on), reach
 //! [`crate::store::TournamentNews`].
 //!
-//! One task per tournament followed here ([`Views`]) reads each change off the log once and
-//! hands the fold to every socket on it through a `watch` (a socket that was busy sees the
-//! latest fold, never a queue of old ones); each socket then words it for its own player, whose
-//! game's seat token is theirs alone (by their cookie, as with `GET`). A tournament is followed
-//! only while a socket is on it, and only an existing one: what it holds is bounded by the
-//! connection caps and the tournaments stored.
+//! One task per tournament followed here ([`Views`]) reads each change off the log once, builds
+//! and serialises what every viewer sees alike (the standings and games: 126 KB for 500 players)
+//! once, and hands it to every socket on it through a `watch` (a socket that was busy sees the
+//! latest, never a queue of old ones). Each socket then adds only its own player's part, whose
+//! game's seat token is theirs alone (by their cookie, as with `GET`), read once per game. Built
+//! per socket instead, a change of a 500-player Arena cost about a second of CPU and the page's
+//! p99 reached 16 s (docs/PERFORMANCE.md, "Tournaments under load"). Changes that come in a
+//! burst are sent together, at most one frame per [`MIN_GAP`]. A tournament is followed only
+//! while a socket is on it, and only an existing one: what it holds is bounded by the connection
+//! caps and the tournaments stored.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
 use serde_json::{Value, json};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::watch;
 
 use super::AppState;
@@ -27,13 +32,47 @@ use super::error::{AppError, WireError};
 use super::identity::Identity;
 use super::limits::ConnectionPermit;
 use super::socket::{self, Admitted, CLOSE_RESTART, Close, Handler, Peer};
-use super::tournaments::{load, view};
+use super::tournaments::{load, playing, seat_token, shared_view, your_view};
 use crate::protocol::ErrorCode;
 use crate::store::{News, Store, Subscription};
 use crate::tournament::Tournament;
 use crate::tournament::stored::{self, TournamentError};
 
-type Fold = Arc<Tournament>;
+/// The shortest time between two frames of one tournament: a burst of changes (a game's
+/// result, the next pairing, its room made) reaches the pages as one frame, well within the
+/// second a page may take to show a change (issue 45).
+const MIN_GAP: Duration = Duration::from_millis(200);
+
+/// A tournament as its sockets send it after a change, built once for all of them.
+struct Shown {
+    fold: Tournament,
+    /// The frame up to its player's own part: `{"t":"tournament","d":{…,"you":`.
+    head: String,
+}
+
+impl Shown {
+    fn new(id: &str, fold: Tournament) -> Shown {
+        let shared = shared_view(id, &fold).to_string();
+        // The object's closing `}` becomes `,"you":`; each socket closes it after its own part.
+        let head = format!(
+            r#"{{"t":"tournament","d":{},"you":"#,
+            &shared[..shared.len() - 1]
+        );
+        Shown { fold, head }
+    }
+
+    /// The whole frame for a viewer whose own part is `you`.
+    fn frame(&self, you: &Value) -> String {
+        let you = you.to_string();
+        let mut frame = String::with_capacity(self.head.len() + you.len() + 2);
+        frame.push_str(&self.head);
+        frame.push_str(&you);
+        frame.push_str("}}");
+        frame
+    }
+}
+
+type Fold = Arc<Shown>;
 
 /// The tournaments followed on this instance, each by one task.
 pub struct Views {
@@ -77,7 +116,7 @@ impl Views {
         if let Some(sender) = followed.get(id) {
             return Ok(sender.subscribe());
         }
-        let (sender, receiver) = watch::channel(Arc::new(tournament.clone()));
+        let (sender, receiver) = watch::channel(Arc::new(Shown::new(id, tournament.clone())));
         followed.insert(id.to_owned(), sender.clone());
         let views = self.clone();
         let id = id.to_owned();
@@ -93,6 +132,7 @@ impl Views {
         sender: watch::Sender<Fold>,
         mut news: tokio::sync::broadcast::Receiver<Option<String>>,
     ) {
+        let mut last_sent = tokio::time::Instant::now();
         loop {
             tokio::select! {
                 () = sender.closed() => {
@@ -111,11 +151,15 @@ impl Views {
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
                 },
             }
+            tokio::time::sleep_until(last_sent + MIN_GAP).await;
+            // What came in the meantime is read with this change.
+            while let Ok(_) | Err(TryRecvError::Lagged(_)) = news.try_recv() {}
             // Sent even when the log did not change: a game's room made changes what a player
             // is shown (their seat token).
             match stored::catch_up(&self.store, &id, &mut tournament).await {
                 Ok(_) => {
-                    sender.send_replace(Arc::new(tournament.clone()));
+                    sender.send_replace(Arc::new(Shown::new(&id, tournament.clone())));
+                    last_sent = tokio::time::Instant::now();
                 }
                 Err(error) => tracing::warn!(tournament = %id, %error, "could not follow"),
             }
@@ -135,9 +179,9 @@ pub async fn upgrade(
     let fold = state.tournament_views.follow(&id).await?;
     let connection = Box::new(TournamentSocket {
         state: state.clone(),
-        id,
         player: player.map(|row| row.id),
         fold,
+        seat: None,
         _permit: permit,
     });
     let span = tracing::info_span!("tournament");
@@ -146,10 +190,11 @@ pub async fn upgrade(
 
 struct TournamentSocket {
     state: AppState,
-    id: String,
     /// The socket's player (public id), by their cookie at the handshake.
     player: Option<String>,
     fold: watch::Receiver<Fold>,
+    /// The player's current game and its seat token, once read: (room, token).
+    seat: Option<(String, String)>,
     /// This connection's place under the caps, freed when it ends.
     _permit: ConnectionPermit,
 }
@@ -157,12 +202,33 @@ struct TournamentSocket {
 impl TournamentSocket {
     /// Sends the tournament as it stands now, as this socket's player sees it.
     async fn send_view(&mut self, peer: &mut Peer) -> Result<(), Close> {
-        let fold = self.fold.borrow_and_update().clone();
-        let shown = view(&self.state, &self.id, &fold, self.player.as_deref()).await;
-        match shown {
-            Ok(shown) => send(peer, "tournament", shown).await,
-            Err(_) => Err(Close::With(CLOSE_RESTART, "tournament unavailable")),
+        let shown = self.fold.borrow_and_update().clone();
+        let Ok(token) = self.token(&shown.fold).await else {
+            return Err(Close::With(CLOSE_RESTART, "tournament unavailable"));
+        };
+        let you = your_view(&shown.fold, self.player.as_deref(), token);
+        peer.text(shown.frame(&you).into()).await
+    }
+
+    /// The seat token of the game this socket's player plays now, read once per game.
+    async fn token(&mut self, fold: &Tournament) -> Result<Option<String>, AppError> {
+        let Some((player, room)) = self
+            .player
+            .as_deref()
+            .and_then(|p| Some((p, playing(fold, p)?)))
+        else {
+            return Ok(None);
+        };
+        if let Some((known, token)) = &self.seat
+            && *known == room
+        {
+            return Ok(Some(token.clone()));
         }
+        let token = seat_token(&self.state, &room, player).await?;
+        if let Some(token) = &token {
+            self.seat = Some((room, token.clone()));
+        }
+        Ok(token)
     }
 }
 

@@ -240,23 +240,25 @@ pub(super) async fn view(
     tournament: &Tournament,
     asker: Option<&str>,
 ) -> Result<Value, AppError> {
-    let playing = asker.and_then(|asker| playing(tournament, asker));
-    let room_made = match &playing {
-        Some(room) => state.rooms.exists(room).await?,
-        None => false,
-    };
-    let token = match playing.filter(|_| room_made) {
-        Some(room) => {
-            let token = state
-                .rooms
-                .store()
-                .tournaments
-                .seat_token(&room, asker.unwrap_or(""));
-            token.await.map_err(TournamentError::from)?
-        }
+    let token = match asker.zip(asker.and_then(|asker| playing(tournament, asker))) {
+        Some((asker, room)) => seat_token(state, &room, asker).await?,
         None => None,
     };
     Ok(shown(id, tournament, asker, token))
+}
+
+/// The seat token of player `asker` (public id) in the tournament game `room`, once its room
+/// is made: none before.
+pub(super) async fn seat_token(
+    state: &AppState,
+    room: &str,
+    asker: &str,
+) -> Result<Option<String>, AppError> {
+    if !state.rooms.exists(room).await? {
+        return Ok(None);
+    }
+    let token = state.rooms.store().tournaments.seat_token(room, asker);
+    Ok(token.await.map_err(TournamentError::from)?)
 }
 
 pub(super) async fn load(state: &AppState, id: &str) -> Result<Tournament, AppError> {
@@ -267,13 +269,21 @@ pub(super) async fn load(state: &AppState, id: &str) -> Result<Tournament, AppEr
 }
 
 /// The room of the game the player with public id `id` plays now, if any.
-fn playing(tournament: &Tournament, id: &str) -> Option<String> {
+pub(super) fn playing(tournament: &Tournament, id: &str) -> Option<String> {
     let entry = tournament.players.iter().find(|p| p.id == id)?;
     entry.playing.clone()
 }
 
 /// What `GET` shows of a tournament; `asker`'s own line and game, with `token` for its seat.
 fn shown(id: &str, t: &Tournament, asker: Option<&str>, token: Option<String>) -> Value {
+    let mut answer = shared_view(id, t);
+    answer["you"] = your_view(t, asker, token);
+    answer
+}
+
+/// What every viewer of a tournament is shown alike: its rules, standings and games (all of
+/// `GET`'s answer but `you`). The page sockets build it once per change and share it.
+pub(super) fn shared_view(id: &str, t: &Tournament) -> Value {
     let name_of = |number: u32| t.player(number).map(|p| p.name.clone());
     let standings: Vec<Value> = t
         .standings()
@@ -300,31 +310,35 @@ fn shown(id: &str, t: &Tournament, asker: Option<&str>, token: Option<String>) -
             })
         })
         .collect();
-    let you = asker.and_then(|asker| {
-        let index = t.players.iter().position(|p| p.id == asker)?;
-        let number = index as u32 + 1;
-        let entry = &t.players[index];
-        let game = entry.playing.as_ref().and_then(|room| {
-            let game = t.games.get(room)?;
-            let seat = if game.black == number {
-                "black"
-            } else {
-                "white"
-            };
-            Some(json!({"room": room, "url": room_url(room), "seat": seat, "token": token}))
-        });
-        Some(json!({
-            "player": number, "withdrawn": entry.withdrawn, "paused": entry.paused,
-            "game": game,
-        }))
-    });
     let mut answer = t.summary();
     answer["id"] = json!(id);
     answer["ends_at"] = json!(t.ends_at());
     answer["standings"] = json!(standings);
     answer["games"] = json!(games);
-    answer["you"] = json!(you);
     answer
+}
+
+/// `asker`'s own part of a tournament's view: their number, score, state and game (with
+/// `token` for its seat), or null for a visitor or someone not in it.
+pub(super) fn your_view(t: &Tournament, asker: Option<&str>, token: Option<String>) -> Value {
+    let Some(index) = asker.and_then(|asker| t.players.iter().position(|p| p.id == asker)) else {
+        return Value::Null;
+    };
+    let number = index as u32 + 1;
+    let entry = &t.players[index];
+    let game = entry.playing.as_ref().and_then(|room| {
+        let game = t.games.get(room)?;
+        let seat = if game.black == number {
+            "black"
+        } else {
+            "white"
+        };
+        Some(json!({"room": room, "url": room_url(room), "seat": seat, "token": token}))
+    });
+    json!({
+        "player": number, "withdrawn": entry.withdrawn, "paused": entry.paused,
+        "score": entry.score, "games": entry.games.len(), "game": game,
+    })
 }
 
 /// What a player asks of a tournament they are (or would be) in.
