@@ -88,9 +88,9 @@ test('a link challenge is seen, declined or accepted by someone without a name, 
 
   // A stranger in every language: who, the terms, Accept and Decline; axe; 360 px.
   for (const [locale, lang, heading, clock] of [
-    ['ru-RU', 'ru', `${annaName} вызывает вас`, 'Контроль времени: Заочная, 3 дн. на ход'],
+    ['ru-RU', 'ru', `${annaName} вызывает вас`, 'Контроль времени: Заочная, 3 дня на ход'],
     ['zh-TW', 'zh-Hant', `${annaName} 向你挑戰`, '時限：通信對局，每步 3 天'],
-    ['en-US', 'en', `${annaName} challenges you`, 'Time control: Correspondence, 3 d a move'],
+    ['en-US', 'en', `${annaName} challenges you`, 'Time control: Correspondence, 3 days a move'],
   ]) {
     const stranger = await open(`/c/${declined}`, { locale, viewport: PHONE });
     await expect(stranger.getByTestId('link-challenge')).toHaveAttribute('data-state', 'ready');

@@ -22,7 +22,7 @@ const msLeft = async (page, side) => Number(await clock(page, side).getAttribute
 test('the lobby offers time controls and the room shows both clocks, black running', async ({ open }) => {
   const creator = await open('/');
   const select = creator.getByTestId('online-clock');
-  const days = [1, 2, 3, 5, 7, 14].map((d) => `Correspondence, ${d} d a move`);
+  const days = [1, 2, 3, 5, 7, 14].map((d) => `Correspondence, ${d} ${d === 1 ? 'day' : 'days'} a move`);
   await expect(select.locator('option')).toHaveText(['Untimed', '3 min + 2 s', '5 min + 3 s', '10 min + 5 s', ...days]);
   await expect(creator.getByTestId('local-clock').locator('option')).toHaveCount(4);
   // By keyboard: focus the list, step down to 5+3, create.
@@ -121,7 +121,7 @@ test('the clocks fit a 360-pixel screen', async ({ open }) => {
 // days and hours, and survive a reload of both pages as the server keeps them.
 test('a correspondence game is made from the online form and its clocks show days', async ({ open }) => {
   const creator = await open('/');
-  await creator.getByTestId('online-clock').selectOption({ label: 'Correspondence, 3 d a move' });
+  await creator.getByTestId('online-clock').selectOption({ label: 'Correspondence, 3 days a move' });
   await expect(creator.getByTestId('online-clock')).toHaveValue('3d');
   await creator.getByTestId('online-form').getByRole('radio', { name: 'Black' }).check();
   await creator.getByTestId('create-online').click();

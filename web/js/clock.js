@@ -36,9 +36,9 @@ export function parsePreset(value) {
   return match ? { initial: Number(match[1]), increment: Number(match[2]) } : null;
 }
 
-/** A preset in words: "Untimed", "3 min + 2 s", "Correspondence, 3 d a move". */
+/** A preset in words: "Untimed", "3 min + 2 s", "Correspondence, 3 days a move". */
 export function presetLabel(control) {
-  if (control?.days) return t('clock.days', { d: control.days });
+  if (control?.days) return t('clock.days', { n: control.days });
   return control ? t('clock.preset', { m: control.initial / 60, s: control.increment }) : t('clock.untimed');
 }
 

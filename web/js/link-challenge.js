@@ -7,6 +7,7 @@ import { el, part, show } from './dom.js';
 import { hasText, mountLanguageSwitch, onLanguageChange, sideName, t } from './i18n.js';
 import { acceptChallenge, challengeOf, declineChallenge, roomPage, saveSeat, yourTurn } from './api.js';
 import { ErrorCode } from './protocol.js';
+import { presetLabel } from './clock.js';
 import { LANGUAGES, STRINGS } from './strings.js';
 import { SOCIAL_STRINGS } from './social-strings.js';
 import { PLAYERS_STRINGS } from './players-strings.js';
@@ -28,11 +29,6 @@ function say(key, params = {}, alert = false) {
   draw();
 }
 
-function clockText(clock) {
-  if (!clock) return t('clock.untimed');
-  if (clock.days) return t('clock.days', { d: clock.days });
-  return t('clock.preset', { m: clock.initial / 60, s: clock.increment });
-}
 
 /** The side the one who accepts plays: the other of the challenger's, unless drawn at random. */
 const yourSide = (side) => (side === 'black' ? sideName('white') : side === 'white' ? sideName('black') : t('link.sideRandom'));
@@ -44,7 +40,7 @@ function drawCard() {
   show(message, Boolean(challenge.message));
   if (challenge.message) message.textContent = `“${t(`social.message.${challenge.message}`)}”`;
   part('link-terms').replaceChildren(
-    el('li', { text: t('link.clock', { clock: clockText(challenge.clock) }) }),
+    el('li', { text: t('link.clock', { clock: presetLabel(challenge.clock) }) }),
     el('li', { text: t('link.side', { side: yourSide(challenge.side) }) }),
     el('li', { text: t(challenge.rated ? 'rating.rated' : 'rating.casual') }),
   );

@@ -10,7 +10,7 @@ import { PLAY_STRINGS } from './play-strings.js';
 import { cancelSeek, pairUp, postSeek, roomPage, roomSummary, saveSeat, takeSeek } from './api.js';
 import { ErrorCode, LobbyFrame, LobbyMessage, SeekGone, Status } from './protocol.js';
 import { playerLabel } from './players-view.js';
-import { CORRESPONDENCE } from './clock.js';
+import { CORRESPONDENCE, presetLabel } from './clock.js';
 
 for (const code of LANGUAGES) Object.assign(STRINGS[code], PLAY_STRINGS[code]);
 
@@ -59,7 +59,7 @@ function visitor() {
 
 function clockText(clock) {
   if (!clock) return t('play.untimed');
-  if (clock.days) return t('play.days', { d: clock.days });
+  if (clock.days) return presetLabel(clock);
   return t('play.clockValue', { min: clock.initial / 60, inc: clock.increment });
 }
 
