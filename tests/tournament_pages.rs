@@ -144,6 +144,17 @@ async fn a_page_follows_its_tournament(server: &TestServer) {
         .call("GET", &format!("/api/tournaments/{id}"), None)
         .await;
     assert_eq!(got.body, paired);
+    // The game's room links back to its tournament, for anyone; another room to none.
+    let back = Browser::new(addr)
+        .call("GET", &format!("/api/rooms/{room}/tournament"), None)
+        .await;
+    assert_eq!((back.status, &back.body), (200, &json!({"tournament": id})));
+    for other in ["0123456789abcdef0123456789abcdef", "not-a-room"] {
+        let none = anna
+            .call("GET", &format!("/api/rooms/{other}/tournament"), None)
+            .await;
+        assert_eq!(none.body, json!({"tournament": null}), "{other}");
+    }
     let mut seen = next_view(&mut strangers).await;
     while seen["games"].as_array().unwrap().is_empty() {
         seen = next_view(&mut strangers).await;

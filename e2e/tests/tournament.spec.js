@@ -109,6 +109,12 @@ for (const [locale, lang] of [
       await anna.page.getByTestId('play-game').click();
       await expect(anna.page).toHaveURL(/\/r\//);
       await expect(anna.page.getByTestId('room')).not.toHaveAttribute('data-phase', 'loading');
+      if (round === 1) {
+        // Someone who never saw the tournament's page (a link passed on) finds the way back too.
+        const stranger = await open(new URL(anna.page.url()).pathname, { locale });
+        await expect(stranger.getByTestId('tournament-back-link')).toHaveAttribute('href', where);
+        await stranger.close();
+      }
       await anna.page.getByTestId('resign').click();
       await anna.page.getByTestId('confirm-yes').click();
       await expect(anna.page.getByTestId('end')).toBeVisible();

@@ -209,6 +209,7 @@ pub fn app(state: AppState, request_timeout: Duration) -> Router {
         .route("/api/rooms/{id}", get(http::room_summary))
         .route("/api/rooms/{id}/record", get(http::room_record))
         .route("/api/rooms/{id}/analysis", get(http::room_analysis))
+        .route("/api/rooms/{id}/tournament", get(tournaments::of_room))
         .route("/ws/rooms/{id}", get(ws::upgrade))
         .route("/api/seeks/{id}", delete(lobby::cancel_seek))
         .route("/api/players", get(player_pages::by_name))

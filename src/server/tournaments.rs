@@ -231,6 +231,22 @@ pub async fn show(
     ))
 }
 
+/// `GET /api/rooms/{id}/tournament`: `{"tournament": id}` for a tournament game's room, its
+/// link back; `{"tournament": null}` for any other room id, a made-up one included (which
+/// tournaments' games exist is public: their pages list them).
+pub async fn of_room(
+    State(state): State<AppState>,
+    Path(room): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let tournament = if crate::secrets::is_room_id(&room) {
+        let found = state.rooms.store().tournaments.tournament_of(&room);
+        found.await.map_err(TournamentError::from)?
+    } else {
+        None
+    };
+    Ok(Json(json!({ "tournament": tournament })))
+}
+
 /// What `GET` shows of `tournament` to the player `asker` (by public id), if any: theirs is
 /// the seat token of the game they play now, once its room is made (the director keeps the
 /// tokens first), so that a player who has one finds their room.

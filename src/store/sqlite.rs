@@ -394,16 +394,21 @@ impl TournamentLog for SqliteStore {
 
     async fn keep_seats(
         &self,
+        tournament: &str,
         room: &str,
         seats: &[(String, String)],
     ) -> Result<Vec<String>, StoreError> {
         self.writer
-            .write(tournaments::keep_seats(&self.pool, room, seats))
+            .write(tournaments::keep_seats(&self.pool, tournament, room, seats))
             .await
     }
 
     async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError> {
         tournaments::seat_token(&self.pool, room, player).await
+    }
+
+    async fn tournament_of(&self, room: &str) -> Result<Option<String>, StoreError> {
+        tournaments::tournament_of(&self.pool, room).await
     }
 
     async fn lease(

@@ -73,17 +73,21 @@ pub trait TournamentLog: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<TournamentRow>, StoreError>;
 
-    /// Keeps the seat tokens of a tournament game's room, `(player id, token)`; a seat kept
-    /// already keeps its token (a director that made the room again after a restart hands out
-    /// the same). Answers the tokens stored, in the order asked.
+    /// Keeps the seat tokens of tournament `tournament`'s game in `room`, `(player id, token)`;
+    /// a seat kept already keeps its token (a director that made the room again after a restart
+    /// hands out the same). Answers the tokens stored, in the order asked.
     async fn keep_seats(
         &self,
+        tournament: &str,
         room: &str,
         seats: &[(String, String)],
     ) -> Result<Vec<String>, StoreError>;
 
     /// The seat token of `player` in the tournament game in `room`, if any.
     async fn seat_token(&self, room: &str, player: &str) -> Result<Option<String>, StoreError>;
+
+    /// The tournament whose game is played in `room`, if any.
+    async fn tournament_of(&self, room: &str) -> Result<Option<String>, StoreError>;
 
     /// Takes or renews the lease on directing `tournament` for `holder` until `until`: `true`
     /// if `holder` holds it now (it was free, theirs, or its time had run out at `now`).
@@ -313,6 +317,7 @@ where
 /// [`TournamentLog::keep_seats`] on any backend.
 pub(super) async fn keep_seats<DB>(
     pool: &Pool<DB>,
+    tournament: &str,
     room: &str,
     seats: &[(String, String)],
 ) -> Result<Vec<String>, StoreError>
@@ -324,12 +329,14 @@ where
     usize: sqlx::ColumnIndex<DB::Row>,
 {
     if !seats.is_empty() {
-        let mut insert =
-            QueryBuilder::<DB>::new("INSERT INTO tournament_seats (room, player, token) ");
+        let mut insert = QueryBuilder::<DB>::new(
+            "INSERT INTO tournament_seats (room, player, token, tournament) ",
+        );
         insert.push_values(seats, |mut row, (player, token)| {
             row.push_bind(room.to_owned())
                 .push_bind(player.clone())
-                .push_bind(token.clone());
+                .push_bind(token.clone())
+                .push_bind(tournament.to_owned());
         });
         insert.push(" ON CONFLICT (room, player) DO NOTHING");
         let mut connection = pool.acquire().await?;
@@ -364,6 +371,30 @@ where
     let mut connection = pool.acquire().await?;
     let row = query.build().fetch_optional(&mut *connection).await?;
     Ok(row.map(|row| row.try_get(0)).transpose()?)
+}
+
+/// [`TournamentLog::tournament_of`] on any backend: the seats' primary key (room first) finds it.
+pub(super) async fn tournament_of<DB>(
+    pool: &Pool<DB>,
+    room: &str,
+) -> Result<Option<String>, StoreError>
+where
+    DB: Database,
+    DB::Arguments: Default + IntoArguments<DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: for<'t> Encode<'t, DB> + Type<DB> + for<'r> sqlx::Decode<'r, DB>,
+    Option<String>: for<'r> sqlx::Decode<'r, DB> + Type<DB>,
+    usize: sqlx::ColumnIndex<DB::Row>,
+{
+    let mut query =
+        QueryBuilder::<DB>::new("SELECT tournament FROM tournament_seats WHERE room = ");
+    query.push_bind(room.to_owned()).push(" LIMIT 1");
+    let mut connection = pool.acquire().await?;
+    let row = query.build().fetch_optional(&mut *connection).await?;
+    Ok(row
+        .map(|row| row.try_get::<Option<String>, _>(0))
+        .transpose()?
+        .flatten())
 }
 
 /// [`TournamentLog::lease`] on any backend: one upsert, which only a free, own or expired

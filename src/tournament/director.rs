@@ -367,7 +367,8 @@ impl Director {
                 .map_or_else(String::new, |entry| entry.id.clone())
         });
         let asked = [(ids[0].clone(), new_token()), (ids[1].clone(), new_token())];
-        let tokens = self.store().tournaments.keep_seats(room, &asked).await?;
+        let seats = self.store().tournaments.keep_seats(&self.id, room, &asked);
+        let tokens = seats.await?;
         self.rooms
             .create_seated(room, Some(settings.clock), [&tokens[0], &tokens[1]])
             .await

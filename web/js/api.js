@@ -53,6 +53,11 @@ export function roomRecord(id) {
   return request('GET', `${roomPath(id)}/record`);
 }
 
+/** `{tournament}`: the tournament whose game a room is, or null. */
+export function roomTournament(id) {
+  return request('GET', `${roomPath(id)}/tournament`);
+}
+
 /** The engine's analysis of a finished game (404 not_finished before its end). */
 export function roomAnalysis(id) {
   return request('GET', `${roomPath(id)}/analysis`);
