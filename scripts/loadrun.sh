@@ -195,7 +195,8 @@ verify_finished_games() {
     if [ $# -gt 0 ]; then rooms=$(cat "$1"); else
         rooms=$(psql -qAt "$url" -c "SELECT room FROM events WHERE kind = 'game-over'"); fi
     for room in $rooms; do
-        curl -s "http://127.0.0.1:$live/api/rooms/$room/record" >"$work/record.json"
+        # A 503 (the database slow for a while after the load) is asked again, a second apart.
+        curl -s --retry 10 --retry-delay 1 "http://127.0.0.1:$live/api/rooms/$room/record" >"$work/record.json"
         if "$bin" verify "$work/record.json" >/dev/null; then checked=$((checked + 1)); else
             failed=$((failed + 1)); echo "verify failed: $room" >&2; fi
     done

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::UsageError;
 use crate::store;
-use crate::tournament::stored::room_end;
+use crate::tournament::stored::{TournamentError, room_end};
 use crate::tournament::verify::verify_timed;
 use crate::tournament::{Event, Tournament};
 
@@ -76,14 +76,40 @@ fn pairing_cpu_ms(cpu: Vec<Duration>) -> serde_json::Value {
     json!({"pairings": ms.len(), "longest": longest, "total": ms.iter().sum::<f64>(), "each": each})
 }
 
+/// How many times the check asks a database that does not answer in time before it gives up,
+/// a second apart. The store fails a call past its deadline at once (right for a player's
+/// request); a check can wait out a database busy for a while, such as PostgreSQL's checkpoint
+/// right after a load run (a 500-bot Arena's verify failed so, docs/PERFORMANCE.md).
+const PATIENCE: u32 = 30;
+
+/// `call`'s answer, asked again while the database is unavailable, up to [`PATIENCE`] times.
+async fn patiently<T, Fut>(mut call: impl FnMut() -> Fut) -> Result<T, TournamentError>
+where
+    Fut: Future<Output = Result<T, TournamentError>>,
+{
+    let mut tries = 1;
+    loop {
+        match call().await {
+            Err(TournamentError::Store(error)) if error.is_unavailable() && tries < PATIENCE => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            answer => return answer,
+        }
+    }
+}
+
 /// The tournament, or the first difference between its log, its recomputation and its rooms.
 async fn recompute(url: &str, id: &str) -> Result<Result<Verified, String>, UsageError> {
     let store = store::open(url).await?;
-    if store.tournaments.tournament(id).await?.is_none() {
+    let failed = |e: TournamentError| UsageError(e.to_string());
+    let row = patiently(|| async { Ok(store.tournaments.tournament(id).await?) });
+    if row.await.map_err(failed)?.is_none() {
         return Err(UsageError(format!("no tournament {id} in this database")));
     }
+    let log = patiently(|| async { Ok(store.tournaments.tournament_events(id, 0).await?) });
     let mut events = Vec::new();
-    for stored in store.tournaments.tournament_events(id, 0).await? {
+    for stored in log.await.map_err(failed)? {
         let event = Event::from_stored(&stored.kind, &stored.data).map_err(|e| {
             UsageError(format!(
                 "event {} ({}) does not read: {e}",
@@ -98,9 +124,9 @@ async fn recompute(url: &str, id: &str) -> Result<Result<Verified, String>, Usag
     };
     for (index, event) in events.iter().enumerate() {
         if let Event::Result { room, outcome } = event {
-            let played = room_end(&store, room)
+            let played = patiently(|| room_end(&store, room))
                 .await
-                .map_err(|e| UsageError(e.to_string()))?
+                .map_err(failed)?
                 .map(|end| end.outcome);
             if played != Some(*outcome) {
                 let v = index + 1;
